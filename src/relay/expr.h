@@ -1,0 +1,208 @@
+// Graph IR expressions (Relay): Var, GlobalVar, Constant, Op, Call, Tuple, TupleGetItem, Let, If,
+// Function. Nodes are immutable and shared by reference, so a program is a DAG; identity (the object)
+// distinguishes variables, not their names. Destruction is iterative, so a 100,000-node chain does not
+// overflow the stack.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/attr_value.h"
+#include "ir/attrs.h"
+#include "ir/type.h"
+#include "runtime/ndarray.h"
+#include "support/span.h"
+
+namespace tessera::relay {
+
+enum class ExprKind : uint8_t {
+  kVar,
+  kGlobalVar,
+  kConstant,
+  kOp,
+  kCall,
+  kTuple,
+  kTupleGetItem,
+  kLet,
+  kIf,
+  kFunction,
+};
+
+class ExprNode;
+using Expr = std::shared_ptr<const ExprNode>;
+
+/// Base of every expression. `checkedType` is the one mutable field: a cache that InferType fills in
+/// (a node's type is a function of the node, so the cache never goes stale).
+class ExprNode {
+ public:
+  ExprNode(ExprKind kind, Span span) : kind(kind), span(std::move(span)) {}
+  virtual ~ExprNode() = default;
+  ExprNode(const ExprNode&) = delete;
+  ExprNode& operator=(const ExprNode&) = delete;
+
+  const ExprKind kind;
+  const Span span;
+  mutable Type checkedType;
+
+  template <typename T>
+  const T* as() const {
+    return kind == T::kKind ? static_cast<const T*>(this) : nullptr;
+  }
+  /// The checked type; an internal error if InferType has not run.
+  const Type& type() const;
+};
+
+/// A function parameter or let-bound variable.
+class VarNode : public ExprNode {
+ public:
+  static constexpr ExprKind kKind = ExprKind::kVar;
+  VarNode(std::string nameHint, Type typeAnnotation, Span span)
+      : ExprNode(kKind, std::move(span)),
+        nameHint(std::move(nameHint)),
+        typeAnnotation(std::move(typeAnnotation)) {}
+  const std::string nameHint;
+  const Type typeAnnotation;  ///< may be null
+};
+
+/// Names a function of the IRModule (`@main`).
+class GlobalVarNode : public ExprNode {
+ public:
+  static constexpr ExprKind kKind = ExprKind::kGlobalVar;
+  GlobalVarNode(std::string name, Span span) : ExprNode(kKind, std::move(span)), name(std::move(name)) {}
+  const std::string name;
+};
+
+/// A tensor literal. `data` may be undefined when the text had no metadata section: the constant then
+/// has only its declared type and running it is an error.
+class ConstantNode : public ExprNode {
+ public:
+  static constexpr ExprKind kKind = ExprKind::kConstant;
+  ConstantNode(NDArray data, Type declaredType, Span span)
+      : ExprNode(kKind, std::move(span)), data(std::move(data)), declaredType(std::move(declaredType)) {}
+  const NDArray data;
+  const Type declaredType;  ///< TensorType of data, or the annotated type when data is missing
+  bool hasData() const { return data.defined(); }
+};
+
+struct OpDef;
+
+/// A registered primitive operator; one node per op name, owned by the registry.
+class OpNode : public ExprNode {
+ public:
+  static constexpr ExprKind kKind = ExprKind::kOp;
+  OpNode(std::string name, OpDef* def) : ExprNode(kKind, Span{}), name(std::move(name)), def(def) {}
+  const std::string name;
+  OpDef* const def;
+};
+
+class CallNode : public ExprNode {
+ public:
+  static constexpr ExprKind kKind = ExprKind::kCall;
+  CallNode(Expr op, std::vector<Expr> args, Attrs attrs, Span span)
+      : ExprNode(kKind, std::move(span)), op(std::move(op)), args(std::move(args)), attrs(std::move(attrs)) {}
+  ~CallNode() override;
+  Expr op;                ///< Op, Function, GlobalVar or Var
+  std::vector<Expr> args;
+  Attrs attrs;            ///< op attributes (null when the op has none)
+};
+
+class TupleNode : public ExprNode {
+ public:
+  static constexpr ExprKind kKind = ExprKind::kTuple;
+  TupleNode(std::vector<Expr> fields, Span span)
+      : ExprNode(kKind, std::move(span)), fields(std::move(fields)) {}
+  ~TupleNode() override;
+  std::vector<Expr> fields;
+};
+
+class TupleGetItemNode : public ExprNode {
+ public:
+  static constexpr ExprKind kKind = ExprKind::kTupleGetItem;
+  TupleGetItemNode(Expr tuple, int index, Span span)
+      : ExprNode(kKind, std::move(span)), tuple(std::move(tuple)), index(index) {}
+  ~TupleGetItemNode() override;
+  Expr tuple;
+  const int index;
+};
+
+using Var = std::shared_ptr<const VarNode>;
+
+class LetNode : public ExprNode {
+ public:
+  static constexpr ExprKind kKind = ExprKind::kLet;
+  LetNode(Var var, Expr value, Expr body, Span span)
+      : ExprNode(kKind, std::move(span)), var(std::move(var)), value(std::move(value)), body(std::move(body)) {}
+  ~LetNode() override;
+  Var var;
+  Expr value;
+  Expr body;
+};
+
+class IfNode : public ExprNode {
+ public:
+  static constexpr ExprKind kKind = ExprKind::kIf;
+  IfNode(Expr cond, Expr thenBranch, Expr elseBranch, Span span)
+      : ExprNode(kKind, std::move(span)),
+        cond(std::move(cond)),
+        thenBranch(std::move(thenBranch)),
+        elseBranch(std::move(elseBranch)) {}
+  ~IfNode() override;
+  Expr cond;
+  Expr thenBranch;
+  Expr elseBranch;
+};
+
+class FunctionNode : public ExprNode {
+ public:
+  static constexpr ExprKind kKind = ExprKind::kFunction;
+  FunctionNode(std::vector<Var> params, Expr body, Type retType, DictAttrs attrs, Span span)
+      : ExprNode(kKind, std::move(span)),
+        params(std::move(params)),
+        body(std::move(body)),
+        retType(std::move(retType)),
+        attrs(std::move(attrs)) {}
+  ~FunctionNode() override;
+  std::vector<Var> params;
+  Expr body;
+  const Type retType;  ///< may be null before InferType
+  const DictAttrs attrs;
+};
+
+using GlobalVar = std::shared_ptr<const GlobalVarNode>;
+using Constant = std::shared_ptr<const ConstantNode>;
+using Op = std::shared_ptr<const OpNode>;
+using Call = std::shared_ptr<const CallNode>;
+using Function = std::shared_ptr<const FunctionNode>;
+
+// --- constructors -------------------------------------------------------------------------------
+
+Var makeVar(std::string name, Type type = nullptr, Span span = {});
+GlobalVar makeGlobalVar(std::string name, Span span = {});
+Constant makeConstant(NDArray data, Span span = {});
+/// A constant whose value is unknown (metadata section omitted); only its type is known.
+Constant makeConstantWithoutData(Type type, Span span = {});
+Expr makeCall(Expr op, std::vector<Expr> args, Attrs attrs = nullptr, Span span = {});
+Expr makeTuple(std::vector<Expr> fields, Span span = {});
+Expr makeTupleGetItem(Expr tuple, int index, Span span = {});
+Expr makeLet(Var var, Expr value, Expr body, Span span = {});
+Expr makeIf(Expr cond, Expr thenBranch, Expr elseBranch, Span span = {});
+Function makeFunction(std::vector<Var> params, Expr body, Type retType = nullptr,
+                      DictAttrs attrs = {}, Span span = {});
+
+/// Downcast helper: the node as T's shared pointer, or null when the kind differs.
+template <typename T>
+std::shared_ptr<const T> exprAs(const Expr& e) {
+  if (!e || e->kind != T::kKind) return nullptr;
+  return std::static_pointer_cast<const T>(e);
+}
+
+/// Children of a node in the order the printer and evaluators visit them: callee, then arguments.
+/// (Function bodies and let bodies are included; Var/Constant/Op/GlobalVar have none.)
+std::vector<Expr> exprChildren(const Expr& e);
+
+/// "Call(nn.conv2d)", "Var(%x)": a short description for diagnostics.
+std::string exprSummary(const Expr& e);
+
+}  // namespace tessera::relay

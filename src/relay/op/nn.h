@@ -1,0 +1,2 @@
+// nn.* operators: attribute structs and builder functions.
+#pragma once

@@ -1,0 +1,155 @@
+// The operator registry: the extension point of the graph IR. An op is registered once, as one row,
+// with its attribute struct, type relation, fusion pattern kind and reference kernel; passes find
+// everything else in named attribute maps that user code may override (at a higher priority level)
+// or reset at run time, as seed 001 does with FQPartitionRewrite.
+#pragma once
+
+#include <any>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/attrs.h"
+#include "ir/type.h"
+#include "relay/expr.h"
+#include "relay/value.h"
+
+namespace tessera::relay {
+
+/// Fusion category (TVM's TOpPattern values, kept numerically identical).
+enum class OpPattern : int {
+  kElemWise = 0,
+  kBroadcast = 1,
+  kInjective = 2,
+  kCommReduce = 3,
+  kOutEWiseFusable = 4,
+  kTuple = 7,
+  kOpaque = 8,
+};
+const char* opPatternName(OpPattern p);
+
+/// What a type relation sees: the (possibly incomplete) argument types, the call's attrs, and ways to
+/// assign argument types or report an error that names the op and the argument.
+class TypeReporter {
+ public:
+  using Assign = std::function<void(size_t, const Type&)>;
+  TypeReporter(const std::string& opName, std::vector<Type> args, const AttrsNode* attrs, Span span,
+               Assign assign)
+      : opName_(opName), args_(std::move(args)), attrs_(attrs), span_(std::move(span)),
+        assign_(std::move(assign)) {}
+
+  size_t numArgs() const { return args_.size(); }
+  const Type& arg(size_t i) const { return args_.at(i); }
+  /// Argument i as a tensor type, or nullptr while it is still unknown. A known non-tensor is an error.
+  const TensorTypeNode* tensorArg(size_t i) const;
+  /// The call's attrs as T (an internal error if the op registered another attrs type).
+  template <typename T>
+  const T& attrs() const {
+    const T* a = dynamic_cast<const T*>(attrs_);
+    if (!a) failWrongAttrs(T::kTypeKey);
+    return *a;
+  }
+  /// Unifies argument i's type with `type` (e.g. conv2d assigning the weight's shape).
+  void assign(size_t i, const Type& type) const { assign_(i, type); }
+  /// Reports a type error: "<op>: <message>", located at the call. `code` is the spec's constraint label.
+  [[noreturn]] void fail(const std::string& code, const std::string& message) const;
+  const std::string& opName() const { return opName_; }
+
+ private:
+  [[noreturn]] void failWrongAttrs(const char* expected) const;
+  const std::string& opName_;
+  std::vector<Type> args_;
+  const AttrsNode* attrs_;
+  Span span_;
+  Assign assign_;
+};
+
+/// Returns the output type, or nullopt when an input is not known yet (inference retries later).
+using TypeRelation = std::function<std::optional<Type>(const TypeReporter&)>;
+
+/// The reference kernel: plain, obviously correct code used by the interpreter (the oracle). `outType`
+/// is the call's inferred type, so kernels need not recompute output shapes.
+using RefKernel =
+    std::function<Value(const std::vector<Value>& args, const AttrsNode* attrs, const Type& outType)>;
+
+/// An attribute struct type bound to an op: its key and a factory for defaults.
+struct AttrsType {
+  std::string typeKey;
+  std::function<std::shared_ptr<AttrsNode>()> make;
+};
+template <typename T>
+AttrsType attrsType() {
+  AttrsRegistry::global().add<T>();
+  return AttrsType{T::kTypeKey, [] { return std::make_shared<T>(); }};
+}
+
+/// One value in a named attribute map, with its priority level.
+struct OpAttrEntry {
+  std::any value;
+  int level = 10;
+};
+
+/// Everything known about one operator.
+struct OpDef {
+  std::string name;
+  std::vector<std::string> args;  ///< argument names; their count is the op's arity
+  std::string summary;
+  AttrsType attrs;                ///< empty typeKey: the op takes no attributes
+  TypeRelation typeRelation;
+  OpPattern pattern = OpPattern::kOpaque;
+  RefKernel kernel;
+  bool stateful = false;          ///< never constant-folded or deduplicated (nn.dropout)
+  bool reshapeOnly = false;       ///< reshape-like (TReshapeOp)
+  bool nonComputational = false;  ///< annotation-like op ignored by FoldConstant/FuseOps
+  int supportLevel = 10;
+
+  // Filled by the registry:
+  std::map<std::string, OpAttrEntry> attrMap;
+  Op node;
+  Attrs defaultAttrs;
+};
+
+/// The global table of ops. Built-in ops are registered on first use, from the table in op/all_ops.cc.
+class OpRegistry {
+ public:
+  static OpRegistry& global();
+
+  /// Registers a new op; an internal error if the name is taken (ops are registered once).
+  OpDef& add(OpDef def);
+  /// The op's definition, or nullptr when no op has that name.
+  OpDef* find(const std::string& name);
+  /// The op node for `name`; throws DiagnosticError (code "unknown_op") for an unknown name.
+  Op get(const std::string& name);
+  std::vector<std::string> names() const;
+
+  /// Sets a named attribute of an op at a priority level. A higher level replaces a lower one; a lower
+  /// one is ignored; the same level twice is an error (reset first), as in TVM's register_op_attr.
+  void setAttr(const std::string& op, const std::string& key, std::any value, int level = 10);
+  /// Removes the attribute so it can be registered again at any level.
+  void resetAttr(const std::string& op, const std::string& key);
+  /// The attribute value, or nullptr when the op has none under `key`.
+  const std::any* getAttr(const std::string& op, const std::string& key);
+
+ private:
+  OpRegistry() = default;
+  std::map<std::string, std::unique_ptr<OpDef>> ops_;
+};
+
+/// Shorthand for OpRegistry::global().get(name).
+Op opByName(const std::string& name);
+/// The default attrs object of an op (null when it takes none).
+Attrs defaultAttrsFor(const OpDef& def);
+/// The attribute value cast to T, or nullptr when absent or of another type.
+template <typename T>
+const T* getOpAttr(const std::string& op, const std::string& key) {
+  const std::any* a = OpRegistry::global().getAttr(op, key);
+  return a ? std::any_cast<T>(a) : nullptr;
+}
+
+/// Registers every built-in op family (called once by OpRegistry::global()).
+void registerBuiltinOps(OpRegistry& registry);
+
+}  // namespace tessera::relay

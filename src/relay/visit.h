@@ -1,0 +1,30 @@
+// Iterative DAG traversals over expressions. Every pass and analysis builds on these instead of
+// recursing, so input depth never decides stack depth.
+#pragma once
+
+#include <functional>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "relay/expr.h"
+
+namespace tessera::relay {
+
+/// Calls `fn` once per distinct node reachable from `root`, children before parents, children in
+/// exprChildren order (callee, then arguments left to right).
+void postOrderVisit(const Expr& root, const std::function<void(const Expr&)>& fn);
+
+/// The reachable nodes in post order (each once).
+std::vector<Expr> postOrder(const Expr& root);
+
+/// Rebuilds a DAG bottom-up: `rewrite(node, newChildren)` returns the replacement for `node` given its
+/// already-rewritten children (in exprChildren order). Unchanged children keep sharing: pass
+/// `withChildren(node, newChildren)` to rebuild only when a child changed.
+using RewriteFn = std::function<Expr(const Expr& node, const std::vector<Expr>& newChildren)>;
+Expr rewriteBottomUp(const Expr& root, const RewriteFn& rewrite);
+
+/// `node` with its children replaced (returns `node` itself when every child is identical).
+Expr withChildren(const Expr& node, const std::vector<Expr>& children);
+
+}  // namespace tessera::relay

@@ -1,0 +1,87 @@
+#include "test_util.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+namespace tessera::test {
+
+NDArray randomTensor(const std::vector<int64_t>& shape, DataType dtype, uint64_t seed, double lo,
+                     double hi) {
+  NDArray a = NDArray::empty(shape, dtype);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> dist(lo, hi);
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    const double v = dist(rng);
+    if (dtype.isFloat()) a.setFloat(i, v);
+    else if (dtype.isBool()) a.setInt(i, v > (lo + hi) / 2 ? 1 : 0);
+    else a.setInt(i, static_cast<int64_t>(std::floor(v)));
+  }
+  return a;
+}
+
+NDArray tensorOf(const std::vector<int64_t>& shape, DataType dtype, const std::vector<double>& values) {
+  NDArray a = NDArray::empty(shape, dtype);
+  EXPECT_EQ(static_cast<int64_t>(values.size()), a.numel()) << "tensorOf: wrong value count";
+  for (int64_t i = 0; i < a.numel() && i < static_cast<int64_t>(values.size()); ++i) {
+    if (dtype.isFloat()) a.setFloat(i, values[i]);
+    else a.setInt(i, static_cast<int64_t>(values[i]));
+  }
+  return a;
+}
+
+std::vector<double> valuesOf(const NDArray& a) {
+  std::vector<double> out(a.numel());
+  for (int64_t i = 0; i < a.numel(); ++i) out[i] = a.getFloat(i);
+  return out;
+}
+
+::testing::AssertionResult allClose(const NDArray& a, const NDArray& b, double rtol, double atol) {
+  if (a.dtype() != b.dtype())
+    return ::testing::AssertionFailure() << "dtype " << a.dtype().name() << " vs " << b.dtype().name();
+  if (a.shape() != b.shape())
+    return ::testing::AssertionFailure() << "shape " << a.describe() << " vs " << b.describe();
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    if (a.dtype().isFloat()) {
+      const double x = a.getFloat(i), y = b.getFloat(i);
+      if (std::isnan(x) && std::isnan(y)) continue;
+      if (!(std::fabs(x - y) <= atol + rtol * std::fabs(y)))
+        return ::testing::AssertionFailure() << "element " << i << ": " << x << " vs " << y;
+    } else if (a.getInt(i) != b.getInt(i)) {
+      return ::testing::AssertionFailure() << "element " << i << ": " << a.getInt(i) << " vs "
+                                           << b.getInt(i);
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+::testing::AssertionResult valuesClose(const relay::Value& a, const relay::Value& b, double rtol,
+                                       double atol) {
+  if (a.isTensor() && b.isTensor()) return allClose(a.tensor(), b.tensor(), rtol, atol);
+  if (a.isTuple() && b.isTuple()) {
+    if (a.fields().size() != b.fields().size())
+      return ::testing::AssertionFailure() << "tuple sizes differ";
+    for (size_t i = 0; i < a.fields().size(); ++i) {
+      auto r = valuesClose(a.fields()[i], b.fields()[i], rtol, atol);
+      if (!r) return r << " (tuple field " << i << ")";
+    }
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure() << "value kinds differ";
+}
+
+std::string sourcePath(const std::string& relative) {
+  const char* dir = std::getenv("TESSERA_SOURCE_DIR");
+  return std::string(dir ? dir : TESSERA_SOURCE_DIR_DEFAULT) + "/" + relative;
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+}  // namespace tessera::test
