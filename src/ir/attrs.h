@@ -2,7 +2,7 @@
 // function that names each member and says whether it has a default; printing (non-default fields only),
 // parsing from key=value pairs, equality and hashing are derived from that list.
 //
-//   struct ClipAttrs : AttrsBase<ClipAttrs> {
+//   struct ClipAttrs {
 //     static constexpr const char* kTypeKey = "relay.attrs.ClipAttrs";
 //     double aMin = 0, aMax = 0;
 //     template <typename V> static void fields(V& v) {
@@ -149,30 +149,31 @@ struct FieldSetter {
 };
 }  // namespace detail
 
-/// CRTP base deriving every AttrsNode method from `T::fields`.
+/// The AttrsNode holding a plain attribute struct T (an aggregate, so callers can write
+/// `Conv2DAttrs{.strides = {2, 2}, .channels = 32}`); every AttrsNode method derives from `T::fields`.
 template <typename T>
-class AttrsBase : public AttrsNode {
+class TypedAttrs final : public AttrsNode {
  public:
+  TypedAttrs() = default;
+  explicit TypedAttrs(T v) : value(std::move(v)) {}
+  T value;
+
   const char* typeKey() const override { return T::kTypeKey; }
   std::vector<std::string> fieldNames() const override { return collect(nullptr).names; }
   std::vector<FieldMode> fieldModes() const override { return collect(nullptr).modes; }
-  std::vector<AttrValue> values() const override {
-    return collect(static_cast<const T*>(this)).values;
-  }
+  std::vector<AttrValue> values() const override { return collect(&value).values; }
   std::vector<AttrValue> defaultValues() const override {
     static const T defaults{};
     return collect(&defaults).values;
   }
-  std::string setField(const std::string& name, const AttrValue& value) override {
-    detail::FieldSetter<T> setter{static_cast<T*>(this), name, value};
+  std::string setField(const std::string& name, const AttrValue& v) override {
+    detail::FieldSetter<T> setter{&value, name, v};
     T::fields(setter);
     if (!setter.found) return "unknown attribute '" + name + "' for " + T::kTypeKey;
     if (!setter.error.empty()) return "attribute '" + name + "': " + setter.error;
     return {};
   }
-  std::shared_ptr<AttrsNode> clone() const override {
-    return std::make_shared<T>(static_cast<const T&>(*this));
-  }
+  std::shared_ptr<AttrsNode> clone() const override { return std::make_shared<TypedAttrs<T>>(value); }
 
  private:
   static detail::FieldCollector<T> collect(const T* self) {
@@ -183,6 +184,19 @@ class AttrsBase : public AttrsNode {
   }
 };
 
+/// Wraps an attribute struct into a shareable attrs object.
+template <typename T>
+Attrs makeAttrs(T value) {
+  return std::make_shared<TypedAttrs<T>>(std::move(value));
+}
+
+/// The struct inside an attrs object, or nullptr when it holds another type.
+template <typename T>
+const T* attrsAs(const AttrsNode* attrs) {
+  const auto* typed = dynamic_cast<const TypedAttrs<T>*>(attrs);
+  return typed ? &typed->value : nullptr;
+}
+
 /// Attribute struct types by type key, so the parser can build an attrs object for any op.
 class AttrsRegistry {
  public:
@@ -190,7 +204,7 @@ class AttrsRegistry {
   static AttrsRegistry& global();
   template <typename T>
   void add() {
-    factories_[T::kTypeKey] = [] { return std::make_shared<T>(); };
+    factories_[T::kTypeKey] = [] { return std::make_shared<TypedAttrs<T>>(); };
   }
   /// A default-constructed instance, or nullptr for an unknown key.
   std::shared_ptr<AttrsNode> create(const std::string& typeKey) const;

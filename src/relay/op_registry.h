@@ -48,7 +48,7 @@ class TypeReporter {
   /// The call's attrs as T (an internal error if the op registered another attrs type).
   template <typename T>
   const T& attrs() const {
-    const T* a = dynamic_cast<const T*>(attrs_);
+    const T* a = attrsAs<T>(attrs_);
     if (!a) failWrongAttrs(T::kTypeKey);
     return *a;
   }
@@ -83,7 +83,7 @@ struct AttrsType {
 template <typename T>
 AttrsType attrsType() {
   AttrsRegistry::global().add<T>();
-  return AttrsType{T::kTypeKey, [] { return std::make_shared<T>(); }};
+  return AttrsType{T::kTypeKey, [] { return std::make_shared<TypedAttrs<T>>(); }};
 }
 
 /// One value in a named attribute map, with its priority level.
