@@ -1,1 +1,328 @@
-// placeholder, replaced by its implementation
+#include "runtime/npy.h"
+
+#include <zlib.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "support/diagnostic.h"
+
+namespace tessera {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& name, const std::string& message) {
+  throwDiagnostic("npy", message, Span{}, name);
+}
+
+std::string readWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path, "cannot open file");
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+// Writes to a temporary file next to `path` and renames it, so a failure never leaves half a file.
+void writeWholeFile(const std::string& path, const std::string& bytes) {
+  const std::string tmp = path + ".tmp-tessera";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) fail(path, "cannot open file for writing");
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out) {
+      std::remove(tmp.c_str());
+      fail(path, "write failed");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::remove(tmp.c_str());
+    fail(path, "cannot rename the written file into place: " + ec.message());
+  }
+}
+
+// numpy's descr strings for the dtypes Tessera supports (little-endian; '|' for one-byte types).
+struct DescrEntry {
+  const char* descr;
+  DataType type;
+};
+const DescrEntry kDescrs[] = {
+    {"|b1", DataType::boolType()}, {"|i1", DataType::int8()},     {"<i2", DataType::int16()},
+    {"<i4", DataType::int32()},    {"<i8", DataType::int64()},    {"|u1", DataType::uint8()},
+    {"<u2", DataType::uint16()},   {"<u4", DataType::uint32()},   {"<u8", DataType::uint64()},
+    {"<f2", DataType::float16()},  {"<f4", DataType::float32()},  {"<f8", DataType::float64()},
+};
+
+std::optional<DataType> dtypeFromDescr(std::string descr) {
+  // '=' means native order, which is little-endian on every machine Tessera runs on.
+  if (!descr.empty() && descr[0] == '=') descr[0] = '<';
+  for (const DescrEntry& e : kDescrs) {
+    if (descr == e.descr) return e.type;
+    // One-byte types may also be written with '<' or '='.
+    if (e.descr[0] == '|' && descr.size() == 3 && descr[0] == '<' && descr.substr(1) == e.descr + 1)
+      return e.type;
+  }
+  return std::nullopt;
+}
+
+const char* descrOf(DataType t) {
+  for (const DescrEntry& e : kDescrs)
+    if (e.type == t) return e.descr;
+  return nullptr;
+}
+
+// Finds `'key': value` in the header dict and returns the raw value text.
+std::string headerValue(const std::string& header, const std::string& key, const std::string& name) {
+  const std::string needle = "'" + key + "'";
+  size_t pos = header.find(needle);
+  if (pos == std::string::npos) fail(name, "header has no '" + key + "' entry");
+  pos = header.find(':', pos + needle.size());
+  if (pos == std::string::npos) fail(name, "malformed header");
+  ++pos;
+  while (pos < header.size() && header[pos] == ' ') ++pos;
+  size_t end = pos;
+  if (pos < header.size() && header[pos] == '(') {
+    end = header.find(')', pos);
+    if (end == std::string::npos) fail(name, "malformed shape in header");
+    return header.substr(pos, end - pos + 1);
+  }
+  while (end < header.size() && header[end] != ',' && header[end] != '}') ++end;
+  std::string v = header.substr(pos, end - pos);
+  while (!v.empty() && v.back() == ' ') v.pop_back();
+  return v;
+}
+
+std::vector<int64_t> parseShapeTuple(const std::string& text, const std::string& name) {
+  std::vector<int64_t> shape;
+  size_t i = 1;  // skip '('
+  while (i < text.size()) {
+    while (i < text.size() && (text[i] == ' ' || text[i] == ',')) ++i;
+    if (i >= text.size() || text[i] == ')') break;
+    int64_t v = 0;
+    bool digits = false;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+      if (v > (int64_t{1} << 40)) fail(name, "dimension too large in shape " + text);
+      v = v * 10 + (text[i] - '0');
+      ++i;
+      digits = true;
+    }
+    if (!digits) fail(name, "malformed shape " + text);
+    if (i < text.size() && text[i] == 'L') ++i;  // Python 2 long suffix
+    shape.push_back(v);
+  }
+  return shape;
+}
+
+}  // namespace
+
+NDArray parseNpy(const std::string& bytes, const std::string& name) {
+  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0)
+    fail(name, "not a .npy file (bad magic)");
+  const int major = static_cast<unsigned char>(bytes[6]);
+  size_t headerLen = 0;
+  size_t offset = 0;
+  if (major == 1) {
+    headerLen = static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
+    offset = 10;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12) fail(name, "truncated header");
+    headerLen = 0;
+    for (int k = 3; k >= 0; --k) headerLen = (headerLen << 8) | static_cast<unsigned char>(bytes[8 + k]);
+    offset = 12;
+  } else {
+    fail(name, "unsupported .npy format version " + std::to_string(major));
+  }
+  if (offset + headerLen > bytes.size()) fail(name, "truncated header");
+  const std::string header = bytes.substr(offset, headerLen);
+  std::string descr = headerValue(header, "descr", name);
+  if (descr.size() >= 2 && (descr.front() == '\'' || descr.front() == '"')) descr = descr.substr(1, descr.size() - 2);
+  if (descr.size() == 3 && descr[0] == '>' && descr[2] != '1')
+    fail(name, "big-endian data ('" + descr + "') is not supported");
+  std::optional<DataType> dtype = dtypeFromDescr(descr);
+  if (!dtype) fail(name, "unsupported dtype '" + descr + "'");
+  if (headerValue(header, "fortran_order", name) != "False")
+    fail(name, "Fortran-order arrays are not supported");
+  std::vector<int64_t> shape = parseShapeTuple(headerValue(header, "shape", name), name);
+  NDArray array = NDArray::empty(shape, *dtype);
+  const size_t dataOffset = offset + headerLen;
+  if (bytes.size() - dataOffset < array.nbytes())
+    fail(name, "truncated data: expected " + std::to_string(array.nbytes()) + " bytes but found " +
+                   std::to_string(bytes.size() - dataOffset));
+  std::memcpy(array.data(), bytes.data() + dataOffset, array.nbytes());
+  return array;
+}
+
+NDArray readNpy(const std::string& path) { return parseNpy(readWholeFile(path), path); }
+
+std::string serializeNpy(const NDArray& array) {
+  const char* descr = descrOf(array.dtype());
+  if (!descr) fail("<array>", "dtype " + array.dtype().name() + " cannot be written to .npy");
+  std::string shape = "(";
+  for (size_t i = 0; i < array.shape().size(); ++i) {
+    shape += std::to_string(array.shape()[i]);
+    shape += (array.shape().size() == 1 || i + 1 < array.shape().size()) ? "," : "";
+    if (i + 1 < array.shape().size()) shape += " ";
+  }
+  shape += ")";
+  std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " +
+                       shape + ", }";
+  // Pad with spaces so the data starts at a multiple of 64 bytes, ending the header with '\n'.
+  const size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::string out = "\x93NUMPY";
+  out += static_cast<char>(1);
+  out += static_cast<char>(0);
+  out += static_cast<char>(header.size() & 0xff);
+  out += static_cast<char>((header.size() >> 8) & 0xff);
+  out += header;
+  out.append(static_cast<const char*>(array.data()), array.nbytes());
+  return out;
+}
+
+void writeNpy(const std::string& path, const NDArray& array) {
+  writeWholeFile(path, serializeNpy(array));
+}
+
+namespace {
+
+uint32_t le32(const std::string& b, size_t at) {
+  uint32_t v = 0;
+  for (int k = 3; k >= 0; --k) v = (v << 8) | static_cast<unsigned char>(b[at + k]);
+  return v;
+}
+uint16_t le16(const std::string& b, size_t at) {
+  return static_cast<uint16_t>(static_cast<unsigned char>(b[at]) |
+                               (static_cast<unsigned char>(b[at + 1]) << 8));
+}
+void put32(std::string& b, uint32_t v) {
+  for (int k = 0; k < 4; ++k) b += static_cast<char>((v >> (8 * k)) & 0xff);
+}
+void put16(std::string& b, uint16_t v) {
+  b += static_cast<char>(v & 0xff);
+  b += static_cast<char>(v >> 8);
+}
+
+std::string inflateRaw(const std::string& compressed, size_t expected, const std::string& name) {
+  std::string out(expected, '\0');
+  z_stream zs{};
+  if (inflateInit2(&zs, -MAX_WBITS) != Z_OK) fail(name, "cannot initialise zlib");
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
+  zs.avail_in = static_cast<uInt>(compressed.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  const int rc = inflate(&zs, Z_FINISH);
+  inflateEnd(&zs);
+  if (rc != Z_STREAM_END || zs.total_out != expected) fail(name, "corrupt deflated member");
+  return out;
+}
+
+}  // namespace
+
+std::map<std::string, NDArray> readNpz(const std::string& path) {
+  const std::string bytes = readWholeFile(path);
+  std::map<std::string, NDArray> arrays;
+  // Walk the local file headers from the start of the archive (numpy writes no data descriptors).
+  size_t pos = 0;
+  while (pos + 4 <= bytes.size() && le32(bytes, pos) == 0x04034b50) {
+    if (pos + 30 > bytes.size()) fail(path, "truncated zip header");
+    const uint16_t flags = le16(bytes, pos + 6);
+    const uint16_t method = le16(bytes, pos + 8);
+    size_t compressedSize = le32(bytes, pos + 18);
+    size_t size = le32(bytes, pos + 22);
+    const uint16_t nameLen = le16(bytes, pos + 26);
+    const uint16_t extraLen = le16(bytes, pos + 28);
+    if (pos + 30 + nameLen + extraLen > bytes.size()) fail(path, "truncated zip header");
+    std::string member = bytes.substr(pos + 30, nameLen);
+    // Zip64 members keep their sizes in the extra field.
+    if (compressedSize == 0xffffffffu || size == 0xffffffffu) {
+      size_t e = pos + 30 + nameLen;
+      const size_t end = e + extraLen;
+      while (e + 4 <= end) {
+        const uint16_t id = le16(bytes, e);
+        const uint16_t len = le16(bytes, e + 2);
+        if (id == 1 && len >= 16) {
+          size = le32(bytes, e + 4);
+          compressedSize = le32(bytes, e + 12);
+        }
+        e += 4 + len;
+      }
+    }
+    if (flags & 0x8) fail(path, "zip data descriptors are not supported");
+    const size_t dataStart = pos + 30 + nameLen + extraLen;
+    if (dataStart + compressedSize > bytes.size()) fail(path, "truncated member " + member);
+    std::string data = bytes.substr(dataStart, compressedSize);
+    if (method == 8) data = inflateRaw(data, size, path + ":" + member);
+    else if (method != 0) fail(path, "unsupported compression method " + std::to_string(method));
+    if (member.size() > 4 && member.compare(member.size() - 4, 4, ".npy") == 0)
+      member.resize(member.size() - 4);
+    arrays[member] = parseNpy(data, path + ":" + member);
+    pos = dataStart + compressedSize;
+  }
+  if (arrays.empty()) fail(path, "not a .npz archive (no members)");
+  return arrays;
+}
+
+void writeNpz(const std::string& path, const std::map<std::string, NDArray>& arrays) {
+  std::string archive;
+  std::string central;
+  uint16_t count = 0;
+  for (const auto& [key, array] : arrays) {
+    const std::string name = key + ".npy";
+    const std::string data = serializeNpy(array);
+    if (data.size() >= 0xffffffffu) fail(path, "member " + key + " is too large for a zip archive");
+    const uint32_t crc = static_cast<uint32_t>(
+        crc32(0, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
+    const uint32_t offset = static_cast<uint32_t>(archive.size());
+    put32(archive, 0x04034b50);
+    put16(archive, 20);  // version needed
+    put16(archive, 0);   // flags
+    put16(archive, 0);   // stored
+    put16(archive, 0);   // time
+    put16(archive, 0x21);  // date (1980-01-01)
+    put32(archive, crc);
+    put32(archive, static_cast<uint32_t>(data.size()));
+    put32(archive, static_cast<uint32_t>(data.size()));
+    put16(archive, static_cast<uint16_t>(name.size()));
+    put16(archive, 0);
+    archive += name;
+    archive += data;
+    put32(central, 0x02014b50);
+    put16(central, 20);
+    put16(central, 20);
+    put16(central, 0);
+    put16(central, 0);
+    put16(central, 0);
+    put16(central, 0x21);
+    put32(central, crc);
+    put32(central, static_cast<uint32_t>(data.size()));
+    put32(central, static_cast<uint32_t>(data.size()));
+    put16(central, static_cast<uint16_t>(name.size()));
+    put16(central, 0);
+    put16(central, 0);
+    put16(central, 0);
+    put16(central, 0);
+    put32(central, 0);
+    put32(central, offset);
+    central += name;
+    ++count;
+  }
+  const uint32_t centralOffset = static_cast<uint32_t>(archive.size());
+  archive += central;
+  put32(archive, 0x06054b50);
+  put16(archive, 0);
+  put16(archive, 0);
+  put16(archive, count);
+  put16(archive, count);
+  put32(archive, static_cast<uint32_t>(central.size()));
+  put32(archive, centralOffset);
+  put16(archive, 0);
+  writeWholeFile(path, archive);
+}
+
+}  // namespace tessera

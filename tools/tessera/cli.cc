@@ -1,0 +1,142 @@
+#include "cli.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "support/diagnostic.h"
+
+namespace tessera::cli {
+
+bool Args::flag(const std::string& name) {
+  for (auto it = args_.begin(); it != args_.end(); ++it) {
+    if (*it == name) {
+      args_.erase(it);
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<std::string> Args::values(const std::string& name) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < args_.size();) {
+    if (args_[i] == name) {
+      if (i + 1 >= args_.size()) throw UsageError{name + " needs a value"};
+      out.push_back(args_[i + 1]);
+      args_.erase(args_.begin() + static_cast<std::ptrdiff_t>(i),
+                  args_.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+      continue;
+    }
+    if (args_[i].rfind(name + "=", 0) == 0) {
+      out.push_back(args_[i].substr(name.size() + 1));
+      args_.erase(args_.begin() + static_cast<std::ptrdiff_t>(i));
+      continue;
+    }
+    ++i;
+  }
+  return out;
+}
+
+std::optional<std::string> Args::value(const std::string& name) {
+  std::vector<std::string> all = values(name);
+  if (all.size() > 1) throw UsageError{name + " given more than once"};
+  if (all.empty()) return std::nullopt;
+  return all.front();
+}
+
+std::vector<std::string> Args::positionals() {
+  for (const std::string& a : args_)
+    if (a.size() > 1 && a[0] == '-') throw UsageError{"unknown option '" + a + "'"};
+  return args_;
+}
+
+std::string readTextFile(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throwDiagnostic("io", "is a directory, not a file", Span{}, path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throwDiagnostic("io", "cannot open file", Span{}, path);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+void writeTextFile(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp-tessera";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throwDiagnostic("io", "cannot open file for writing", Span{}, path);
+    out << text;
+    if (!out) {
+      std::remove(tmp.c_str());
+      throwDiagnostic("io", "write failed", Span{}, path);
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::remove(tmp.c_str());
+    throwDiagnostic("io", "cannot move the written file into place", Span{}, path);
+  }
+}
+
+namespace {
+
+std::string formatElement(const NDArray& a, int64_t i) {
+  const DataType t = a.dtype();
+  if (t.isBool()) return a.getInt(i) ? "True" : "False";
+  if (t.isFloat()) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", a.getFloat(i));
+    return buf;
+  }
+  if (t.isUInt()) return std::to_string(a.getUInt(i));
+  return std::to_string(a.getInt(i));
+}
+
+// Nested brackets like numpy; values past `maxElements` are replaced by "...".
+void formatTensor(std::ostringstream& os, const NDArray& a, int maxElements) {
+  const std::vector<int64_t>& shape = a.shape();
+  if (shape.empty()) {
+    os << formatElement(a, 0);
+    return;
+  }
+  const int64_t n = a.numel();
+  const int64_t shown = std::min<int64_t>(n, maxElements);
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t k = shape.size() - 1; k-- > 0;) strides[k] = strides[k + 1] * shape[k + 1];
+  for (int64_t i = 0; i < shown; ++i) {
+    for (size_t k = 0; k < shape.size(); ++k)
+      if (i % strides[k] == 0) os << "[";
+    os << formatElement(a, i);
+    size_t closes = 0;
+    for (size_t k = 0; k < shape.size(); ++k)
+      if ((i + 1) % strides[k] == 0) ++closes;
+    os << std::string(closes, ']');
+    if (i + 1 < shown) os << (closes > 0 ? ",\n" + std::string(shape.size() - closes, ' ') : ", ");
+  }
+  if (shown < n) os << ", ... (" << n - shown << " more)";
+  if (n == 0) os << "[]";
+}
+
+}  // namespace
+
+std::string formatValue(const relay::Value& v, int maxElements) {
+  std::ostringstream os;
+  if (v.isTensor()) {
+    os << v.tensor().describe() << "\n";
+    formatTensor(os, v.tensor(), maxElements);
+    return os.str();
+  }
+  if (v.isTuple()) {
+    os << "tuple of " << v.fields().size() << ":\n";
+    for (size_t i = 0; i < v.fields().size(); ++i)
+      os << "." << i << ": " << formatValue(v.fields()[i], maxElements) << "\n";
+    return os.str();
+  }
+  return "<function>";
+}
+
+}  // namespace tessera::cli

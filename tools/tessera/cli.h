@@ -1,0 +1,55 @@
+// Shared pieces of the `tessera` command-line tool: argument scanning, file reading, value printing.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "relay/value.h"
+
+namespace tessera::cli {
+
+/// Exit codes: 0 success, 1 bad input (a diagnostic was printed), 2 bad usage.
+constexpr int kExitOk = 0;
+constexpr int kExitError = 1;
+constexpr int kExitUsage = 2;
+
+/// Thrown for a command-line mistake; main prints the message and the command's usage.
+struct UsageError {
+  std::string message;
+};
+
+/// A simple scanner over argv: positional arguments and `--flag`, `--flag VALUE`, `--flag=VALUE`.
+class Args {
+ public:
+  explicit Args(std::vector<std::string> args) : args_(std::move(args)) {}
+  /// True (and consumed) when `--name` is present.
+  bool flag(const std::string& name);
+  /// Every value of a repeatable `--name VALUE` option, consumed.
+  std::vector<std::string> values(const std::string& name);
+  /// The value of `--name VALUE`, consumed; nullopt when absent.
+  std::optional<std::string> value(const std::string& name);
+  /// The remaining positional arguments; a leftover `--option` is a UsageError.
+  std::vector<std::string> positionals();
+
+ private:
+  std::vector<std::string> args_;
+};
+
+/// Reads a whole file; throws DiagnosticError naming the file when it cannot be read.
+std::string readTextFile(const std::string& path);
+/// Writes a file atomically (temporary file + rename).
+void writeTextFile(const std::string& path, const std::string& text);
+
+/// "Tensor[(1, 10), float32]\n[[0.1, ...]]" — numpy-like, eliding after `maxElements` values.
+std::string formatValue(const relay::Value& v, int maxElements = 64);
+
+int cmdPrint(Args& args);
+int cmdRun(Args& args);
+int cmdDemo(Args& args);
+
+extern const char* const kPrintUsage;
+extern const char* const kRunUsage;
+extern const char* const kDemoUsage;
+
+}  // namespace tessera::cli
