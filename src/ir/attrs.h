@@ -167,7 +167,7 @@ class TypedAttrs final : public AttrsNode {
     return collect(&defaults).values;
   }
   std::string setField(const std::string& name, const AttrValue& v) override {
-    detail::FieldSetter<T> setter{&value, name, v};
+    detail::FieldSetter<T> setter{&value, name, v, false, {}};
     T::fields(setter);
     if (!setter.found) return "unknown attribute '" + name + "' for " + T::kTypeKey;
     if (!setter.error.empty()) return "attribute '" + name + "': " + setter.error;

@@ -45,6 +45,9 @@ Type tensorType(Shape shape, DataType dtype) {
 Type tensorType(const std::vector<int64_t>& shape, DataType dtype) {
   return tensorType(makeShape(shape), dtype);
 }
+Type tensorType(std::initializer_list<int64_t> shape, DataType dtype) {
+  return tensorType(std::vector<int64_t>(shape), dtype);
+}
 Type scalarType(DataType dtype) { return tensorType(Shape{}, dtype); }
 Type tupleType(std::vector<Type> fields) { return std::make_shared<TupleTypeNode>(std::move(fields)); }
 Type funcType(std::vector<Type> argTypes, Type retType) {

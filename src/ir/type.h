@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -112,6 +113,8 @@ class IncompleteTypeNode : public TypeNode {
 
 Type tensorType(Shape shape, DataType dtype);
 Type tensorType(const std::vector<int64_t>& shape, DataType dtype);
+/// Resolves `tensorType({1, 3}, dtype)` to static extents (a braced list would otherwise be ambiguous).
+Type tensorType(std::initializer_list<int64_t> shape, DataType dtype);
 Type scalarType(DataType dtype);
 Type tupleType(std::vector<Type> fields);
 Type funcType(std::vector<Type> argTypes, Type retType);

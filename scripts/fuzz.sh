@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang and runs each for a fixed number of iterations from its seed
+# corpus. Usage: scripts/fuzz.sh [RUNS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs="${1:-20000}"
+bash scripts/build.sh fuzz parser_fuzz npy_fuzz
+for target in parser npy; do
+  work="build/fuzz/corpus-$target"
+  mkdir -p "$work"
+  echo "-- ${target}_fuzz: $runs runs"
+  ./build/fuzz/tests/fuzz/${target}_fuzz -runs="$runs" -max_len=4096 -timeout=10 \
+    -rss_limit_mb=4096 "$work" "tests/fuzz/corpus/$target" 2>&1 | tail -n 3
+done

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The README's second command: installs dependencies, builds, and runs the whole default test suite:
+# the fast CTest labels in a release build, the same suite under ASan+UBSan, the source checks
+# (layering, file sizes), and the fuzz targets for a fixed number of iterations.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install_deps.sh
+
+echo "== source checks"
+python3 scripts/check_layering.py
+python3 scripts/check_file_sizes.py
+
+echo "== release build + tests"
+bash scripts/build.sh release
+ctest --test-dir build/release --output-on-failure -LE slow -j2
+
+echo "== ASan + UBSan build + tests"
+bash scripts/build.sh asan-ubsan
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build/asan-ubsan --output-on-failure -LE slow -j2
+
+echo "== fuzz targets (fixed iteration count)"
+bash scripts/fuzz.sh 20000
