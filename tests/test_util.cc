@@ -15,19 +15,25 @@ NDArray randomTensor(const std::vector<int64_t>& shape, DataType dtype, uint64_t
   std::uniform_real_distribution<double> dist(lo, hi);
   for (int64_t i = 0; i < a.numel(); ++i) {
     const double v = dist(rng);
-    if (dtype.isFloat()) a.setFloat(i, v);
-    else if (dtype.isBool()) a.setInt(i, v > (lo + hi) / 2 ? 1 : 0);
-    else a.setInt(i, static_cast<int64_t>(std::floor(v)));
+    if (dtype.isFloat())
+      a.setFloat(i, v);
+    else if (dtype.isBool())
+      a.setInt(i, v > (lo + hi) / 2 ? 1 : 0);
+    else
+      a.setInt(i, static_cast<int64_t>(std::floor(v)));
   }
   return a;
 }
 
-NDArray tensorOf(const std::vector<int64_t>& shape, DataType dtype, const std::vector<double>& values) {
+NDArray tensorOf(const std::vector<int64_t>& shape, DataType dtype,
+                 const std::vector<double>& values) {
   NDArray a = NDArray::empty(shape, dtype);
   EXPECT_EQ(static_cast<int64_t>(values.size()), a.numel()) << "tensorOf: wrong value count";
   for (int64_t i = 0; i < a.numel() && i < static_cast<int64_t>(values.size()); ++i) {
-    if (dtype.isFloat()) a.setFloat(i, values[i]);
-    else a.setInt(i, static_cast<int64_t>(values[i]));
+    if (dtype.isFloat())
+      a.setFloat(i, values[i]);
+    else
+      a.setInt(i, static_cast<int64_t>(values[i]));
   }
   return a;
 }
@@ -40,7 +46,8 @@ std::vector<double> valuesOf(const NDArray& a) {
 
 ::testing::AssertionResult allClose(const NDArray& a, const NDArray& b, double rtol, double atol) {
   if (a.dtype() != b.dtype())
-    return ::testing::AssertionFailure() << "dtype " << a.dtype().name() << " vs " << b.dtype().name();
+    return ::testing::AssertionFailure()
+           << "dtype " << a.dtype().name() << " vs " << b.dtype().name();
   if (a.shape() != b.shape())
     return ::testing::AssertionFailure() << "shape " << a.describe() << " vs " << b.describe();
   for (int64_t i = 0; i < a.numel(); ++i) {
@@ -50,8 +57,8 @@ std::vector<double> valuesOf(const NDArray& a) {
       if (!(std::fabs(x - y) <= atol + rtol * std::fabs(y)))
         return ::testing::AssertionFailure() << "element " << i << ": " << x << " vs " << y;
     } else if (a.getInt(i) != b.getInt(i)) {
-      return ::testing::AssertionFailure() << "element " << i << ": " << a.getInt(i) << " vs "
-                                           << b.getInt(i);
+      return ::testing::AssertionFailure()
+             << "element " << i << ": " << a.getInt(i) << " vs " << b.getInt(i);
     }
   }
   return ::testing::AssertionSuccess();

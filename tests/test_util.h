@@ -16,11 +16,12 @@ namespace tessera::test {
 NDArray randomTensor(const std::vector<int64_t>& shape, DataType dtype, uint64_t seed,
                      double lo = -1.0, double hi = 1.0);
 /// A tensor filled from a list of values (converted to dtype).
-NDArray tensorOf(const std::vector<int64_t>& shape, DataType dtype, const std::vector<double>& values);
+NDArray tensorOf(const std::vector<int64_t>& shape, DataType dtype,
+                 const std::vector<double>& values);
 /// All elements as doubles (row-major).
 std::vector<double> valuesOf(const NDArray& a);
-/// Same shape and dtype, and |a - b| <= atol + rtol * |b| element-wise (exact for integers when both
-/// tolerances are 0).
+/// Same shape and dtype, and |a - b| <= atol + rtol * |b| element-wise (exact for integers when
+/// both tolerances are 0).
 ::testing::AssertionResult allClose(const NDArray& a, const NDArray& b, double rtol = 1e-5,
                                     double atol = 1e-6);
 ::testing::AssertionResult valuesClose(const relay::Value& a, const relay::Value& b,

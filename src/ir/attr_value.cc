@@ -85,17 +85,23 @@ std::string floatSuffix(DataType t) {
 
 std::string AttrValue::str() const {
   switch (kind_) {
-    case Kind::kNone: return "None";
-    case Kind::kInt: return std::to_string(int_) + intSuffix(numberType_);
-    case Kind::kFloat: return formatFloat(float_) + floatSuffix(numberType_);
-    case Kind::kBool: return int_ ? "True" : "False";
-    case Kind::kString: return quote(string_);
+    case Kind::kNone:
+      return "None";
+    case Kind::kInt:
+      return std::to_string(int_) + intSuffix(numberType_);
+    case Kind::kFloat:
+      return formatFloat(float_) + floatSuffix(numberType_);
+    case Kind::kBool:
+      return int_ ? "True" : "False";
+    case Kind::kString:
+      return quote(string_);
     case Kind::kArray: {
       std::string s = "[";
       for (size_t i = 0; i < array_.size(); ++i) s += (i ? ", " : "") + array_[i].str();
       return s + "]";
     }
-    case Kind::kAttrs: return "{" + attrs_->nonDefaultString() + "}";
+    case Kind::kAttrs:
+      return "{" + attrs_->nonDefaultString() + "}";
   }
   return "None";
 }
@@ -103,15 +109,20 @@ std::string AttrValue::str() const {
 uint64_t AttrValue::hash() const {
   uint64_t h = static_cast<uint64_t>(kind_) * 31 + 7;
   switch (kind_) {
-    case Kind::kNone: return h;
+    case Kind::kNone:
+      return h;
     case Kind::kInt:
-    case Kind::kBool: return hashCombine(h, static_cast<uint64_t>(int_));
-    case Kind::kFloat: return hashCombine(h, hashBytes(&float_, sizeof float_));
-    case Kind::kString: return hashCombine(h, hashString(string_));
+    case Kind::kBool:
+      return hashCombine(h, static_cast<uint64_t>(int_));
+    case Kind::kFloat:
+      return hashCombine(h, hashBytes(&float_, sizeof float_));
+    case Kind::kString:
+      return hashCombine(h, hashString(string_));
     case Kind::kArray:
       for (const AttrValue& v : array_) h = hashCombine(h, v.hash());
       return h;
-    case Kind::kAttrs: return hashCombine(h, attrs_ ? attrs_->hash() : 0);
+    case Kind::kAttrs:
+      return hashCombine(h, attrs_ ? attrs_->hash() : 0);
   }
   return h;
 }
@@ -119,14 +130,18 @@ uint64_t AttrValue::hash() const {
 bool operator==(const AttrValue& a, const AttrValue& b) {
   if (a.kind_ != b.kind_) return false;
   switch (a.kind_) {
-    case AttrValue::Kind::kNone: return true;
+    case AttrValue::Kind::kNone:
+      return true;
     case AttrValue::Kind::kInt:
-    case AttrValue::Kind::kBool: return a.int_ == b.int_;
+    case AttrValue::Kind::kBool:
+      return a.int_ == b.int_;
     // Bitwise-equal doubles compare equal (so NaN equals NaN and round trips are checkable).
     case AttrValue::Kind::kFloat:
       return a.float_ == b.float_ || (std::isnan(a.float_) && std::isnan(b.float_));
-    case AttrValue::Kind::kString: return a.string_ == b.string_;
-    case AttrValue::Kind::kArray: return a.array_ == b.array_;
+    case AttrValue::Kind::kString:
+      return a.string_ == b.string_;
+    case AttrValue::Kind::kArray:
+      return a.array_ == b.array_;
     case AttrValue::Kind::kAttrs:
       if (a.attrs_ == b.attrs_) return true;
       return a.attrs_ && b.attrs_ && a.attrs_->equals(*b.attrs_);

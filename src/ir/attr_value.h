@@ -1,6 +1,6 @@
-// AttrValue: the dynamic value of one attribute (call attributes and function attributes alike). Typed
-// attribute structs (attrs.h) convert their fields to and from AttrValue for printing, parsing,
-// equality and hashing, so each of those is written once.
+// AttrValue: the dynamic value of one attribute (call attributes and function attributes alike).
+// Typed attribute structs (attrs.h) convert their fields to and from AttrValue for printing,
+// parsing, equality and hashing, so each of those is written once.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +16,8 @@ namespace tessera {
 class AttrsNode;
 using Attrs = std::shared_ptr<const AttrsNode>;
 
-/// A dynamically typed attribute value: None, integer, float, bool, string, array, nested attrs object.
+/// A dynamically typed attribute value: None, integer, float, bool, string, array, nested attrs
+/// object.
 class AttrValue {
  public:
   enum class Kind : uint8_t { kNone, kInt, kFloat, kBool, kString, kArray, kAttrs };
@@ -55,7 +56,8 @@ class AttrValue {
   Attrs attrs_;
 };
 
-/// "%g"-style float formatting shared by attribute and constant printing (16 -> "16", 1e-05 -> "1e-05").
+/// "%g"-style float formatting shared by attribute and constant printing (16 -> "16", 1e-05 ->
+/// "1e-05").
 std::string formatFloat(double value);
 
 /// An ordered string -> AttrValue dictionary: function attributes (Primitive=1, Composite="...").
@@ -70,7 +72,9 @@ class DictAttrs {
   void erase(const std::string& key);
   const std::vector<std::pair<std::string, AttrValue>>& entries() const { return entries_; }
   bool empty() const { return entries_.empty(); }
-  friend bool operator==(const DictAttrs& a, const DictAttrs& b) { return a.entries_ == b.entries_; }
+  friend bool operator==(const DictAttrs& a, const DictAttrs& b) {
+    return a.entries_ == b.entries_;
+  }
   uint64_t hash() const;
 
  private:

@@ -46,13 +46,27 @@ uint64_t AttrsNode::hash() const {
   return h;
 }
 
-AttrValue toAttrValue(int64_t v) { return AttrValue::integer(v); }
-AttrValue toAttrValue(int v) { return AttrValue::integer(v); }
-AttrValue toAttrValue(double v) { return AttrValue::floating(v); }
-AttrValue toAttrValue(bool v) { return AttrValue::boolean(v); }
-AttrValue toAttrValue(const std::string& v) { return AttrValue::string(v); }
-AttrValue toAttrValue(const DataType& v) { return AttrValue::string(v.name()); }
-AttrValue toAttrValue(const AttrValue& v) { return v; }
+AttrValue toAttrValue(int64_t v) {
+  return AttrValue::integer(v);
+}
+AttrValue toAttrValue(int v) {
+  return AttrValue::integer(v);
+}
+AttrValue toAttrValue(double v) {
+  return AttrValue::floating(v);
+}
+AttrValue toAttrValue(bool v) {
+  return AttrValue::boolean(v);
+}
+AttrValue toAttrValue(const std::string& v) {
+  return AttrValue::string(v);
+}
+AttrValue toAttrValue(const DataType& v) {
+  return AttrValue::string(v.name());
+}
+AttrValue toAttrValue(const AttrValue& v) {
+  return v;
+}
 AttrValue toAttrValue(const std::vector<int64_t>& v) {
   std::vector<AttrValue> items;
   for (int64_t x : v) items.push_back(AttrValue::integer(x));
@@ -81,7 +95,8 @@ std::string fromAttrValue(const AttrValue& a, int& out) {
   int64_t v = 0;
   std::string err = fromAttrValue(a, v);
   if (!err.empty()) return err;
-  if (v < INT32_MIN || v > INT32_MAX) return "value " + std::to_string(v) + " does not fit in int32";
+  if (v < INT32_MIN || v > INT32_MAX)
+    return "value " + std::to_string(v) + " does not fit in int32";
   out = static_cast<int>(v);
   return {};
 }
@@ -126,7 +141,8 @@ std::string fromAttrValue(const AttrValue& a, std::vector<int64_t>& out) {
     out = {a.asInt()};
     return {};
   }
-  if (a.kind() != AttrValue::Kind::kArray) return "expected a list of integers but found " + a.str();
+  if (a.kind() != AttrValue::Kind::kArray)
+    return "expected a list of integers but found " + a.str();
   out.clear();
   for (const AttrValue& item : a.asArray()) {
     if (item.kind() != AttrValue::Kind::kInt)

@@ -1,6 +1,6 @@
 // Typed attribute structs for operators. A struct declares its fields once, in a static `fields`
-// function that names each member and says whether it has a default; printing (non-default fields only),
-// parsing from key=value pairs, equality and hashing are derived from that list.
+// function that names each member and says whether it has a default; printing (non-default fields
+// only), parsing from key=value pairs, equality and hashing are derived from that list.
 //
 //   struct ClipAttrs {
 //     static constexpr const char* kTypeKey = "relay.attrs.ClipAttrs";
@@ -56,7 +56,8 @@ class AttrsNode {
   uint64_t hash() const;
 };
 
-/// Conversion between C++ member types and AttrValue. Each returns an error message, empty on success.
+/// Conversion between C++ member types and AttrValue. Each returns an error message, empty on
+/// success.
 AttrValue toAttrValue(int64_t v);
 AttrValue toAttrValue(int v);
 AttrValue toAttrValue(double v);
@@ -102,21 +103,21 @@ struct FieldCollector {
   std::vector<FieldMode> modes;
   std::vector<AttrValue> values;
   template <typename M>
-  void add(const char* name, M T::*member, FieldMode mode) {
+  void add(const char* name, M T::* member, FieldMode mode) {
     names.emplace_back(name);
     modes.push_back(mode);
     if (self) values.push_back(toAttrValue(self->*member));
   }
   template <typename M>
-  void operator()(const char* name, M T::*member) {
+  void operator()(const char* name, M T::* member) {
     add(name, member, FieldMode::kDefault);
   }
   template <typename M>
-  void required(const char* name, M T::*member) {
+  void required(const char* name, M T::* member) {
     add(name, member, FieldMode::kRequired);
   }
   template <typename M>
-  void alwaysShown(const char* name, M T::*member) {
+  void alwaysShown(const char* name, M T::* member) {
     add(name, member, FieldMode::kAlwaysShown);
   }
 };
@@ -129,28 +130,29 @@ struct FieldSetter {
   bool found = false;
   std::string error;
   template <typename M>
-  void set(const char* fieldName, M T::*member) {
+  void set(const char* fieldName, M T::* member) {
     if (found || name != fieldName) return;
     found = true;
     error = fromAttrValue(value, self->*member);
   }
   template <typename M>
-  void operator()(const char* n, M T::*m) {
+  void operator()(const char* n, M T::* m) {
     set(n, m);
   }
   template <typename M>
-  void required(const char* n, M T::*m) {
+  void required(const char* n, M T::* m) {
     set(n, m);
   }
   template <typename M>
-  void alwaysShown(const char* n, M T::*m) {
+  void alwaysShown(const char* n, M T::* m) {
     set(n, m);
   }
 };
 }  // namespace detail
 
 /// The AttrsNode holding a plain attribute struct T (an aggregate, so callers can write
-/// `Conv2DAttrs{.strides = {2, 2}, .channels = 32}`); every AttrsNode method derives from `T::fields`.
+/// `Conv2DAttrs{.strides = {2, 2}, .channels = 32}`); every AttrsNode method derives from
+/// `T::fields`.
 template <typename T>
 class TypedAttrs final : public AttrsNode {
  public:
@@ -173,7 +175,9 @@ class TypedAttrs final : public AttrsNode {
     if (!setter.error.empty()) return "attribute '" + name + "': " + setter.error;
     return {};
   }
-  std::shared_ptr<AttrsNode> clone() const override { return std::make_shared<TypedAttrs<T>>(value); }
+  std::shared_ptr<AttrsNode> clone() const override {
+    return std::make_shared<TypedAttrs<T>>(value);
+  }
 
  private:
   static detail::FieldCollector<T> collect(const T* self) {

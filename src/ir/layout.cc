@@ -88,9 +88,12 @@ std::optional<Shape> convertShape(const Shape& shape, const Layout& from, const 
     Dim d = shape[i];
     const int64_t sub = from.subFactor(a.letter);
     if (sub > 0) {
-      const int j = from.indexOf(static_cast<char>(std::tolower(static_cast<unsigned char>(a.letter))));
-      if (d.isConst() && shape[j].isConst()) d = Dim(d.value() * shape[j].value());
-      else d = Dim::any();
+      const int j =
+          from.indexOf(static_cast<char>(std::tolower(static_cast<unsigned char>(a.letter))));
+      if (d.isConst() && shape[j].isConst())
+        d = Dim(d.value() * shape[j].value());
+      else
+        d = Dim::any();
     }
     total.emplace(a.letter, d);
   }

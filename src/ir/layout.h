@@ -1,6 +1,6 @@
 // Data layout strings ("NCHW", "NCHW16c", "NCHW1n16c", "OIHW16o16i"): primal axes (upper case) and
-// fixed-size sub-axes (a factor then a lower-case letter), and shape conversion between layouts that
-// have the same primal axes.
+// fixed-size sub-axes (a factor then a lower-case letter), and shape conversion between layouts
+// that have the same primal axes.
 #pragma once
 
 #include <optional>
@@ -21,8 +21,8 @@ struct LayoutAxis {
 
 class Layout {
  public:
-  /// Parses a layout; returns nullopt and sets `error` for malformed strings (a factor not followed by
-  /// a lower-case letter, a repeated letter, a sub-axis without its primal axis, a zero factor).
+  /// Parses a layout; returns nullopt and sets `error` for malformed strings (a factor not followed
+  /// by a lower-case letter, a repeated letter, a sub-axis without its primal axis, a zero factor).
   static std::optional<Layout> parse(const std::string& text, std::string* error = nullptr);
 
   const std::string& name() const { return name_; }
@@ -40,9 +40,9 @@ class Layout {
   std::vector<LayoutAxis> axes_;
 };
 
-/// Converts a shape from layout `from` to layout `to` (spec §1.6). Returns nullopt when the layouts are
-/// not convertible, the rank does not match `from`, or a primal extent is not divisible by a factor of
-/// `to`. Unknown dims stay unknown.
+/// Converts a shape from layout `from` to layout `to` (spec §1.6). Returns nullopt when the layouts
+/// are not convertible, the rank does not match `from`, or a primal extent is not divisible by a
+/// factor of `to`. Unknown dims stay unknown.
 std::optional<Shape> convertShape(const Shape& shape, const Layout& from, const Layout& to,
                                   std::string* error = nullptr);
 

@@ -14,9 +14,12 @@ int64_t Dim::value() const {
 
 std::string Dim::str() const {
   switch (kind_) {
-    case Kind::kConst: return std::to_string(value_);
-    case Kind::kAny: return "?";
-    case Kind::kVar: return var_->name;
+    case Kind::kConst:
+      return std::to_string(value_);
+    case Kind::kAny:
+      return "?";
+    case Kind::kVar:
+      return var_->name;
   }
   return "?";
 }
@@ -37,7 +40,9 @@ std::optional<std::vector<int64_t>> staticShape(const Shape& shape) {
   return dims;
 }
 
-Shape makeShape(const std::vector<int64_t>& dims) { return Shape(dims.begin(), dims.end()); }
+Shape makeShape(const std::vector<int64_t>& dims) {
+  return Shape(dims.begin(), dims.end());
+}
 
 Type tensorType(Shape shape, DataType dtype) {
   return std::make_shared<TensorTypeNode>(std::move(shape), dtype);
@@ -48,12 +53,18 @@ Type tensorType(const std::vector<int64_t>& shape, DataType dtype) {
 Type tensorType(std::initializer_list<int64_t> shape, DataType dtype) {
   return tensorType(std::vector<int64_t>(shape), dtype);
 }
-Type scalarType(DataType dtype) { return tensorType(Shape{}, dtype); }
-Type tupleType(std::vector<Type> fields) { return std::make_shared<TupleTypeNode>(std::move(fields)); }
+Type scalarType(DataType dtype) {
+  return tensorType(Shape{}, dtype);
+}
+Type tupleType(std::vector<Type> fields) {
+  return std::make_shared<TupleTypeNode>(std::move(fields));
+}
 Type funcType(std::vector<Type> argTypes, Type retType) {
   return std::make_shared<FuncTypeNode>(std::move(argTypes), std::move(retType));
 }
-Type incompleteType() { return std::make_shared<IncompleteTypeNode>(); }
+Type incompleteType() {
+  return std::make_shared<IncompleteTypeNode>();
+}
 
 std::string typeToString(const Type& type) {
   if (!type) return "<null type>";
@@ -66,7 +77,8 @@ std::string typeToString(const Type& type) {
     case TypeKind::kTuple: {
       const auto* t = type->as<TupleTypeNode>();
       std::string s = "(";
-      for (size_t i = 0; i < t->fields.size(); ++i) s += (i ? ", " : "") + typeToString(t->fields[i]);
+      for (size_t i = 0; i < t->fields.size(); ++i)
+        s += (i ? ", " : "") + typeToString(t->fields[i]);
       if (t->fields.size() == 1) s += ",";
       return s + ")";
     }
@@ -77,7 +89,8 @@ std::string typeToString(const Type& type) {
         s += (i ? ", " : "") + typeToString(t->argTypes[i]);
       return s + ") -> " + typeToString(t->retType);
     }
-    case TypeKind::kIncomplete: return "_";
+    case TypeKind::kIncomplete:
+      return "_";
   }
   return "?";
 }
@@ -107,7 +120,8 @@ bool typeEqual(const Type& a, const Type& b) {
         if (!typeEqual(x->argTypes[i], y->argTypes[i])) return false;
       return typeEqual(x->retType, y->retType);
     }
-    case TypeKind::kIncomplete: return false;  // distinct holes are distinct unknowns
+    case TypeKind::kIncomplete:
+      return false;  // distinct holes are distinct unknowns
   }
   return false;
 }
@@ -131,7 +145,8 @@ uint64_t typeHash(const Type& type) {
       for (const Type& a : t->argTypes) h = hashCombine(h, typeHash(a));
       return hashCombine(h, typeHash(t->retType));
     }
-    case TypeKind::kIncomplete: return h;
+    case TypeKind::kIncomplete:
+      return h;
   }
   return h;
 }
@@ -139,7 +154,8 @@ uint64_t typeHash(const Type& type) {
 bool isCompleteType(const Type& type) {
   if (!type) return false;
   switch (type->kind) {
-    case TypeKind::kTensor: return true;
+    case TypeKind::kTensor:
+      return true;
     case TypeKind::kTuple:
       for (const Type& f : type->as<TupleTypeNode>()->fields)
         if (!isCompleteType(f)) return false;
@@ -150,7 +166,8 @@ bool isCompleteType(const Type& type) {
         if (!isCompleteType(a)) return false;
       return isCompleteType(t->retType);
     }
-    case TypeKind::kIncomplete: return false;
+    case TypeKind::kIncomplete:
+      return false;
   }
   return false;
 }

@@ -3,8 +3,8 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -113,14 +113,16 @@ class IncompleteTypeNode : public TypeNode {
 
 Type tensorType(Shape shape, DataType dtype);
 Type tensorType(const std::vector<int64_t>& shape, DataType dtype);
-/// Resolves `tensorType({1, 3}, dtype)` to static extents (a braced list would otherwise be ambiguous).
+/// Resolves `tensorType({1, 3}, dtype)` to static extents (a braced list would otherwise be
+/// ambiguous).
 Type tensorType(std::initializer_list<int64_t> shape, DataType dtype);
 Type scalarType(DataType dtype);
 Type tupleType(std::vector<Type> fields);
 Type funcType(std::vector<Type> argTypes, Type retType);
 Type incompleteType();
 
-/// The text format's spelling: "Tensor[(1, 3), float32]", "float32", "(T1, T2)", "fn (T) -> R", "_".
+/// The text format's spelling: "Tensor[(1, 3), float32]", "float32", "(T1, T2)", "fn (T) -> R",
+/// "_".
 std::string typeToString(const Type& type);
 /// Structural equality (IncompleteType compares by identity; symbolic vars by identity).
 bool typeEqual(const Type& a, const Type& b);

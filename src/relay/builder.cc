@@ -8,13 +8,27 @@ namespace tessera::relay {
 Var var(const std::string& name, const std::vector<int64_t>& shape, DataType dtype) {
   return makeVar(name, tensorType(shape, dtype));
 }
-Var var(const std::string& name) { return makeVar(name, nullptr); }
-Var var(const std::string& name, Type type) { return makeVar(name, std::move(type)); }
-Expr constant(NDArray value) { return makeConstant(std::move(value)); }
-Expr scalar(double value, DataType dtype) { return makeConstant(NDArray::scalar(value, dtype)); }
-Expr tuple(std::vector<Expr> fields) { return makeTuple(std::move(fields)); }
-Expr tupleGetItem(Expr t, int index) { return makeTupleGetItem(std::move(t), index); }
-Function function(Expr body) { return makeFunction(freeVars(body), std::move(body)); }
+Var var(const std::string& name) {
+  return makeVar(name, nullptr);
+}
+Var var(const std::string& name, Type type) {
+  return makeVar(name, std::move(type));
+}
+Expr constant(NDArray value) {
+  return makeConstant(std::move(value));
+}
+Expr scalar(double value, DataType dtype) {
+  return makeConstant(NDArray::scalar(value, dtype));
+}
+Expr tuple(std::vector<Expr> fields) {
+  return makeTuple(std::move(fields));
+}
+Expr tupleGetItem(Expr t, int index) {
+  return makeTupleGetItem(std::move(t), index);
+}
+Function function(Expr body) {
+  return makeFunction(freeVars(body), std::move(body));
+}
 
 Expr callOp(const std::string& opName, std::vector<Expr> args,
             const std::vector<std::pair<std::string, AttrValue>>& attrs) {

@@ -1,5 +1,5 @@
-// The C++ builder API for graph IR: variables, constants and one function per op (declared in the op
-// family headers), so a model reads like the Python frontends:
+// The C++ builder API for graph IR: variables, constants and one function per op (declared in the
+// op family headers), so a model reads like the Python frontends:
 //
 //   auto data = var("data", {1, 3, 224, 224});
 //   auto conv = nn::conv2d(data, var("conv_weight"), {.strides = {2, 2}, .padding = {1, 1},
@@ -21,7 +21,8 @@ namespace tessera::relay {
 /// A variable with a tensor type annotation.
 Var var(const std::string& name, const std::vector<int64_t>& shape,
         DataType dtype = DataType::float32());
-/// A variable whose type inference will determine (e.g. weights typed by conv2d's channels attribute).
+/// A variable whose type inference will determine (e.g. weights typed by conv2d's channels
+/// attribute).
 Var var(const std::string& name);
 /// A variable with any type annotation.
 Var var(const std::string& name, Type type);
@@ -30,7 +31,8 @@ Expr constant(NDArray value);
 Expr scalar(double value, DataType dtype = DataType::float32());
 Expr tuple(std::vector<Expr> fields);
 Expr tupleGetItem(Expr tuple, int index);
-/// A function over the free variables of `body` (in first-use order), like relay.Function(free_vars(b), b).
+/// A function over the free variables of `body` (in first-use order), like
+/// relay.Function(free_vars(b), b).
 Function function(Expr body);
 /// A call of an op by name with attrs built from key=value pairs (errors if a key is unknown).
 Expr callOp(const std::string& opName, std::vector<Expr> args,

@@ -6,9 +6,9 @@
 namespace tessera::relay {
 
 namespace {
-// Iterative destruction. A node's destructor hands its children to a thread-local worklist instead of
-// letting them be destroyed recursively; the outermost destructor drains the list. Stack depth stays
-// constant however long a chain of nodes is.
+// Iterative destruction. A node's destructor hands its children to a thread-local worklist instead
+// of letting them be destroyed recursively; the outermost destructor drains the list. Stack depth
+// stays constant however long a chain of nodes is.
 thread_local std::vector<Expr>* pendingRelease = nullptr;
 
 void releaseLater(std::vector<Expr>& children) {
@@ -38,7 +38,9 @@ CallNode::~CallNode() {
   releaseLater(children);
 }
 
-TupleNode::~TupleNode() { releaseLater(fields); }
+TupleNode::~TupleNode() {
+  releaseLater(fields);
+}
 
 TupleGetItemNode::~TupleGetItemNode() {
   std::vector<Expr> children{std::move(tuple)};
@@ -62,8 +64,8 @@ FunctionNode::~FunctionNode() {
 }
 
 const Type& ExprNode::type() const {
-  TS_CHECK(checkedType != nullptr) << "type of " << static_cast<int>(kind)
-                                   << " expression requested before InferType";
+  TS_CHECK(checkedType != nullptr)
+      << "type of " << static_cast<int>(kind) << " expression requested before InferType";
   return checkedType;
 }
 
@@ -92,7 +94,8 @@ Expr makeCall(Expr op, std::vector<Expr> args, Attrs attrs, Span span) {
   if (!attrs) {
     if (const auto* opNode = op->as<OpNode>()) attrs = defaultAttrsFor(*opNode->def);
   }
-  return std::make_shared<CallNode>(std::move(op), std::move(args), std::move(attrs), std::move(span));
+  return std::make_shared<CallNode>(std::move(op), std::move(args), std::move(attrs),
+                                    std::move(span));
 }
 
 Expr makeTuple(std::vector<Expr> fields, Span span) {
@@ -104,7 +107,8 @@ Expr makeTupleGetItem(Expr tuple, int index, Span span) {
 }
 
 Expr makeLet(Var var, Expr value, Expr body, Span span) {
-  return std::make_shared<LetNode>(std::move(var), std::move(value), std::move(body), std::move(span));
+  return std::make_shared<LetNode>(std::move(var), std::move(value), std::move(body),
+                                   std::move(span));
 }
 
 Expr makeIf(Expr cond, Expr thenBranch, Expr elseBranch, Span span) {
@@ -112,7 +116,8 @@ Expr makeIf(Expr cond, Expr thenBranch, Expr elseBranch, Span span) {
                                   std::move(span));
 }
 
-Function makeFunction(std::vector<Var> params, Expr body, Type retType, DictAttrs attrs, Span span) {
+Function makeFunction(std::vector<Var> params, Expr body, Type retType, DictAttrs attrs,
+                      Span span) {
   return std::make_shared<FunctionNode>(std::move(params), std::move(body), std::move(retType),
                                         std::move(attrs), std::move(span));
 }
@@ -122,7 +127,8 @@ std::vector<Expr> exprChildren(const Expr& e) {
     case ExprKind::kVar:
     case ExprKind::kGlobalVar:
     case ExprKind::kConstant:
-    case ExprKind::kOp: return {};
+    case ExprKind::kOp:
+      return {};
     case ExprKind::kCall: {
       const auto* c = e->as<CallNode>();
       std::vector<Expr> out;
@@ -131,8 +137,10 @@ std::vector<Expr> exprChildren(const Expr& e) {
       out.insert(out.end(), c->args.begin(), c->args.end());
       return out;
     }
-    case ExprKind::kTuple: return e->as<TupleNode>()->fields;
-    case ExprKind::kTupleGetItem: return {e->as<TupleGetItemNode>()->tuple};
+    case ExprKind::kTuple:
+      return e->as<TupleNode>()->fields;
+    case ExprKind::kTupleGetItem:
+      return {e->as<TupleGetItemNode>()->tuple};
     case ExprKind::kLet: {
       const auto* l = e->as<LetNode>();
       return {l->var, l->value, l->body};
@@ -153,21 +161,30 @@ std::vector<Expr> exprChildren(const Expr& e) {
 
 std::string exprSummary(const Expr& e) {
   switch (e->kind) {
-    case ExprKind::kVar: return "variable %" + e->as<VarNode>()->nameHint;
-    case ExprKind::kGlobalVar: return "global @" + e->as<GlobalVarNode>()->name;
-    case ExprKind::kConstant: return "constant";
-    case ExprKind::kOp: return "op " + e->as<OpNode>()->name;
+    case ExprKind::kVar:
+      return "variable %" + e->as<VarNode>()->nameHint;
+    case ExprKind::kGlobalVar:
+      return "global @" + e->as<GlobalVarNode>()->name;
+    case ExprKind::kConstant:
+      return "constant";
+    case ExprKind::kOp:
+      return "op " + e->as<OpNode>()->name;
     case ExprKind::kCall: {
       const Expr& callee = e->as<CallNode>()->op;
       if (const auto* op = callee->as<OpNode>()) return "call to " + op->name;
       if (const auto* g = callee->as<GlobalVarNode>()) return "call to @" + g->name;
       return "call";
     }
-    case ExprKind::kTuple: return "tuple";
-    case ExprKind::kTupleGetItem: return "tuple projection";
-    case ExprKind::kLet: return "let";
-    case ExprKind::kIf: return "if";
-    case ExprKind::kFunction: return "function";
+    case ExprKind::kTuple:
+      return "tuple";
+    case ExprKind::kTupleGetItem:
+      return "tuple projection";
+    case ExprKind::kLet:
+      return "let";
+    case ExprKind::kIf:
+      return "if";
+    case ExprKind::kFunction:
+      return "function";
   }
   return "expression";
 }

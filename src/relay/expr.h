@@ -1,7 +1,7 @@
 // Graph IR expressions (Relay): Var, GlobalVar, Constant, Op, Call, Tuple, TupleGetItem, Let, If,
-// Function. Nodes are immutable and shared by reference, so a program is a DAG; identity (the object)
-// distinguishes variables, not their names. Destruction is iterative, so a 100,000-node chain does not
-// overflow the stack.
+// Function. Nodes are immutable and shared by reference, so a program is a DAG; identity (the
+// object) distinguishes variables, not their names. Destruction is iterative, so a 100,000-node
+// chain does not overflow the stack.
 #pragma once
 
 #include <cstdint>
@@ -33,8 +33,8 @@ enum class ExprKind : uint8_t {
 class ExprNode;
 using Expr = std::shared_ptr<const ExprNode>;
 
-/// Base of every expression. `checkedType` is the one mutable field: a cache that InferType fills in
-/// (a node's type is a function of the node, so the cache never goes stale).
+/// Base of every expression. `checkedType` is the one mutable field: a cache that InferType fills
+/// in (a node's type is a function of the node, so the cache never goes stale).
 class ExprNode {
  public:
   ExprNode(ExprKind kind, Span span) : kind(kind), span(std::move(span)) {}
@@ -70,17 +70,20 @@ class VarNode : public ExprNode {
 class GlobalVarNode : public ExprNode {
  public:
   static constexpr ExprKind kKind = ExprKind::kGlobalVar;
-  GlobalVarNode(std::string name, Span span) : ExprNode(kKind, std::move(span)), name(std::move(name)) {}
+  GlobalVarNode(std::string name, Span span)
+      : ExprNode(kKind, std::move(span)), name(std::move(name)) {}
   const std::string name;
 };
 
-/// A tensor literal. `data` may be undefined when the text had no metadata section: the constant then
-/// has only its declared type and running it is an error.
+/// A tensor literal. `data` may be undefined when the text had no metadata section: the constant
+/// then has only its declared type and running it is an error.
 class ConstantNode : public ExprNode {
  public:
   static constexpr ExprKind kKind = ExprKind::kConstant;
   ConstantNode(NDArray data, Type declaredType, Span span)
-      : ExprNode(kKind, std::move(span)), data(std::move(data)), declaredType(std::move(declaredType)) {}
+      : ExprNode(kKind, std::move(span)),
+        data(std::move(data)),
+        declaredType(std::move(declaredType)) {}
   const NDArray data;
   const Type declaredType;  ///< TensorType of data, or the annotated type when data is missing
   bool hasData() const { return data.defined(); }
@@ -101,11 +104,14 @@ class CallNode : public ExprNode {
  public:
   static constexpr ExprKind kKind = ExprKind::kCall;
   CallNode(Expr op, std::vector<Expr> args, Attrs attrs, Span span)
-      : ExprNode(kKind, std::move(span)), op(std::move(op)), args(std::move(args)), attrs(std::move(attrs)) {}
+      : ExprNode(kKind, std::move(span)),
+        op(std::move(op)),
+        args(std::move(args)),
+        attrs(std::move(attrs)) {}
   ~CallNode() override;
-  Expr op;                ///< Op, Function, GlobalVar or Var
+  Expr op;  ///< Op, Function, GlobalVar or Var
   std::vector<Expr> args;
-  Attrs attrs;            ///< op attributes (null when the op has none)
+  Attrs attrs;  ///< op attributes (null when the op has none)
 };
 
 class TupleNode : public ExprNode {
@@ -133,7 +139,10 @@ class LetNode : public ExprNode {
  public:
   static constexpr ExprKind kKind = ExprKind::kLet;
   LetNode(Var var, Expr value, Expr body, Span span)
-      : ExprNode(kKind, std::move(span)), var(std::move(var)), value(std::move(value)), body(std::move(body)) {}
+      : ExprNode(kKind, std::move(span)),
+        var(std::move(var)),
+        value(std::move(value)),
+        body(std::move(body)) {}
   ~LetNode() override;
   Var var;
   Expr value;

@@ -37,7 +37,9 @@ GlobalVar IRModule::globalVar(const std::string& name) {
   return g;
 }
 
-void IRModule::remove(const std::string& name) { functions_.erase(name); }
+void IRModule::remove(const std::string& name) {
+  functions_.erase(name);
+}
 
 std::vector<Var> freeVars(const Expr& e) {
   // Bound variables are the params of functions and let variables reachable from e.
@@ -53,7 +55,8 @@ std::vector<Var> freeVars(const Expr& e) {
   std::unordered_set<const ExprNode*> seen;
   postOrderVisit(e, [&](const Expr& node) {
     if (node->kind != ExprKind::kVar || bound.count(node.get())) return;
-    if (seen.insert(node.get()).second) out.push_back(std::static_pointer_cast<const VarNode>(node));
+    if (seen.insert(node.get()).second)
+      out.push_back(std::static_pointer_cast<const VarNode>(node));
   });
   return out;
 }

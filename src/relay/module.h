@@ -1,5 +1,5 @@
-// IRModule: the named global functions of a program (`@main` is the entry). Functions are kept sorted
-// by name, the order in which the printer shows them.
+// IRModule: the named global functions of a program (`@main` is the entry). Functions are kept
+// sorted by name, the order in which the printer shows them.
 #pragma once
 
 #include <map>

@@ -9,13 +9,20 @@ namespace tessera::relay {
 
 const char* opPatternName(OpPattern p) {
   switch (p) {
-    case OpPattern::kElemWise: return "elemwise";
-    case OpPattern::kBroadcast: return "broadcast";
-    case OpPattern::kInjective: return "injective";
-    case OpPattern::kCommReduce: return "comm-reduce";
-    case OpPattern::kOutEWiseFusable: return "out-elemwise-fusable";
-    case OpPattern::kTuple: return "tuple";
-    case OpPattern::kOpaque: return "opaque";
+    case OpPattern::kElemWise:
+      return "elemwise";
+    case OpPattern::kBroadcast:
+      return "broadcast";
+    case OpPattern::kInjective:
+      return "injective";
+    case OpPattern::kCommReduce:
+      return "comm-reduce";
+    case OpPattern::kOutEWiseFusable:
+      return "out-elemwise-fusable";
+    case OpPattern::kTuple:
+      return "tuple";
+    case OpPattern::kOpaque:
+      return "opaque";
   }
   return "opaque";
 }
@@ -25,15 +32,15 @@ const TensorTypeNode* TypeReporter::tensorArg(size_t i) const {
   if (!t || t->kind == TypeKind::kIncomplete) return nullptr;
   const auto* tensor = t->as<TensorTypeNode>();
   if (!tensor) {
-    fail("type", "argument " + std::to_string(i) + " must be a tensor but has type " +
-                     typeToString(t));
+    fail("type",
+         "argument " + std::to_string(i) + " must be a tensor but has type " + typeToString(t));
   }
   return tensor;
 }
 
 void TypeReporter::fail(const std::string& code, const std::string& message) const {
-  throw DiagnosticError(Diagnostic{.span = span_, .code = code, .message = message,
-                                   .context = opName_, .notes = {}});
+  throw DiagnosticError(
+      Diagnostic{.span = span_, .code = code, .message = message, .context = opName_, .notes = {}});
 }
 
 void TypeReporter::failWrongAttrs(const char* expected) const {
@@ -106,8 +113,12 @@ const std::any* OpRegistry::getAttr(const std::string& op, const std::string& ke
   return it == def->attrMap.end() ? nullptr : &it->second.value;
 }
 
-Op opByName(const std::string& name) { return OpRegistry::global().get(name); }
+Op opByName(const std::string& name) {
+  return OpRegistry::global().get(name);
+}
 
-Attrs defaultAttrsFor(const OpDef& def) { return def.defaultAttrs; }
+Attrs defaultAttrsFor(const OpDef& def) {
+  return def.defaultAttrs;
+}
 
 }  // namespace tessera::relay

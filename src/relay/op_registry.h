@@ -31,19 +31,23 @@ enum class OpPattern : int {
 };
 const char* opPatternName(OpPattern p);
 
-/// What a type relation sees: the (possibly incomplete) argument types, the call's attrs, and ways to
-/// assign argument types or report an error that names the op and the argument.
+/// What a type relation sees: the (possibly incomplete) argument types, the call's attrs, and ways
+/// to assign argument types or report an error that names the op and the argument.
 class TypeReporter {
  public:
   using Assign = std::function<void(size_t, const Type&)>;
   TypeReporter(const std::string& opName, std::vector<Type> args, const AttrsNode* attrs, Span span,
                Assign assign)
-      : opName_(opName), args_(std::move(args)), attrs_(attrs), span_(std::move(span)),
+      : opName_(opName),
+        args_(std::move(args)),
+        attrs_(attrs),
+        span_(std::move(span)),
         assign_(std::move(assign)) {}
 
   size_t numArgs() const { return args_.size(); }
   const Type& arg(size_t i) const { return args_.at(i); }
-  /// Argument i as a tensor type, or nullptr while it is still unknown. A known non-tensor is an error.
+  /// Argument i as a tensor type, or nullptr while it is still unknown. A known non-tensor is an
+  /// error.
   const TensorTypeNode* tensorArg(size_t i) const;
   /// The call's attrs as T (an internal error if the op registered another attrs type).
   template <typename T>
@@ -54,7 +58,8 @@ class TypeReporter {
   }
   /// Unifies argument i's type with `type` (e.g. conv2d assigning the weight's shape).
   void assign(size_t i, const Type& type) const { assign_(i, type); }
-  /// Reports a type error: "<op>: <message>", located at the call. `code` is the spec's constraint label.
+  /// Reports a type error: "<op>: <message>", located at the call. `code` is the spec's constraint
+  /// label.
   [[noreturn]] void fail(const std::string& code, const std::string& message) const;
   const std::string& opName() const { return opName_; }
 
@@ -70,10 +75,10 @@ class TypeReporter {
 /// Returns the output type, or nullopt when an input is not known yet (inference retries later).
 using TypeRelation = std::function<std::optional<Type>(const TypeReporter&)>;
 
-/// The reference kernel: plain, obviously correct code used by the interpreter (the oracle). `outType`
-/// is the call's inferred type, so kernels need not recompute output shapes.
-using RefKernel =
-    std::function<Value(const std::vector<Value>& args, const AttrsNode* attrs, const Type& outType)>;
+/// The reference kernel: plain, obviously correct code used by the interpreter (the oracle).
+/// `outType` is the call's inferred type, so kernels need not recompute output shapes.
+using RefKernel = std::function<Value(const std::vector<Value>& args, const AttrsNode* attrs,
+                                      const Type& outType)>;
 
 /// An attribute struct type bound to an op: its key and a factory for defaults.
 struct AttrsType {
@@ -97,7 +102,7 @@ struct OpDef {
   std::string name;
   std::vector<std::string> args;  ///< argument names; their count is the op's arity
   std::string summary;
-  AttrsType attrs;                ///< empty typeKey: the op takes no attributes
+  AttrsType attrs;  ///< empty typeKey: the op takes no attributes
   TypeRelation typeRelation;
   OpPattern pattern = OpPattern::kOpaque;
   RefKernel kernel;
@@ -112,7 +117,8 @@ struct OpDef {
   Attrs defaultAttrs;
 };
 
-/// The global table of ops. Built-in ops are registered on first use, from the table in op/all_ops.cc.
+/// The global table of ops. Built-in ops are registered on first use, from the table in
+/// op/all_ops.cc.
 class OpRegistry {
  public:
   static OpRegistry& global();
@@ -125,8 +131,9 @@ class OpRegistry {
   Op get(const std::string& name);
   std::vector<std::string> names() const;
 
-  /// Sets a named attribute of an op at a priority level. A higher level replaces a lower one; a lower
-  /// one is ignored; the same level twice is an error (reset first), as in TVM's register_op_attr.
+  /// Sets a named attribute of an op at a priority level. A higher level replaces a lower one; a
+  /// lower one is ignored; the same level twice is an error (reset first), as in TVM's
+  /// register_op_attr.
   void setAttr(const std::string& op, const std::string& key, std::any value, int level = 10);
   /// Removes the attribute so it can be registered again at any level.
   void resetAttr(const std::string& op, const std::string& key);

@@ -22,9 +22,9 @@ bool attrsEqual(const Attrs& a, const Attrs& b) {
   return a->equals(*b);
 }
 
-// Compares two DAGs with an explicit worklist. Bound variables are matched when their binder (function
-// or let) is compared, which always happens before any use is reached, because uses are only reachable
-// through the binder's body.
+// Compares two DAGs with an explicit worklist. Bound variables are matched when their binder
+// (function or let) is compared, which always happens before any use is reached, because uses are
+// only reachable through the binder's body.
 class EqualChecker {
  public:
   explicit EqualChecker(bool mapFreeVars) : mapFreeVars_(mapFreeVars) {}
@@ -68,7 +68,8 @@ class EqualChecker {
     if (!a || !b) return (!a && !b) ? true : fail(a ? a : b, "one side is null");
     if (a->kind != b->kind) return fail(a, "node kinds differ (" + exprSummary(b) + ")");
     switch (a->kind) {
-      case ExprKind::kVar: return compareVarUse(a, b);
+      case ExprKind::kVar:
+        return compareVarUse(a, b);
       case ExprKind::kGlobalVar:
         return a->as<GlobalVarNode>()->name == b->as<GlobalVarNode>()->name
                    ? true
@@ -77,8 +78,10 @@ class EqualChecker {
         const auto* x = a->as<ConstantNode>();
         const auto* y = b->as<ConstantNode>();
         if (x->hasData() != y->hasData()) return fail(a, "one constant has no value");
-        if (x->hasData()) return x->data.bitwiseEqual(y->data) ? true : fail(a, "constant values differ");
-        return typeEqual(x->declaredType, y->declaredType) ? true : fail(a, "constant types differ");
+        if (x->hasData())
+          return x->data.bitwiseEqual(y->data) ? true : fail(a, "constant values differ");
+        return typeEqual(x->declaredType, y->declaredType) ? true
+                                                           : fail(a, "constant types differ");
       }
       case ExprKind::kOp:
         return a->as<OpNode>()->name == b->as<OpNode>()->name ? true : fail(a, "different ops");
@@ -100,7 +103,8 @@ class EqualChecker {
       case ExprKind::kLet:
         if (!bindVar(a->as<LetNode>()->var, b->as<LetNode>()->var)) return false;
         break;
-      case ExprKind::kIf: break;
+      case ExprKind::kIf:
+        break;
       case ExprKind::kFunction: {
         const auto* x = a->as<FunctionNode>();
         const auto* y = b->as<FunctionNode>();
@@ -134,15 +138,18 @@ class EqualChecker {
 uint64_t localHash(const Expr& e) {
   uint64_t h = static_cast<uint64_t>(e->kind) * 0x100000001b3ull + 1;
   switch (e->kind) {
-    case ExprKind::kVar: return hashCombine(h, typeHash(e->as<VarNode>()->typeAnnotation));
-    case ExprKind::kGlobalVar: return hashCombine(h, hashString(e->as<GlobalVarNode>()->name));
+    case ExprKind::kVar:
+      return hashCombine(h, typeHash(e->as<VarNode>()->typeAnnotation));
+    case ExprKind::kGlobalVar:
+      return hashCombine(h, hashString(e->as<GlobalVarNode>()->name));
     case ExprKind::kConstant: {
       const auto* c = e->as<ConstantNode>();
       if (!c->hasData()) return hashCombine(h, typeHash(c->declaredType));
       return hashCombine(hashCombine(h, typeHash(c->declaredType)),
                          hashBytes(c->data.data(), c->data.nbytes()));
     }
-    case ExprKind::kOp: return hashCombine(h, hashString(e->as<OpNode>()->name));
+    case ExprKind::kOp:
+      return hashCombine(h, hashString(e->as<OpNode>()->name));
     case ExprKind::kCall: {
       const Attrs& attrs = e->as<CallNode>()->attrs;
       return hashCombine(h, attrs ? attrs->hash() : 0);
@@ -155,7 +162,8 @@ uint64_t localHash(const Expr& e) {
     }
     case ExprKind::kTuple:
     case ExprKind::kLet:
-    case ExprKind::kIf: return h;
+    case ExprKind::kIf:
+      return h;
   }
   return h;
 }
@@ -185,7 +193,8 @@ uint64_t structuralHash(const Expr& e) {
   std::unordered_map<const ExprNode*, uint64_t> memo;
   postOrderVisit(e, [&](const Expr& node) {
     uint64_t h = localHash(node);
-    for (const Expr& child : exprChildren(node)) h = hashCombine(h, child ? memo.at(child.get()) : 0);
+    for (const Expr& child : exprChildren(node))
+      h = hashCombine(h, child ? memo.at(child.get()) : 0);
     memo[node.get()] = h;
   });
   return memo.at(e.get());

@@ -1,5 +1,5 @@
-// Structural equality and hashing of graph IR: two programs are equal when they have the same shape of
-// nodes, ops, attributes, constants (bytes) and types, with bound variables matched by position
+// Structural equality and hashing of graph IR: two programs are equal when they have the same shape
+// of nodes, ops, attributes, constants (bytes) and types, with bound variables matched by position
 // (alpha-equivalence). Spans and cached checked types are ignored. Iterative: safe on deep graphs.
 #pragma once
 

@@ -1,5 +1,5 @@
-// InferType: constraint generation over the whole module, a fixed-point solver for op type relations,
-// then write-back of checked types and missing annotations.
+// InferType: constraint generation over the whole module, a fixed-point solver for op type
+// relations, then write-back of checked types and missing annotations.
 #include "relay/type_infer.h"
 
 #include <unordered_map>
@@ -40,7 +40,8 @@ class TypeSolver {
     if (!t) return t;
     switch (t->kind) {
       case TypeKind::kTensor:
-      case TypeKind::kIncomplete: return t;
+      case TypeKind::kIncomplete:
+        return t;
       case TypeKind::kTuple: {
         std::vector<Type> fields;
         for (const Type& f : t->as<TupleTypeNode>()->fields) fields.push_back(fullyResolve(f));
@@ -74,7 +75,8 @@ class TypeSolver {
       return nullptr;
     }
     switch (a->kind) {
-      case TypeKind::kTensor: return unifyTensors(a, b, why);
+      case TypeKind::kTensor:
+        return unifyTensors(a, b, why);
       case TypeKind::kTuple: {
         const auto& xs = a->as<TupleTypeNode>()->fields;
         const auto& ys = b->as<TupleTypeNode>()->fields;
@@ -109,7 +111,8 @@ class TypeSolver {
         if (!ret) return nullptr;
         return funcType(std::move(args), ret);
       }
-      case TypeKind::kIncomplete: break;
+      case TypeKind::kIncomplete:
+        break;
     }
     return a;
   }
@@ -127,9 +130,12 @@ class TypeSolver {
     for (size_t i = 0; i < x->shape.size(); ++i) {
       const Dim& dx = x->shape[i];
       const Dim& dy = y->shape[i];
-      if (dx == dy || dy.isAny()) shape.push_back(dx);
-      else if (dx.isAny()) shape.push_back(dy);
-      else return mismatch();
+      if (dx == dy || dy.isAny())
+        shape.push_back(dx);
+      else if (dx.isAny())
+        shape.push_back(dy);
+      else
+        return mismatch();
     }
     return tensorType(std::move(shape), x->dtype);
   }
@@ -168,8 +174,8 @@ class ModuleTypeInferencer {
   [[noreturn]] void failAt(const Expr& e, const std::string& code, const std::string& message) {
     std::string context = exprSummary(e);
     if (!currentFunction_.empty()) context = "in @" + currentFunction_ + ", " + context;
-    throw DiagnosticError(Diagnostic{.span = e->span, .code = code, .message = message,
-                                     .context = context, .notes = {}});
+    throw DiagnosticError(Diagnostic{
+        .span = e->span, .code = code, .message = message, .context = context, .notes = {}});
   }
 
   Type unifyOrFail(const Type& a, const Type& b, const Expr& at, const std::string& what) {
@@ -195,7 +201,8 @@ class ModuleTypeInferencer {
 
   Type typeOfNode(const Expr& e) {
     switch (e->kind) {
-      case ExprKind::kVar: return varType(e->as<VarNode>());
+      case ExprKind::kVar:
+        return varType(e->as<VarNode>());
       case ExprKind::kGlobalVar: {
         const std::string& name = e->as<GlobalVarNode>()->name;
         auto it = globalTypes_.find(name);
@@ -203,9 +210,12 @@ class ModuleTypeInferencer {
           failAt(e, "unknown_global", "the module has no function named @" + name);
         return it->second;
       }
-      case ExprKind::kConstant: return e->as<ConstantNode>()->declaredType;
-      case ExprKind::kOp: return incompleteType();  // only meaningful as a callee
-      case ExprKind::kCall: return callType(e);
+      case ExprKind::kConstant:
+        return e->as<ConstantNode>()->declaredType;
+      case ExprKind::kOp:
+        return incompleteType();  // only meaningful as a callee
+      case ExprKind::kCall:
+        return callType(e);
       case ExprKind::kTuple: {
         std::vector<Type> fields;
         for (const Expr& f : e->as<TupleNode>()->fields) fields.push_back(types_.at(f.get()));
@@ -248,8 +258,9 @@ class ModuleTypeInferencer {
     if (const auto* op = call->op->as<OpNode>()) {
       const OpDef* def = op->def;
       if (argTypes.size() != def->args.size())
-        failAt(e, "arity", def->name + " takes " + std::to_string(def->args.size()) +
-                               " arguments but " + std::to_string(argTypes.size()) + " were given");
+        failAt(e, "arity",
+               def->name + " takes " + std::to_string(def->args.size()) + " arguments but " +
+                   std::to_string(argTypes.size()) + " were given");
       TS_CHECK(def->typeRelation) << def->name << " has no type relation";
       Type out = incompleteType();
       pending_.push_back(PendingRelation{call, def, e->span, std::move(argTypes), out});
@@ -289,12 +300,16 @@ class ModuleTypeInferencer {
       for (size_t i = 0; i < p.argTypes.size(); ++i)
         if (!isCompleteType(solver_.fullyResolve(p.argTypes[i])))
           unknown += (unknown.empty() ? "" : ", ") + p.op->args[i];
-      throw DiagnosticError(Diagnostic{
-          .span = p.span, .code = "infer", .message = "unable to infer the type: the type of argument(s) " +
-                      (unknown.empty() ? std::string("?") : unknown) + " is unknown",
-          .context = p.op->name, .notes = {}});
+      throw DiagnosticError(
+          Diagnostic{.span = p.span,
+                     .code = "infer",
+                     .message = "unable to infer the type: the type of argument(s) " +
+                                (unknown.empty() ? std::string("?") : unknown) + " is unknown",
+                     .context = p.op->name,
+                     .notes = {}});
     }
-    if (!projections_.empty()) failAt(projections_.front().first, "infer", "unable to infer the tuple's type");
+    if (!projections_.empty())
+      failAt(projections_.front().first, "infer", "unable to infer the tuple's type");
   }
 
   bool solveProjection(const std::pair<Expr, Type>& projection) {
@@ -302,11 +317,12 @@ class ModuleTypeInferencer {
     Type tuple = solver_.resolve(types_.at(item->tuple.get()));
     if (tuple->kind == TypeKind::kIncomplete) return false;
     const auto* tt = tuple->as<TupleTypeNode>();
-    if (!tt) failAt(projection.first, "type", "projection of a non-tuple of type " + typeToString(tuple));
+    if (!tt)
+      failAt(projection.first, "type", "projection of a non-tuple of type " + typeToString(tuple));
     if (item->index < 0 || item->index >= static_cast<int>(tt->fields.size()))
-      failAt(projection.first, "index", "index " + std::to_string(item->index) +
-                                           " is out of range for a tuple of " +
-                                           std::to_string(tt->fields.size()) + " fields");
+      failAt(projection.first, "index",
+             "index " + std::to_string(item->index) + " is out of range for a tuple of " +
+                 std::to_string(tt->fields.size()) + " fields");
     unifyOrFail(projection.second, tt->fields[item->index], projection.first, "the projection");
     return true;
   }
@@ -315,24 +331,28 @@ class ModuleTypeInferencer {
     std::vector<Type> args;
     for (const Type& t : p.argTypes) args.push_back(solver_.fullyResolve(t));
     const OpDef* def = p.op;
-    TypeReporter reporter(def->name, args, p.call->attrs.get(), p.span,
-                          [&](size_t i, const Type& t) {
-                            std::string why;
-                            if (!solver_.unify(p.argTypes.at(i), t, why))
-                              throw DiagnosticError(Diagnostic{
-                                  .span = p.span, .code = "type_mismatch",
-                                  .message = "argument '" + def->args.at(i) + "' has type " +
-                                             typeToString(solver_.fullyResolve(p.argTypes[i])) +
-                                             " but " + typeToString(t) + " is expected",
-                                  .context = def->name, .notes = {}});
-                          });
+    TypeReporter reporter(
+        def->name, args, p.call->attrs.get(), p.span, [&](size_t i, const Type& t) {
+          std::string why;
+          if (!solver_.unify(p.argTypes.at(i), t, why))
+            throw DiagnosticError(
+                Diagnostic{.span = p.span,
+                           .code = "type_mismatch",
+                           .message = "argument '" + def->args.at(i) + "' has type " +
+                                      typeToString(solver_.fullyResolve(p.argTypes[i])) + " but " +
+                                      typeToString(t) + " is expected",
+                           .context = def->name,
+                           .notes = {}});
+        });
     std::optional<Type> out = def->typeRelation(reporter);
     if (!out) return false;
     std::string why;
     if (!solver_.unify(p.outType, *out, why))
-      throw DiagnosticError(Diagnostic{.span = p.span, .code = "type_mismatch",
+      throw DiagnosticError(Diagnostic{.span = p.span,
+                                       .code = "type_mismatch",
                                        .message = "result type conflicts: " + why,
-                                       .context = def->name, .notes = {}});
+                                       .context = def->name,
+                                       .notes = {}});
     return true;
   }
 
@@ -349,8 +369,8 @@ class ModuleTypeInferencer {
       } else if (const auto* fn = node->as<FunctionNode>(); fn && !fn->retType) {
         std::vector<Var> params;
         for (size_t i = 0; i + 1 < kids.size(); ++i) params.push_back(exprAs<VarNode>(kids[i]));
-        out = makeFunction(std::move(params), kids.back(), t->as<FuncTypeNode>()->retType, fn->attrs,
-                           fn->span);
+        out = makeFunction(std::move(params), kids.back(), t->as<FuncTypeNode>()->retType,
+                           fn->attrs, fn->span);
       } else {
         out = withChildren(node, kids);
       }
@@ -374,8 +394,12 @@ class ModuleTypeInferencer {
 
 }  // namespace
 
-IRModule inferTypes(const IRModule& module) { return ModuleTypeInferencer(module).run(); }
+IRModule inferTypes(const IRModule& module) {
+  return ModuleTypeInferencer(module).run();
+}
 
-Expr inferExprTypes(const Expr& e) { return ModuleTypeInferencer(IRModule()).runExpr(e); }
+Expr inferExprTypes(const Expr& e) {
+  return ModuleTypeInferencer(IRModule()).runExpr(e);
+}
 
 }  // namespace tessera::relay

@@ -1,6 +1,6 @@
 // Type inference (the InferType pass): assigns a checked type to every expression, fills in missing
-// variable annotations and function return types, and reports type errors as located diagnostics that
-// name the op, the argument and the shapes involved.
+// variable annotations and function return types, and reports type errors as located diagnostics
+// that name the op, the argument and the shapes involved.
 #pragma once
 
 #include "relay/expr.h"
@@ -9,8 +9,8 @@
 namespace tessera::relay {
 
 /// Infers every function of the module. Returns a module whose functions have all parameters and
-/// return types annotated and whose nodes carry checked types. Throws DiagnosticError on a type error or
-/// when a type cannot be determined.
+/// return types annotated and whose nodes carry checked types. Throws DiagnosticError on a type
+/// error or when a type cannot be determined.
 IRModule inferTypes(const IRModule& module);
 
 /// Infers a standalone expression (free variables must be annotated). For a Function, returns the

@@ -1,4 +1,5 @@
-// Run-time values of the graph IR: a tensor, a tuple of values, or a closure (used by the interpreter).
+// Run-time values of the graph IR: a tensor, a tuple of values, or a closure (used by the
+// interpreter).
 #pragma once
 
 #include <memory>
@@ -29,7 +30,9 @@ class Value {
 
   bool isTensor() const { return std::holds_alternative<NDArray>(data_); }
   bool isTuple() const { return std::holds_alternative<std::vector<Value>>(data_); }
-  bool isClosure() const { return std::holds_alternative<std::shared_ptr<const ClosureData>>(data_); }
+  bool isClosure() const {
+    return std::holds_alternative<std::shared_ptr<const ClosureData>>(data_);
+  }
   const NDArray& tensor() const { return std::get<NDArray>(data_); }
   const std::vector<Value>& fields() const { return std::get<std::vector<Value>>(data_); }
   const std::shared_ptr<const ClosureData>& closure() const {

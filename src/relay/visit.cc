@@ -52,13 +52,15 @@ Expr withChildren(const Expr& node, const std::vector<Expr>& children) {
     case ExprKind::kVar:
     case ExprKind::kGlobalVar:
     case ExprKind::kConstant:
-    case ExprKind::kOp: return node;
+    case ExprKind::kOp:
+      return node;
     case ExprKind::kCall: {
       const auto* c = node->as<CallNode>();
-      return makeCall(children[0], std::vector<Expr>(children.begin() + 1, children.end()), c->attrs,
-                      span);
+      return makeCall(children[0], std::vector<Expr>(children.begin() + 1, children.end()),
+                      c->attrs, span);
     }
-    case ExprKind::kTuple: return makeTuple(children, span);
+    case ExprKind::kTuple:
+      return makeTuple(children, span);
     case ExprKind::kTupleGetItem:
       return makeTupleGetItem(children[0], node->as<TupleGetItemNode>()->index, span);
     case ExprKind::kLet: {
@@ -66,7 +68,8 @@ Expr withChildren(const Expr& node, const std::vector<Expr>& children) {
       TS_CHECK(var) << "let variable rewritten to a non-variable";
       return makeLet(var, children[1], children[2], span);
     }
-    case ExprKind::kIf: return makeIf(children[0], children[1], children[2], span);
+    case ExprKind::kIf:
+      return makeIf(children[0], children[1], children[2], span);
     case ExprKind::kFunction: {
       const auto* f = node->as<FunctionNode>();
       std::vector<Var> params;

@@ -18,8 +18,8 @@ void postOrderVisit(const Expr& root, const std::function<void(const Expr&)>& fn
 /// The reachable nodes in post order (each once).
 std::vector<Expr> postOrder(const Expr& root);
 
-/// Rebuilds a DAG bottom-up: `rewrite(node, newChildren)` returns the replacement for `node` given its
-/// already-rewritten children (in exprChildren order). Unchanged children keep sharing: pass
+/// Rebuilds a DAG bottom-up: `rewrite(node, newChildren)` returns the replacement for `node` given
+/// its already-rewritten children (in exprChildren order). Unchanged children keep sharing: pass
 /// `withChildren(node, newChildren)` to rebuild only when a child changed.
 using RewriteFn = std::function<Expr(const Expr& node, const std::vector<Expr>& newChildren)>;
 Expr rewriteBottomUp(const Expr& root, const RewriteFn& rewrite);

@@ -36,10 +36,18 @@ std::string DataType::name() const {
   }
   std::string base;
   switch (code_) {
-    case Code::kInt: base = "int"; break;
-    case Code::kUInt: base = "uint"; break;
-    case Code::kFloat: base = "float"; break;
-    case Code::kBFloat: base = "bfloat"; break;
+    case Code::kInt:
+      base = "int";
+      break;
+    case Code::kUInt:
+      base = "uint";
+      break;
+    case Code::kFloat:
+      base = "float";
+      break;
+    case Code::kBFloat:
+      base = "bfloat";
+      break;
   }
   base += std::to_string(bits_);
   if (lanes_ != 1) base += "x" + std::to_string(lanes_);

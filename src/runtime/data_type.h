@@ -1,5 +1,5 @@
-// Scalar element types (code, bits, lanes), laid out like DLPack's DLDataType so NDArrays share memory
-// with other frameworks without conversion.
+// Scalar element types (code, bits, lanes), laid out like DLPack's DLDataType so NDArrays share
+// memory with other frameworks without conversion.
 #pragma once
 
 #include <cstdint>
@@ -11,11 +11,16 @@
 
 namespace tessera {
 
-/// An element type: int8/16/32/64, uint8/16/32/64, float16/32/64, bfloat16, bool (1-bit uint), or the
-/// unset "void" type (bits 0) used as the default of `out_dtype`-style attributes.
+/// An element type: int8/16/32/64, uint8/16/32/64, float16/32/64, bfloat16, bool (1-bit uint), or
+/// the unset "void" type (bits 0) used as the default of `out_dtype`-style attributes.
 class DataType {
  public:
-  enum class Code : uint8_t { kInt = kDLInt, kUInt = kDLUInt, kFloat = kDLFloat, kBFloat = kDLBfloat };
+  enum class Code : uint8_t {
+    kInt = kDLInt,
+    kUInt = kDLUInt,
+    kFloat = kDLFloat,
+    kBFloat = kDLBfloat
+  };
 
   constexpr DataType() = default;  ///< void
   constexpr DataType(Code code, int bits, int lanes = 1)

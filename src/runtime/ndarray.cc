@@ -12,8 +12,8 @@
 
 namespace tessera {
 
-// The container owns (or borrows through a DLPack deleter) the buffer and keeps the DLTensor's shape
-// array alive. `foreign` is set when the memory came from another framework.
+// The container owns (or borrows through a DLPack deleter) the buffer and keeps the DLTensor's
+// shape array alive. `foreign` is set when the memory came from another framework.
 struct NDArray::Container {
   DLTensor tensor{};
   std::vector<int64_t> shape;
@@ -152,8 +152,12 @@ DataType NDArray::dtype() const {
   TS_CHECK(defined());
   return DataType::fromDLPack(container_->tensor.dtype);
 }
-int64_t NDArray::numel() const { return shapeNumel(shape()); }
-size_t NDArray::nbytes() const { return static_cast<size_t>(numel() * dtype().bytes()); }
+int64_t NDArray::numel() const {
+  return shapeNumel(shape());
+}
+size_t NDArray::nbytes() const {
+  return static_cast<size_t>(numel() * dtype().bytes());
+}
 void* NDArray::data() const {
   TS_CHECK(defined());
   return container_->tensor.data;
@@ -215,11 +219,16 @@ int64_t NDArray::getInt(int64_t i) const {
   }
   if (t.code() == DataType::Code::kUInt) return static_cast<int64_t>(getUInt(i));
   switch (t.bits()) {
-    case 8: return reinterpret_cast<const int8_t*>(p)[i];
-    case 16: return reinterpret_cast<const int16_t*>(p)[i];
-    case 32: return reinterpret_cast<const int32_t*>(p)[i];
-    case 64: return reinterpret_cast<const int64_t*>(p)[i];
-    default: break;
+    case 8:
+      return reinterpret_cast<const int8_t*>(p)[i];
+    case 16:
+      return reinterpret_cast<const int16_t*>(p)[i];
+    case 32:
+      return reinterpret_cast<const int32_t*>(p)[i];
+    case 64:
+      return reinterpret_cast<const int64_t*>(p)[i];
+    default:
+      break;
   }
   TS_CHECK(false) << "unsupported dtype " << t.name();
   return 0;
@@ -231,11 +240,16 @@ uint64_t NDArray::getUInt(int64_t i) const {
   if (t.code() != DataType::Code::kUInt) return static_cast<uint64_t>(getInt(i));
   switch (t.bits()) {
     case 1:
-    case 8: return reinterpret_cast<const uint8_t*>(p)[i];
-    case 16: return reinterpret_cast<const uint16_t*>(p)[i];
-    case 32: return reinterpret_cast<const uint32_t*>(p)[i];
-    case 64: return reinterpret_cast<const uint64_t*>(p)[i];
-    default: break;
+    case 8:
+      return reinterpret_cast<const uint8_t*>(p)[i];
+    case 16:
+      return reinterpret_cast<const uint16_t*>(p)[i];
+    case 32:
+      return reinterpret_cast<const uint32_t*>(p)[i];
+    case 64:
+      return reinterpret_cast<const uint64_t*>(p)[i];
+    default:
+      break;
   }
   TS_CHECK(false) << "unsupported dtype " << t.name();
   return 0;
@@ -246,8 +260,14 @@ void NDArray::setFloat(int64_t i, double v) const {
   char* p = static_cast<char*>(data());
   switch (t.code()) {
     case DataType::Code::kFloat:
-      if (t.bits() == 32) { reinterpret_cast<float*>(p)[i] = static_cast<float>(v); return; }
-      if (t.bits() == 64) { reinterpret_cast<double*>(p)[i] = v; return; }
+      if (t.bits() == 32) {
+        reinterpret_cast<float*>(p)[i] = static_cast<float>(v);
+        return;
+      }
+      if (t.bits() == 64) {
+        reinterpret_cast<double*>(p)[i] = v;
+        return;
+      }
       if (t.bits() == 16) {
         reinterpret_cast<uint16_t*>(p)[i] = floatToHalf(static_cast<float>(v));
         return;
@@ -258,14 +278,22 @@ void NDArray::setFloat(int64_t i, double v) const {
       return;
     case DataType::Code::kInt:
     case DataType::Code::kUInt: {
-      if (t.isBool()) { setUInt(i, v != 0.0 ? 1 : 0); return; }
+      if (t.isBool()) {
+        setUInt(i, v != 0.0 ? 1 : 0);
+        return;
+      }
       // Float -> int conversion truncates toward zero, saturating where C++ would be undefined.
       int64_t iv = 0;
-      if (std::isnan(v)) iv = 0;
-      else if (v >= 9.2233720368547758e18) iv = std::numeric_limits<int64_t>::max();
-      else if (v <= -9.2233720368547758e18) iv = std::numeric_limits<int64_t>::min();
-      else iv = static_cast<int64_t>(v);
-      if (t.code() == DataType::Code::kUInt && v >= 9.2233720368547758e18 && v < 1.8446744073709552e19)
+      if (std::isnan(v))
+        iv = 0;
+      else if (v >= 9.2233720368547758e18)
+        iv = std::numeric_limits<int64_t>::max();
+      else if (v <= -9.2233720368547758e18)
+        iv = std::numeric_limits<int64_t>::min();
+      else
+        iv = static_cast<int64_t>(v);
+      if (t.code() == DataType::Code::kUInt && v >= 9.2233720368547758e18 &&
+          v < 1.8446744073709552e19)
         setUInt(i, static_cast<uint64_t>(v));
       else
         setInt(i, iv);
@@ -277,16 +305,31 @@ void NDArray::setFloat(int64_t i, double v) const {
 
 void NDArray::setInt(int64_t i, int64_t v) const {
   const DataType t = dtype();
-  if (t.isFloat()) { setFloat(i, static_cast<double>(v)); return; }
-  if (t.code() == DataType::Code::kUInt) { setUInt(i, static_cast<uint64_t>(v)); return; }
+  if (t.isFloat()) {
+    setFloat(i, static_cast<double>(v));
+    return;
+  }
+  if (t.code() == DataType::Code::kUInt) {
+    setUInt(i, static_cast<uint64_t>(v));
+    return;
+  }
   char* p = static_cast<char*>(data());
   // Narrowing keeps the low bits (two's-complement wraparound), as integer casts do.
   switch (t.bits()) {
-    case 8: reinterpret_cast<int8_t*>(p)[i] = static_cast<int8_t>(v); return;
-    case 16: reinterpret_cast<int16_t*>(p)[i] = static_cast<int16_t>(v); return;
-    case 32: reinterpret_cast<int32_t*>(p)[i] = static_cast<int32_t>(v); return;
-    case 64: reinterpret_cast<int64_t*>(p)[i] = v; return;
-    default: break;
+    case 8:
+      reinterpret_cast<int8_t*>(p)[i] = static_cast<int8_t>(v);
+      return;
+    case 16:
+      reinterpret_cast<int16_t*>(p)[i] = static_cast<int16_t>(v);
+      return;
+    case 32:
+      reinterpret_cast<int32_t*>(p)[i] = static_cast<int32_t>(v);
+      return;
+    case 64:
+      reinterpret_cast<int64_t*>(p)[i] = v;
+      return;
+    default:
+      break;
   }
   TS_CHECK(false) << "unsupported dtype " << t.name();
 }
@@ -294,18 +337,31 @@ void NDArray::setInt(int64_t i, int64_t v) const {
 void NDArray::setUInt(int64_t i, uint64_t v) const {
   const DataType t = dtype();
   if (t.code() != DataType::Code::kUInt) {
-    if (t.isFloat()) setFloat(i, static_cast<double>(v));
-    else setInt(i, static_cast<int64_t>(v));
+    if (t.isFloat())
+      setFloat(i, static_cast<double>(v));
+    else
+      setInt(i, static_cast<int64_t>(v));
     return;
   }
   char* p = static_cast<char*>(data());
   switch (t.bits()) {
-    case 1: reinterpret_cast<uint8_t*>(p)[i] = v != 0 ? 1 : 0; return;
-    case 8: reinterpret_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(v); return;
-    case 16: reinterpret_cast<uint16_t*>(p)[i] = static_cast<uint16_t>(v); return;
-    case 32: reinterpret_cast<uint32_t*>(p)[i] = static_cast<uint32_t>(v); return;
-    case 64: reinterpret_cast<uint64_t*>(p)[i] = v; return;
-    default: break;
+    case 1:
+      reinterpret_cast<uint8_t*>(p)[i] = v != 0 ? 1 : 0;
+      return;
+    case 8:
+      reinterpret_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(v);
+      return;
+    case 16:
+      reinterpret_cast<uint16_t*>(p)[i] = static_cast<uint16_t>(v);
+      return;
+    case 32:
+      reinterpret_cast<uint32_t*>(p)[i] = static_cast<uint32_t>(v);
+      return;
+    case 64:
+      reinterpret_cast<uint64_t*>(p)[i] = v;
+      return;
+    default:
+      break;
   }
   TS_CHECK(false) << "unsupported dtype " << t.name();
 }

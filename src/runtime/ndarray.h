@@ -14,8 +14,9 @@
 
 namespace tessera {
 
-/// A tensor value. Copying an NDArray shares the buffer (like a shared_ptr); use copy() for a deep copy.
-/// Data is 64-byte aligned when Tessera allocates it. Only compact row-major tensors on the CPU exist.
+/// A tensor value. Copying an NDArray shares the buffer (like a shared_ptr); use copy() for a deep
+/// copy. Data is 64-byte aligned when Tessera allocates it. Only compact row-major tensors on the
+/// CPU exist.
 class NDArray {
  public:
   NDArray() = default;
@@ -25,11 +26,12 @@ class NDArray {
   /// A rank-0 tensor holding `value` converted to `dtype` (floats rounded, ints wrapped).
   static NDArray scalar(double value, DataType dtype);
   static NDArray scalarInt(int64_t value, DataType dtype);
-  /// Takes ownership of a DLPack tensor without copying; its deleter runs when the last NDArray using
-  /// the memory goes away. Throws DiagnosticError for non-CPU or non-compact tensors.
+  /// Takes ownership of a DLPack tensor without copying; its deleter runs when the last NDArray
+  /// using the memory goes away. Throws DiagnosticError for non-CPU or non-compact tensors.
   static NDArray fromDLPack(DLManagedTensor* managed);
 
-  /// Exports a DLManagedTensor that shares this array's memory and keeps it alive until its deleter runs.
+  /// Exports a DLManagedTensor that shares this array's memory and keeps it alive until its deleter
+  /// runs.
   DLManagedTensor* toDLPack() const;
 
   bool defined() const { return container_ != nullptr; }
@@ -51,8 +53,8 @@ class NDArray {
   /// Same buffer viewed with another shape of equal element count.
   NDArray reshaped(std::vector<int64_t> shape) const;
 
-  /// Generic element access by flat (row-major) index, converting through double / int64. Bool reads as
-  /// 0/1; float16/bfloat16 are converted exactly.
+  /// Generic element access by flat (row-major) index, converting through double / int64. Bool
+  /// reads as 0/1; float16/bfloat16 are converted exactly.
   double getFloat(int64_t index) const;
   int64_t getInt(int64_t index) const;
   uint64_t getUInt(int64_t index) const;

@@ -52,10 +52,10 @@ struct DescrEntry {
   DataType type;
 };
 const DescrEntry kDescrs[] = {
-    {"|b1", DataType::boolType()}, {"|i1", DataType::int8()},     {"<i2", DataType::int16()},
-    {"<i4", DataType::int32()},    {"<i8", DataType::int64()},    {"|u1", DataType::uint8()},
-    {"<u2", DataType::uint16()},   {"<u4", DataType::uint32()},   {"<u8", DataType::uint64()},
-    {"<f2", DataType::float16()},  {"<f4", DataType::float32()},  {"<f8", DataType::float64()},
+    {"|b1", DataType::boolType()}, {"|i1", DataType::int8()},    {"<i2", DataType::int16()},
+    {"<i4", DataType::int32()},    {"<i8", DataType::int64()},   {"|u1", DataType::uint8()},
+    {"<u2", DataType::uint16()},   {"<u4", DataType::uint32()},  {"<u8", DataType::uint64()},
+    {"<f2", DataType::float16()},  {"<f4", DataType::float32()}, {"<f8", DataType::float64()},
 };
 
 std::optional<DataType> dtypeFromDescr(std::string descr) {
@@ -77,7 +77,8 @@ const char* descrOf(DataType t) {
 }
 
 // Finds `'key': value` in the header dict and returns the raw value text.
-std::string headerValue(const std::string& header, const std::string& key, const std::string& name) {
+std::string headerValue(const std::string& header, const std::string& key,
+                        const std::string& name) {
   const std::string needle = "'" + key + "'";
   size_t pos = header.find(needle);
   if (pos == std::string::npos) fail(name, "header has no '" + key + "' entry");
@@ -132,7 +133,8 @@ NDArray parseNpy(const std::string& bytes, const std::string& name) {
   } else if (major == 2 || major == 3) {
     if (bytes.size() < 12) fail(name, "truncated header");
     headerLen = 0;
-    for (int k = 3; k >= 0; --k) headerLen = (headerLen << 8) | static_cast<unsigned char>(bytes[8 + k]);
+    for (int k = 3; k >= 0; --k)
+      headerLen = (headerLen << 8) | static_cast<unsigned char>(bytes[8 + k]);
     offset = 12;
   } else {
     fail(name, "unsupported .npy format version " + std::to_string(major));
@@ -140,7 +142,8 @@ NDArray parseNpy(const std::string& bytes, const std::string& name) {
   if (offset + headerLen > bytes.size()) fail(name, "truncated header");
   const std::string header = bytes.substr(offset, headerLen);
   std::string descr = headerValue(header, "descr", name);
-  if (descr.size() >= 2 && (descr.front() == '\'' || descr.front() == '"')) descr = descr.substr(1, descr.size() - 2);
+  if (descr.size() >= 2 && (descr.front() == '\'' || descr.front() == '"'))
+    descr = descr.substr(1, descr.size() - 2);
   if (descr.size() == 3 && descr[0] == '>' && descr[2] != '1')
     fail(name, "big-endian data ('" + descr + "') is not supported");
   std::optional<DataType> dtype = dtypeFromDescr(descr);
@@ -157,7 +160,9 @@ NDArray parseNpy(const std::string& bytes, const std::string& name) {
   return array;
 }
 
-NDArray readNpy(const std::string& path) { return parseNpy(readWholeFile(path), path); }
+NDArray readNpy(const std::string& path) {
+  return parseNpy(readWholeFile(path), path);
+}
 
 std::string serializeNpy(const NDArray& array) {
   const char* descr = descrOf(array.dtype());
@@ -169,8 +174,8 @@ std::string serializeNpy(const NDArray& array) {
     if (i + 1 < array.shape().size()) shape += " ";
   }
   shape += ")";
-  std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " +
-                       shape + ", }";
+  std::string header =
+      std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
   // Pad with spaces so the data starts at a multiple of 64 bytes, ending the header with '\n'.
   const size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
@@ -257,8 +262,10 @@ std::map<std::string, NDArray> readNpz(const std::string& path) {
     const size_t dataStart = pos + 30 + nameLen + extraLen;
     if (dataStart + compressedSize > bytes.size()) fail(path, "truncated member " + member);
     std::string data = bytes.substr(dataStart, compressedSize);
-    if (method == 8) data = inflateRaw(data, size, path + ":" + member);
-    else if (method != 0) fail(path, "unsupported compression method " + std::to_string(method));
+    if (method == 8)
+      data = inflateRaw(data, size, path + ":" + member);
+    else if (method != 0)
+      fail(path, "unsupported compression method " + std::to_string(method));
     if (member.size() > 4 && member.compare(member.size() - 4, 4, ".npy") == 0)
       member.resize(member.size() - 4);
     arrays[member] = parseNpy(data, path + ":" + member);
@@ -280,10 +287,10 @@ void writeNpz(const std::string& path, const std::map<std::string, NDArray>& arr
         crc32(0, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
     const uint32_t offset = static_cast<uint32_t>(archive.size());
     put32(archive, 0x04034b50);
-    put16(archive, 20);  // version needed
-    put16(archive, 0);   // flags
-    put16(archive, 0);   // stored
-    put16(archive, 0);   // time
+    put16(archive, 20);    // version needed
+    put16(archive, 0);     // flags
+    put16(archive, 0);     // stored
+    put16(archive, 0);     // time
     put16(archive, 0x21);  // date (1980-01-01)
     put32(archive, crc);
     put32(archive, static_cast<uint32_t>(data.size()));

@@ -1,4 +1,5 @@
-// NumPy .npy and .npz files: read and write NDArrays (little-endian, C order; .npz stored or deflated).
+// NumPy .npy and .npz files: read and write NDArrays (little-endian, C order; .npz stored or
+// deflated).
 #pragma once
 
 #include <map>
@@ -9,8 +10,8 @@
 
 namespace tessera {
 
-/// Reads a .npy file. Throws DiagnosticError naming the file for unreadable, malformed or unsupported
-/// content (big-endian, Fortran order, object arrays, truncated data).
+/// Reads a .npy file. Throws DiagnosticError naming the file for unreadable, malformed or
+/// unsupported content (big-endian, Fortran order, object arrays, truncated data).
 NDArray readNpy(const std::string& path);
 /// Parses .npy bytes (`name` is used in diagnostics).
 NDArray parseNpy(const std::string& bytes, const std::string& name);

@@ -1,9 +1,9 @@
-// Always-on internal invariant checks. A failure is a bug in Tessera, never a user error: it reports the
-// source location and aborts the current operation with InternalError.
+// Always-on internal invariant checks. A failure is a bug in Tessera, never a user error: it
+// reports the source location and aborts the current operation with InternalError.
 #pragma once
 
-#include <sstream>
 #include <source_location>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -37,6 +37,7 @@ class CheckMessage {
 }  // namespace tessera
 
 /// TS_CHECK(cond) << "context " << value;  — stays on in release builds.
-#define TS_CHECK(cond)                                                                  \
-  for (bool ts_check_ok_ = static_cast<bool>(cond); !ts_check_ok_; ts_check_ok_ = true) \
-    for (::tessera::detail::CheckMessage ts_msg_;; ::tessera::failCheck(#cond, ts_msg_.str())) ts_msg_ << ""
+#define TS_CHECK(cond)                                                                         \
+  for (bool ts_check_ok_ = static_cast<bool>(cond); !ts_check_ok_; ts_check_ok_ = true)        \
+    for (::tessera::detail::CheckMessage ts_msg_;; ::tessera::failCheck(#cond, ts_msg_.str())) \
+  ts_msg_ << ""

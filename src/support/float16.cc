@@ -24,7 +24,7 @@ uint16_t floatToHalf(float value) {
   const uint32_t x = std::bit_cast<uint32_t>(value);
   const uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000u);
   const uint32_t absBits = x & 0x7fffffffu;
-  if (absBits > 0x7f800000u) return sign | 0x7e00u;  // NaN
+  if (absBits > 0x7f800000u) return sign | 0x7e00u;   // NaN
   if (absBits >= 0x477ff000u) return sign | 0x7c00u;  // rounds to >= 65520: infinity
   if (absBits < 0x38800000u) {
     // Subnormal half (or zero): value = m * 2^-24 with m rounded to nearest even.
@@ -45,7 +45,8 @@ float bfloat16ToFloat(uint16_t bits) {
 
 uint16_t floatToBfloat16(float value) {
   const uint32_t x = std::bit_cast<uint32_t>(value);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet NaN
+  if ((x & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet NaN
   const uint32_t roundingBias = 0x7fffu + ((x >> 16) & 1u);
   return static_cast<uint16_t>((x + roundingBias) >> 16);
 }

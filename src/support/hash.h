@@ -20,6 +20,8 @@ inline uint64_t hashBytes(const void* data, size_t size) {
   return h;
 }
 
-inline uint64_t hashString(std::string_view s) { return hashBytes(s.data(), s.size()); }
+inline uint64_t hashString(std::string_view s) {
+  return hashBytes(s.data(), s.size());
+}
 
 }  // namespace tessera

@@ -9,7 +9,8 @@ namespace tessera {
 
 /// A position in a named source: 1-based line and column. An empty `source` means "no location".
 struct Span {
-  std::shared_ptr<const std::string> source;  ///< file name or frontend node name; shared by many spans
+  std::shared_ptr<const std::string>
+      source;  ///< file name or frontend node name; shared by many spans
   int line = 0;
   int column = 0;
 

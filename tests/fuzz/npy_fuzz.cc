@@ -1,4 +1,5 @@
-// libFuzzer target: the .npy reader must reject malformed bytes with a DiagnosticError, never crash.
+// libFuzzer target: the .npy reader must reject malformed bytes with a DiagnosticError, never
+// crash.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -8,7 +9,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
-    tessera::NDArray a = tessera::parseNpy(std::string(reinterpret_cast<const char*>(data), size), "fuzz");
+    tessera::NDArray a =
+        tessera::parseNpy(std::string(reinterpret_cast<const char*>(data), size), "fuzz");
     (void)tessera::parseNpy(tessera::serializeNpy(a), "fuzz-roundtrip");
   } catch (const tessera::DiagnosticError&) {
   }

@@ -1,5 +1,5 @@
-// Replays a fuzz target over its seed corpus in ordinary (non-fuzzing) builds, so every build checks
-// that the corpus still passes. Arguments: files or directories.
+// Replays a fuzz target over its seed corpus in ordinary (non-fuzzing) builds, so every build
+// checks that the corpus still passes. Arguments: files or directories.
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -23,7 +23,8 @@ int main(int argc, char** argv) {
   std::sort(inputs.begin(), inputs.end());
   for (const auto& path : inputs) {
     std::ifstream in(path, std::ios::binary);
-    const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::vector<char> bytes((std::istreambuf_iterator<char>(in)),
+                                  std::istreambuf_iterator<char>());
     LLVMFuzzerTestOneInput(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
   }
   std::cout << "replayed " << inputs.size() << " inputs\n";

@@ -1,4 +1,5 @@
-// Shared pieces of the `tessera` command-line tool: argument scanning, file reading, value printing.
+// Shared pieces of the `tessera` command-line tool: argument scanning, file reading, value
+// printing.
 #pragma once
 
 #include <optional>

@@ -3,5 +3,7 @@
 
 namespace tessera::cli {
 const char* const kDemoUsage = "usage: tessera demo\n";
-int cmdDemo(Args& args) { return kExitOk; }
+int cmdDemo(Args& args) {
+  return kExitOk;
+}
 }  // namespace tessera::cli

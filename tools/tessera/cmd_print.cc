@@ -29,8 +29,10 @@ int cmdPrint(Args& args) {
   const relay::IRModule module = relay::parseModule(readTextFile(files[0]), files[0]);
   std::string text = relay::printModule(module, options);
   if (text.empty() || text.back() != '\n') text += '\n';
-  if (out) writeTextFile(*out, text);
-  else std::cout << text;
+  if (out)
+    writeTextFile(*out, text);
+  else
+    std::cout << text;
   return kExitOk;
 }
 

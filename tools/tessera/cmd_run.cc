@@ -1,4 +1,5 @@
-// `tessera run FILE`: evaluate a module's entry function on .npy inputs with the reference interpreter.
+// `tessera run FILE`: evaluate a module's entry function on .npy inputs with the reference
+// interpreter.
 #include <iostream>
 #include <set>
 
@@ -11,12 +12,14 @@
 namespace tessera::cli {
 
 const char* const kRunUsage =
-    "usage: tessera run FILE [--input NAME=FILE.npy ...] [--random-inputs SEED] [--output OUT.npy]\n"
+    "usage: tessera run FILE [--input NAME=FILE.npy ...] [--random-inputs SEED] [--output "
+    "OUT.npy]\n"
     "                        [--entry NAME] [--interpreter]\n"
     "\n"
     "Runs @main (or --entry NAME) of FILE and prints the result.\n"
     "  --input NAME=FILE.npy   value of parameter %NAME (repeat for each parameter)\n"
-    "  --random-inputs SEED    fill parameters without --input with seeded uniform values in [-1, 1)\n"
+    "  --random-inputs SEED    fill parameters without --input with seeded uniform values in [-1, "
+    "1)\n"
     "  --output OUT            save the result: OUT.npy for a tensor, OUT.npz for a tuple\n"
     "  --interpreter           use the reference interpreter (currently the only engine)\n";
 
@@ -24,10 +27,12 @@ namespace {
 
 NDArray randomFor(const Type& type, const std::string& name, uint64_t seed) {
   const auto* t = type ? type->as<TensorTypeNode>() : nullptr;
-  if (!t) throwDiagnostic("input", "only tensor parameters can be filled randomly", Span{}, "%" + name);
+  if (!t)
+    throwDiagnostic("input", "only tensor parameters can be filled randomly", Span{}, "%" + name);
   std::optional<std::vector<int64_t>> dims = staticShape(t->shape);
   if (!dims)
-    throwDiagnostic("input", "has a non-static shape " + typeToString(type) + "; give it with --input",
+    throwDiagnostic("input",
+                    "has a non-static shape " + typeToString(type) + "; give it with --input",
                     Span{}, "%" + name);
   NDArray a = NDArray::empty(*dims, t->dtype);
   // A small LCG keeps the values reproducible across platforms.
@@ -35,8 +40,10 @@ NDArray randomFor(const Type& type, const std::string& name, uint64_t seed) {
   for (int64_t i = 0; i < a.numel(); ++i) {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     const double u = static_cast<double>(state >> 11) / 9007199254740992.0;  // [0, 1)
-    if (t->dtype.isFloat()) a.setFloat(i, 2 * u - 1);
-    else a.setInt(i, static_cast<int64_t>(u * 256) - 128);
+    if (t->dtype.isFloat())
+      a.setFloat(i, 2 * u - 1);
+    else
+      a.setInt(i, static_cast<int64_t>(u * 256) - 128);
   }
   return a;
 }
@@ -88,8 +95,10 @@ int cmdRun(Args& args) {
     }
   }
   if (!missing.empty())
-    throwDiagnostic("input", "missing inputs " + missing + " (give --input NAME=FILE.npy or --random-inputs SEED)",
-                    Span{}, "@" + entry);
+    throwDiagnostic(
+        "input",
+        "missing inputs " + missing + " (give --input NAME=FILE.npy or --random-inputs SEED)",
+        Span{}, "@" + entry);
   for (const auto& [name, array] : given)
     if (!used.count(name))
       throwDiagnostic("input", "@" + entry + " has no parameter named %" + name, Span{}, "--input");

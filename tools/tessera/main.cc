@@ -1,5 +1,5 @@
-// Entry point of the `tessera` tool: dispatches to a subcommand and turns every user-reachable error
-// into a diagnostic and a non-zero exit, never a crash.
+// Entry point of the `tessera` tool: dispatches to a subcommand and turns every user-reachable
+// error into a diagnostic and a non-zero exit, never a crash.
 #include <cstring>
 #include <iostream>
 

@@ -14,8 +14,8 @@ namespace {
 
 using Env = std::unordered_map<const VarNode*, Value>;
 
-// Calls between functions recurse in C++; bodies are evaluated iteratively. This bounds the recursion
-// a (recursive) program can cause.
+// Calls between functions recurse in C++; bodies are evaluated iteratively. This bounds the
+// recursion a (recursive) program can cause.
 constexpr int kMaxCallDepth = 512;
 
 std::string describeValue(const Value& v) {
@@ -63,15 +63,16 @@ class Evaluator {
     }
     if (++depth_ > kMaxCallDepth) {
       --depth_;
-      throwDiagnostic("call_depth", "function calls nest deeper than " + std::to_string(kMaxCallDepth));
+      throwDiagnostic("call_depth",
+                      "function calls nest deeper than " + std::to_string(kMaxCallDepth));
     }
     Value result = evalBody(fn.body, env);
     --depth_;
     return result;
   }
 
-  // Evaluates an expression under `env` with an explicit stack. Each frame has a phase: 0 = children
-  // not yet scheduled, 1 = scheduled, 2 = (let/if) the chosen continuation was scheduled.
+  // Evaluates an expression under `env` with an explicit stack. Each frame has a phase: 0 =
+  // children not yet scheduled, 1 = scheduled, 2 = (let/if) the chosen continuation was scheduled.
   Value evalBody(const Expr& root, Env& env) {
     std::unordered_map<const ExprNode*, Value> memo;
     struct Frame {
@@ -106,7 +107,8 @@ class Evaluator {
         continue;
       }
       if (const auto* node = e->as<IfNode>()) {
-        const Expr& branch = condition(memo.at(node->cond.get())) ? node->thenBranch : node->elseBranch;
+        const Expr& branch =
+            condition(memo.at(node->cond.get())) ? node->thenBranch : node->elseBranch;
         if (frame.phase == 1) {
           frame.phase = 2;
           need(branch);
@@ -138,14 +140,21 @@ class Evaluator {
         for (size_t i = fields.size(); i-- > 0;) need(fields[i]);
         return;
       }
-      case ExprKind::kTupleGetItem: need(e->as<TupleGetItemNode>()->tuple); return;
-      case ExprKind::kLet: need(e->as<LetNode>()->value); return;
-      case ExprKind::kIf: need(e->as<IfNode>()->cond); return;
+      case ExprKind::kTupleGetItem:
+        need(e->as<TupleGetItemNode>()->tuple);
+        return;
+      case ExprKind::kLet:
+        need(e->as<LetNode>()->value);
+        return;
+      case ExprKind::kIf:
+        need(e->as<IfNode>()->cond);
+        return;
       case ExprKind::kVar:
       case ExprKind::kGlobalVar:
       case ExprKind::kConstant:
       case ExprKind::kOp:
-      case ExprKind::kFunction: return;
+      case ExprKind::kFunction:
+        return;
     }
   }
 
@@ -174,10 +183,12 @@ class Evaluator {
         return c->data;
       }
       case ExprKind::kGlobalVar:
-      case ExprKind::kFunction: return makeClosure(e, env);
+      case ExprKind::kFunction:
+        return makeClosure(e, env);
       case ExprKind::kOp:
         throwDiagnostic("unsupported", "an operator used as a value must be called", e->span);
-      case ExprKind::kCall: return evalCall(e, memo, env);
+      case ExprKind::kCall:
+        return evalCall(e, memo, env);
       case ExprKind::kTuple: {
         std::vector<Value> fields;
         for (const Expr& f : e->as<TupleNode>()->fields) fields.push_back(memo.at(f.get()));
@@ -191,7 +202,8 @@ class Evaluator {
         return t.fields()[item->index];
       }
       case ExprKind::kLet:
-      case ExprKind::kIf: break;
+      case ExprKind::kIf:
+        break;
     }
     TS_CHECK(false) << "unreachable expression kind";
     return {};

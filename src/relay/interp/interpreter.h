@@ -22,9 +22,9 @@ class Interpreter {
   /// The module must be type-checked (run inferTypes first; the interpreter does it if needed).
   explicit Interpreter(IRModule module);
 
-  /// Calls the global function `name` with the given arguments. Argument count, shapes and dtypes are
-  /// checked against the parameters' types and mismatches reported as DiagnosticError naming the
-  /// parameter. Running a constant whose value is unknown is an error naming that constant.
+  /// Calls the global function `name` with the given arguments. Argument count, shapes and dtypes
+  /// are checked against the parameters' types and mismatches reported as DiagnosticError naming
+  /// the parameter. Running a constant whose value is unknown is an error naming that constant.
   Value call(const std::string& name, const std::vector<Value>& args);
   /// Shorthand for call("main", args).
   Value run(const std::vector<Value>& args) { return call("main", args); }

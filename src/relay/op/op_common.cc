@@ -20,10 +20,14 @@ Shape broadcastShapes(const Shape& a, const Shape& b, const TypeReporter& r,
     const Dim da = k < a.size() ? a[a.size() - 1 - k] : Dim(1);
     const Dim db = k < b.size() ? b[b.size() - 1 - k] : Dim(1);
     Dim d = da;
-    if (da.isConst() && da.value() == 1) d = db;
-    else if (db.isConst() && db.value() == 1) d = da;
-    else if (da.isAny()) d = db;
-    else if (db.isAny()) d = da;
+    if (da.isConst() && da.value() == 1)
+      d = db;
+    else if (db.isConst() && db.value() == 1)
+      d = da;
+    else if (da.isAny())
+      d = db;
+    else if (db.isAny())
+      d = da;
     else if (!(da == db))
       r.fail(code, "shapes " + shapeToString(a) + " and " + shapeToString(b) +
                        " cannot be broadcast: dimension " + da.str() + " vs " + db.str());
@@ -46,7 +50,8 @@ std::optional<Type> broadcastRel(const TypeReporter& r, DataType outDtype) {
 int normalizeAxis(int64_t axis, int rank, const TypeReporter& r, const std::string& code) {
   const int64_t normalized = axis < 0 ? axis + rank : axis;
   if (normalized < 0 || normalized >= rank)
-    r.fail(code, "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+    r.fail(code,
+           "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
   return static_cast<int>(normalized);
 }
 
@@ -61,7 +66,8 @@ std::vector<int64_t> staticDims(const Type& type) {
   TS_CHECK(t) << "expected a tensor type, got " << typeToString(type);
   std::optional<std::vector<int64_t>> dims = staticShape(t->shape);
   if (!dims)
-    throwDiagnostic("dynamic_shape", "cannot allocate a tensor of non-static type " + typeToString(type));
+    throwDiagnostic("dynamic_shape",
+                    "cannot allocate a tensor of non-static type " + typeToString(type));
   return *dims;
 }
 
@@ -112,13 +118,15 @@ Type inferCallType(const std::string& opName, const std::vector<Type>& argTypes,
   if (!attrs) attrs = def->defaultAttrs;
   if (argTypes.size() != def->args.size())
     throwDiagnostic("arity", opName + " takes " + std::to_string(def->args.size()) +
-                                 " arguments but " + std::to_string(argTypes.size()) + " were given");
+                                 " arguments but " + std::to_string(argTypes.size()) +
+                                 " were given");
   std::vector<Type> args = argTypes;
   TypeReporter reporter(def->name, args, attrs.get(), Span{}, [&](size_t i, const Type& t) {
     if (args[i]->kind == TypeKind::kIncomplete) return;
     if (!typeEqual(args[i], t))
       throwDiagnostic("type", "argument " + def->args[i] + " of " + opName + " has type " +
-                                  typeToString(args[i]) + " but " + typeToString(t) + " is expected");
+                                  typeToString(args[i]) + " but " + typeToString(t) +
+                                  " is expected");
   });
   std::optional<Type> out = def->typeRelation(reporter);
   TS_CHECK(out.has_value()) << "type relation of " << opName << " could not decide";

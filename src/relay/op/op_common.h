@@ -1,5 +1,6 @@
-// Helpers shared by the op families: common type relations (identity, broadcast), axis normalisation,
-// and the building blocks of reference kernels (output allocation, broadcast indexing).
+// Helpers shared by the op families: common type relations (identity, broadcast), axis
+// normalisation, and the building blocks of reference kernels (output allocation, broadcast
+// indexing).
 #pragma once
 
 #include <cstdint>
@@ -22,7 +23,8 @@ std::optional<Type> identityRel(const TypeReporter& r);
 /// mismatch, naming both shapes.
 Shape broadcastShapes(const Shape& a, const Shape& b, const TypeReporter& r,
                       const std::string& code = "broadcast");
-/// Broadcast relation of two same-dtype tensors; the output dtype is `outDtype` if set, else the input's.
+/// Broadcast relation of two same-dtype tensors; the output dtype is `outDtype` if set, else the
+/// input's.
 std::optional<Type> broadcastRel(const TypeReporter& r, DataType outDtype = DataType::voidType());
 /// Normalises a possibly negative axis into [0, rank); reports an error naming the op otherwise.
 int normalizeAxis(int64_t axis, int rank, const TypeReporter& r, const std::string& code = "axis");
@@ -55,7 +57,8 @@ int64_t ravelIndex(const std::vector<int64_t>& coords, const std::vector<int64_t
 
 /// Runs an op's type relation once on complete argument types (a test and pass utility). Throws
 /// DiagnosticError for a type error; an internal error if the relation cannot decide.
-Type inferCallType(const std::string& opName, const std::vector<Type>& argTypes, Attrs attrs = nullptr);
+Type inferCallType(const std::string& opName, const std::vector<Type>& argTypes,
+                   Attrs attrs = nullptr);
 
 /// Runs an op's reference kernel: infers the output type from the arguments' types, then evaluates.
 Value evalOp(const std::string& opName, const std::vector<Value>& args, Attrs attrs = nullptr);

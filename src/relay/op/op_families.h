@@ -5,18 +5,21 @@ namespace tessera::relay {
 
 class OpRegistry;
 
-void registerConvOps(OpRegistry& r);        // nn_conv.cc: nn.conv2d
-void registerDenseOps(OpRegistry& r);       // nn_dense.cc: nn.dense, nn.batch_matmul
-void registerNormOps(OpRegistry& r);        // nn_norm.cc: nn.batch_norm, nn.layer_norm, nn.bias_add, nn.dropout
-void registerPoolOps(OpRegistry& r);        // nn_pool.cc: max/avg/global/adaptive pooling
-void registerActivationOps(OpRegistry& r);  // nn_activation.cc: relu, leaky_relu, softmax, log_softmax
-void registerNnShapeOps(OpRegistry& r);     // nn_shape.cc: nn.pad, nn.batch_flatten
-void registerUnaryOps(OpRegistry& r);       // unary.cc: exp, log, sqrt, ... , round, abs
-void registerBinaryOps(OpRegistry& r);      // binary.cc: add, subtract, ..., shifts, comparisons
-void registerReduceOps(OpRegistry& r);      // reduce.cc: sum, mean, max, min, prod, argmax, argmin
-void registerShapeOps(OpRegistry& r);       // transform_shape.cc: reshape, transpose, expand_dims, ...
-void registerSelectOps(OpRegistry& r);      // transform_select.cc: concatenate, split, strided_slice, take, where
-void registerCastOps(OpRegistry& r);        // cast_clip.cc: cast, clip, fixed_point_multiply, annotations
-void registerCreationOps(OpRegistry& r);    // creation.cc: zeros, ones, full
+void registerConvOps(OpRegistry& r);   // nn_conv.cc: nn.conv2d
+void registerDenseOps(OpRegistry& r);  // nn_dense.cc: nn.dense, nn.batch_matmul
+void registerNormOps(
+    OpRegistry& r);  // nn_norm.cc: nn.batch_norm, nn.layer_norm, nn.bias_add, nn.dropout
+void registerPoolOps(OpRegistry& r);  // nn_pool.cc: max/avg/global/adaptive pooling
+void registerActivationOps(
+    OpRegistry& r);                      // nn_activation.cc: relu, leaky_relu, softmax, log_softmax
+void registerNnShapeOps(OpRegistry& r);  // nn_shape.cc: nn.pad, nn.batch_flatten
+void registerUnaryOps(OpRegistry& r);    // unary.cc: exp, log, sqrt, ... , round, abs
+void registerBinaryOps(OpRegistry& r);   // binary.cc: add, subtract, ..., shifts, comparisons
+void registerReduceOps(OpRegistry& r);   // reduce.cc: sum, mean, max, min, prod, argmax, argmin
+void registerShapeOps(OpRegistry& r);    // transform_shape.cc: reshape, transpose, expand_dims, ...
+void registerSelectOps(
+    OpRegistry& r);  // transform_select.cc: concatenate, split, strided_slice, take, where
+void registerCastOps(OpRegistry& r);  // cast_clip.cc: cast, clip, fixed_point_multiply, annotations
+void registerCreationOps(OpRegistry& r);  // creation.cc: zeros, ones, full
 
 }  // namespace tessera::relay

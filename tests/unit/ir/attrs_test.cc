@@ -46,11 +46,12 @@ TEST(Attrs, PrintsOnlyNonDefaultAndAlwaysShownFields) {
 TEST(Attrs, BuildsFromKeyValuePairsWithChecks) {
   AttrsRegistry::global().add<SampleAttrs>();
   std::string error;
-  auto ok = makeAttrs("test.SampleAttrs",
-                      {{"a_min", AttrValue::floating(-1)},
-                       {"strides", AttrValue::array({AttrValue::integer(3), AttrValue::integer(3)})},
-                       {"out_dtype", AttrValue::string("int8")}},
-                      error);
+  auto ok =
+      makeAttrs("test.SampleAttrs",
+                {{"a_min", AttrValue::floating(-1)},
+                 {"strides", AttrValue::array({AttrValue::integer(3), AttrValue::integer(3)})},
+                 {"out_dtype", AttrValue::string("int8")}},
+                error);
   ASSERT_TRUE(ok) << error;
   const SampleAttrs* typed = attrsAs<SampleAttrs>(ok.get());
   ASSERT_NE(typed, nullptr);
@@ -59,15 +60,16 @@ TEST(Attrs, BuildsFromKeyValuePairsWithChecks) {
 
   EXPECT_FALSE(makeAttrs("test.SampleAttrs", {}, error));
   EXPECT_EQ(error, "required attribute 'a_min' is missing");
-  EXPECT_FALSE(makeAttrs("test.SampleAttrs", {{"a_min", AttrValue::integer(0)}, {"bogus", AttrValue()}},
-                         error));
-  EXPECT_EQ(error, "unknown attribute 'bogus' for test.SampleAttrs");
   EXPECT_FALSE(makeAttrs("test.SampleAttrs",
-                         {{"a_min", AttrValue::integer(0)}, {"out_dtype", AttrValue::string("int7")}},
-                         error));
+                         {{"a_min", AttrValue::integer(0)}, {"bogus", AttrValue()}}, error));
+  EXPECT_EQ(error, "unknown attribute 'bogus' for test.SampleAttrs");
+  EXPECT_FALSE(makeAttrs(
+      "test.SampleAttrs",
+      {{"a_min", AttrValue::integer(0)}, {"out_dtype", AttrValue::string("int7")}}, error));
   EXPECT_NE(error.find("unknown dtype"), std::string::npos);
   EXPECT_FALSE(makeAttrs("test.SampleAttrs",
-                         {{"a_min", AttrValue::integer(0)}, {"layout", AttrValue::integer(3)}}, error));
+                         {{"a_min", AttrValue::integer(0)}, {"layout", AttrValue::integer(3)}},
+                         error));
   EXPECT_NE(error.find("expected a string"), std::string::npos);
   EXPECT_FALSE(makeAttrs("no.SuchAttrs", {}, error));
 }

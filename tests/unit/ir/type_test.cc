@@ -6,7 +6,8 @@ namespace tessera {
 namespace {
 
 TEST(Type, PrintsLikeRelay) {
-  EXPECT_EQ(typeToString(tensorType({1, 3, 4, 4}, DataType::float32())), "Tensor[(1, 3, 4, 4), float32]");
+  EXPECT_EQ(typeToString(tensorType({1, 3, 4, 4}, DataType::float32())),
+            "Tensor[(1, 3, 4, 4), float32]");
   EXPECT_EQ(typeToString(tensorType({16}, DataType::int8())), "Tensor[(16), int8]");
   EXPECT_EQ(typeToString(scalarType(DataType::int32())), "int32");
   Type t = tensorType({2}, DataType::float32());
@@ -26,7 +27,8 @@ TEST(Type, StructuralEqualityAndHash) {
   EXPECT_TRUE(typeEqual(a, b));
   EXPECT_EQ(typeHash(a), typeHash(b));
   EXPECT_FALSE(typeEqual(a, tupleType({tensorType({2, 3}, DataType::float32())})));
-  EXPECT_FALSE(typeEqual(tensorType({2}, DataType::float32()), tensorType({2}, DataType::float16())));
+  EXPECT_FALSE(
+      typeEqual(tensorType({2}, DataType::float32()), tensorType({2}, DataType::float16())));
   Type hole = incompleteType();
   EXPECT_FALSE(typeEqual(hole, incompleteType()));
   EXPECT_TRUE(typeEqual(hole, hole));

@@ -1,6 +1,6 @@
-// Inputs control graph depth, so every traversal must be iterative: a 100,000-node chain goes through
-// construction, inference, equality, hashing, printing, parsing, evaluation and destruction (run under
-// ASan in CI, where recursion this deep would overflow the stack).
+// Inputs control graph depth, so every traversal must be iterative: a 100,000-node chain goes
+// through construction, inference, equality, hashing, printing, parsing, evaluation and destruction
+// (run under ASan in CI, where recursion this deep would overflow the stack).
 #include <gtest/gtest.h>
 
 #include "relay/builder.h"

@@ -7,7 +7,9 @@
 namespace tessera::relay {
 namespace {
 
-Expr addOne(const Expr& x) { return callOp("add", {x, scalar(1.0)}); }
+Expr addOne(const Expr& x) {
+  return callOp("add", {x, scalar(1.0)});
+}
 
 TEST(StructuralEqual, AlphaEquivalentFunctionsAreEqual) {
   Var x = var("x", {2, 2});
@@ -34,8 +36,10 @@ TEST(StructuralEqual, DetectsDifferences) {
 
 TEST(StructuralEqual, ComparesAttributesAndFunctionAttrs) {
   Var x = var("x", {1, 4});
-  Expr c1 = callOp("clip", {x}, {{"a_min", AttrValue::floating(-1)}, {"a_max", AttrValue::floating(1)}});
-  Expr c2 = callOp("clip", {x}, {{"a_min", AttrValue::floating(-1)}, {"a_max", AttrValue::floating(2)}});
+  Expr c1 =
+      callOp("clip", {x}, {{"a_min", AttrValue::floating(-1)}, {"a_max", AttrValue::floating(1)}});
+  Expr c2 =
+      callOp("clip", {x}, {{"a_min", AttrValue::floating(-1)}, {"a_max", AttrValue::floating(2)}});
   EXPECT_FALSE(structuralEqual(makeFunction({x}, c1), makeFunction({x}, c2)));
   DictAttrs primitive;
   primitive.set("Primitive", AttrValue::integer(1));
@@ -68,7 +72,8 @@ TEST(StructuralEqual, ConstantsCompareBytes) {
   EXPECT_TRUE(structuralEqual(makeConstant(a), makeConstant(b)));
   b.setFloat(1, 1.0);
   EXPECT_FALSE(structuralEqual(makeConstant(a), makeConstant(b)));
-  EXPECT_FALSE(structuralEqual(makeConstant(a), makeConstantWithoutData(tensorType({2}, DataType::float32()))));
+  EXPECT_FALSE(structuralEqual(makeConstant(a),
+                               makeConstantWithoutData(tensorType({2}, DataType::float32()))));
 }
 
 TEST(StructuralEqual, ModulesCompareFunctionByFunction) {

@@ -20,8 +20,10 @@ TEST(TypeInfer, AssignsUntypedWeightsThroughRelations) {
   Var data = var("data", {1, 3, 224, 224});
   Var weight = var("graph_conv_weight");
   Expr conv = callOp("nn.conv2d", {data, weight},
-                     {{"strides", ints({2, 2})}, {"padding", ints({1, 1})},
-                      {"channels", AttrValue::integer(32)}, {"kernel_size", ints({3, 3})}});
+                     {{"strides", ints({2, 2})},
+                      {"padding", ints({1, 1})},
+                      {"channels", AttrValue::integer(32)},
+                      {"kernel_size", ints({3, 3})}});
   Expr bn = callOp("nn.batch_norm", {conv, var("gamma"), var("beta"), var("mean"), var("var")});
   Expr relu = callOp("nn.relu", {tupleGetItem(bn, 0)});
   IRModule m = inferTypes(IRModule::fromExpr(function(relu)));

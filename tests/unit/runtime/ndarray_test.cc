@@ -22,8 +22,8 @@ TEST(NDArray, LayoutMatchesDLPack) {
 
 TEST(NDArray, ConvertsOnElementAccess) {
   NDArray i8 = NDArray::empty({3}, DataType::int8());
-  i8.setInt(0, 300);  // wraps to 44
-  i8.setInt(1, -129);  // wraps to 127
+  i8.setInt(0, 300);     // wraps to 44
+  i8.setInt(1, -129);    // wraps to 127
   i8.setFloat(2, -2.7);  // truncates toward zero
   EXPECT_EQ(i8.getInt(0), 44);
   EXPECT_EQ(i8.getInt(1), 127);
@@ -59,8 +59,13 @@ TEST(NDArray, DLPackImportKeepsForeignMemoryAliveUntilLastUse) {
     DLManagedTensor managed{};
   };
   auto* foreign = new Foreign;
-  foreign->managed.dl_tensor = DLTensor{foreign->values, DLDevice{kDLCPU, 0}, 2,
-                                        DLDataType{kDLFloat, 32, 1}, foreign->shape, nullptr, 0};
+  foreign->managed.dl_tensor = DLTensor{foreign->values,
+                                        DLDevice{kDLCPU, 0},
+                                        2,
+                                        DLDataType{kDLFloat, 32, 1},
+                                        foreign->shape,
+                                        nullptr,
+                                        0};
   foreign->managed.manager_ctx = foreign;
   foreign->managed.deleter = [](DLManagedTensor* self) {
     ++deleted;
@@ -81,8 +86,8 @@ TEST(NDArray, RejectsNonCompactDLPackTensors) {
   static int64_t shape[2] = {2, 2};
   static int64_t strides[2] = {1, 2};  // column-major
   DLManagedTensor managed{};
-  managed.dl_tensor = DLTensor{values, DLDevice{kDLCPU, 0}, 2, DLDataType{kDLFloat, 32, 1}, shape,
-                               strides, 0};
+  managed.dl_tensor =
+      DLTensor{values, DLDevice{kDLCPU, 0}, 2, DLDataType{kDLFloat, 32, 1}, shape, strides, 0};
   EXPECT_THROW(NDArray::fromDLPack(&managed), DiagnosticError);
 }
 

@@ -15,10 +15,10 @@ std::string tempPath(const std::string& name) {
 }
 
 TEST(Npy, RoundTripsEveryDtype) {
-  for (DataType t : {DataType::boolType(), DataType::int8(), DataType::int16(), DataType::int32(),
-                     DataType::int64(), DataType::uint8(), DataType::uint16(), DataType::uint32(),
-                     DataType::uint64(), DataType::float16(), DataType::float32(),
-                     DataType::float64()}) {
+  for (DataType t :
+       {DataType::boolType(), DataType::int8(), DataType::int16(), DataType::int32(),
+        DataType::int64(), DataType::uint8(), DataType::uint16(), DataType::uint32(),
+        DataType::uint64(), DataType::float16(), DataType::float32(), DataType::float64()}) {
     NDArray a = NDArray::empty({2, 3}, t);
     for (int64_t i = 0; i < 6; ++i) a.setInt(i, i % 2);
     NDArray b = parseNpy(serializeNpy(a), "mem");
@@ -30,7 +30,8 @@ TEST(Npy, HeaderIsNumpyCompatible) {
   NDArray a = NDArray::empty({3}, DataType::float32());
   const std::string bytes = serializeNpy(a);
   EXPECT_EQ(bytes.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));
-  EXPECT_NE(bytes.find("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }"), std::string::npos);
+  EXPECT_NE(bytes.find("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }"),
+            std::string::npos);
   EXPECT_EQ((bytes.size() - a.nbytes()) % 64, 0u);  // data is 64-byte aligned
   NDArray s = NDArray::scalar(2.0, DataType::float64());
   EXPECT_NE(serializeNpy(s).find("'shape': ()"), std::string::npos);

@@ -25,9 +25,9 @@ TEST(Base64, RoundTripsAllByteValues) {
 }
 
 TEST(Base64, RejectsMalformedText) {
-  EXPECT_FALSE(base64Decode("abc").has_value());    // bad length
-  EXPECT_FALSE(base64Decode("ab!d").has_value());   // bad character
-  EXPECT_FALSE(base64Decode("a=bc").has_value());   // padding in the middle
+  EXPECT_FALSE(base64Decode("abc").has_value());   // bad length
+  EXPECT_FALSE(base64Decode("ab!d").has_value());  // bad character
+  EXPECT_FALSE(base64Decode("a=bc").has_value());  // padding in the middle
   EXPECT_FALSE(base64Decode("Zg==Zg==").has_value());
 }
 

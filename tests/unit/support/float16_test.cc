@@ -10,8 +10,8 @@ namespace {
 TEST(Float16, ConvertsKnownValues) {
   EXPECT_EQ(floatToHalf(1.0f), 0x3c00);
   EXPECT_EQ(floatToHalf(-2.0f), 0xc000);
-  EXPECT_EQ(floatToHalf(65504.0f), 0x7bff);   // largest finite half
-  EXPECT_EQ(floatToHalf(65520.0f), 0x7c00);   // rounds to infinity
+  EXPECT_EQ(floatToHalf(65504.0f), 0x7bff);                // largest finite half
+  EXPECT_EQ(floatToHalf(65520.0f), 0x7c00);                // rounds to infinity
   EXPECT_EQ(floatToHalf(5.960464477539063e-08f), 0x0001);  // smallest subnormal
   EXPECT_EQ(floatToHalf(0.0f), 0x0000);
   EXPECT_EQ(halfToFloat(0x3555), 0.333251953125f);
