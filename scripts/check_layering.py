@@ -15,10 +15,12 @@ LEVELS = {
     "support": 0,
     "runtime": 1,
     "ir": 2,
+    "vta/rt": 1,
     "relay": 4,
     "relay/op": 4,
     "relay/text": 4,
     "relay/interp": 5,
+    "relay/transform": 6,
     "tools": 11,
 }
 # Same-level folders that must not see each other: the core graph IR must not depend on its printer.

@@ -1,8 +1,12 @@
 #include "test_util.h"
 
+#include "relay/interp/interpreter.h"
+#include "relay/type_infer.h"
+
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -77,6 +81,36 @@ std::vector<double> valuesOf(const NDArray& a) {
     return ::testing::AssertionSuccess();
   }
   return ::testing::AssertionFailure() << "value kinds differ";
+}
+
+std::vector<relay::Value> randomInputs(const relay::IRModule& module, uint64_t seed,
+                                       const std::string& fn) {
+  relay::IRModule typed = relay::inferTypes(module);
+  std::vector<relay::Value> inputs;
+  for (const relay::Var& p : typed.lookup(fn)->params) {
+    const auto* t = p->typeAnnotation->as<TensorTypeNode>();
+    EXPECT_NE(t, nullptr) << "parameter %" << p->nameHint << " is not a tensor";
+    if (!t) continue;
+    std::optional<std::vector<int64_t>> dims = staticShape(t->shape);
+    EXPECT_TRUE(dims.has_value()) << "parameter %" << p->nameHint << " has a dynamic shape";
+    if (!dims) continue;
+    const double lo = t->dtype.isFloat() ? -1.0 : -64.0;
+    const double hi = t->dtype.isFloat() ? 1.0 : 64.0;
+    inputs.emplace_back(randomTensor(*dims, t->dtype, seed + inputs.size() * 7919, lo, hi));
+  }
+  return inputs;
+}
+
+::testing::AssertionResult sameBehaviour(const relay::IRModule& before, const relay::IRModule& after,
+                                         int trials, double rtol, double atol) {
+  relay::Interpreter a(before);
+  relay::Interpreter b(after);
+  for (int trial = 0; trial < trials; ++trial) {
+    std::vector<relay::Value> inputs = randomInputs(before, 1000 + trial);
+    ::testing::AssertionResult r = valuesClose(b.run(inputs), a.run(inputs), rtol, atol);
+    if (!r) return r << " (trial " << trial << ")";
+  }
+  return ::testing::AssertionSuccess();
 }
 
 std::string sourcePath(const std::string& relative) {

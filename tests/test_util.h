@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "relay/module.h"
 #include "relay/value.h"
 #include "runtime/ndarray.h"
 
@@ -26,6 +27,13 @@ std::vector<double> valuesOf(const NDArray& a);
                                     double atol = 1e-6);
 ::testing::AssertionResult valuesClose(const relay::Value& a, const relay::Value& b,
                                        double rtol = 1e-5, double atol = 1e-6);
+/// Seeded random values for every parameter of `fn` of `module` (static tensor types only).
+std::vector<relay::Value> randomInputs(const relay::IRModule& module, uint64_t seed,
+                                       const std::string& fn = "main");
+/// The differential check every pass test uses: runs `before` and `after` with the interpreter on
+/// `trials` sets of seeded random inputs and compares the results (exactly for integer outputs).
+::testing::AssertionResult sameBehaviour(const relay::IRModule& before, const relay::IRModule& after,
+                                         int trials = 3, double rtol = 1e-5, double atol = 1e-5);
 /// Path of a file in the source tree (TESSERA_SOURCE_DIR is set by CTest).
 std::string sourcePath(const std::string& relative);
 std::string readFile(const std::string& path);

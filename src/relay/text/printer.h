@@ -17,8 +17,13 @@ struct PrintOptions {
   bool metadata = false;
   /// Print `/* ty=... */` annotations (and spans, if any) after each node.
   bool types = true;
-  /// Print `span=file:line:col` inside the annotations of nodes that have spans.
+  /// Print `span=NAME:LINE:COL` inside the annotations of nodes that have spans. Spans at line 0
+  /// are provenance labels set by frontends (`span=aten___convolution_0:0:0`) and are printed;
+  /// spans at line >= 1 are positions in a parsed text file, kept for diagnostics, and printed
+  /// only with `textSpans` (re-printing a parsed file would otherwise locate every node).
   bool spans = true;
+  /// Also print spans that are positions in a parsed text file (see `spans`).
+  bool textSpans = false;
 };
 
 /// Prints a whole module: functions sorted by name, separated by blank lines.
@@ -26,7 +31,8 @@ std::string printModule(const IRModule& module, const PrintOptions& options = {}
 /// Prints one expression (e.g. a Function as `fn (...) -> T { ... }`, or a bare expression with
 /// `free_var` declarations).
 std::string printExpr(const Expr& e, const PrintOptions& options = {});
-/// The round-trippable form: header + metadata. parseModule(printRoundTrip(m)) is structurally equal to m.
+/// The round-trippable form: header + metadata. parseModule(printRoundTrip(m)) is structurally
+/// equal to m. Floats are written with as many digits as they need to read back exactly.
 std::string printRoundTrip(const IRModule& module);
 
 }  // namespace tessera::relay
