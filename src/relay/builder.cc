@@ -27,7 +27,9 @@ Expr tupleGetItem(Expr t, int index) {
   return makeTupleGetItem(std::move(t), index);
 }
 Function function(Expr body) {
-  return makeFunction(freeVars(body), std::move(body));
+  std::vector<Var> params =
+      freeVars(body);  // before `body` is moved: argument order is unspecified
+  return makeFunction(std::move(params), std::move(body));
 }
 
 Expr callOp(const std::string& opName, std::vector<Expr> args,

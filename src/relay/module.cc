@@ -13,7 +13,8 @@ IRModule IRModule::fromExpr(const Expr& e) {
     m.add("main", fn);
     return m;
   }
-  m.add("main", makeFunction(freeVars(e), e));
+  std::vector<Var> params = freeVars(e);
+  m.add("main", makeFunction(std::move(params), e));
   return m;
 }
 

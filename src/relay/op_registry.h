@@ -99,22 +99,22 @@ struct OpAttrEntry {
 
 /// Everything known about one operator.
 struct OpDef {
-  std::string name;
-  std::vector<std::string> args;  ///< argument names; their count is the op's arity
-  std::string summary;
-  AttrsType attrs;  ///< empty typeKey: the op takes no attributes
-  TypeRelation typeRelation;
+  std::string name = {};
+  std::vector<std::string> args = {};  ///< argument names; their count is the op's arity
+  std::string summary = {};
+  AttrsType attrs = {};  ///< empty typeKey: the op takes no attributes
+  TypeRelation typeRelation = {};
   OpPattern pattern = OpPattern::kOpaque;
-  RefKernel kernel;
+  RefKernel kernel = {};
   bool stateful = false;          ///< never constant-folded or deduplicated (nn.dropout)
   bool reshapeOnly = false;       ///< reshape-like (TReshapeOp)
   bool nonComputational = false;  ///< annotation-like op ignored by FoldConstant/FuseOps
   int supportLevel = 10;
 
   // Filled by the registry:
-  std::map<std::string, OpAttrEntry> attrMap;
-  Op node;
-  Attrs defaultAttrs;
+  std::map<std::string, OpAttrEntry> attrMap = {};
+  Op node = nullptr;
+  Attrs defaultAttrs = nullptr;
 };
 
 /// The global table of ops. Built-in ops are registered on first use, from the table in

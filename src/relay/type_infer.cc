@@ -274,25 +274,27 @@ class ModuleTypeInferencer {
 
   // Runs every pending relation whose inputs are known enough, until nothing changes.
   void solve() {
+    // Each sweep keeps what could not be decided yet; compaction keeps a sweep linear in the number
+    // of pending constraints (erasing one by one would be quadratic on long chains).
     bool progress = true;
     while (progress) {
       progress = false;
-      for (size_t i = 0; i < projections_.size();) {
-        if (solveProjection(projections_[i])) {
-          projections_.erase(projections_.begin() + static_cast<std::ptrdiff_t>(i));
+      std::vector<std::pair<Expr, Type>> projectionsLeft;
+      for (const auto& projection : projections_) {
+        if (solveProjection(projection))
           progress = true;
-        } else {
-          ++i;
-        }
+        else
+          projectionsLeft.push_back(projection);
       }
-      for (size_t i = 0; i < pending_.size();) {
-        if (solveRelation(pending_[i])) {
-          pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(i));
+      projections_.swap(projectionsLeft);
+      std::vector<PendingRelation> pendingLeft;
+      for (PendingRelation& relation : pending_) {
+        if (solveRelation(relation))
           progress = true;
-        } else {
-          ++i;
-        }
+        else
+          pendingLeft.push_back(std::move(relation));
       }
+      pending_.swap(pendingLeft);
     }
     if (!pending_.empty()) {
       const PendingRelation& p = pending_.front();

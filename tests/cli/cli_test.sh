@@ -32,7 +32,7 @@ expect 0 "top-level help" -- "$tessera" --help
 contains "$work/out" "print FILE" "help lists print"
 expect 2 "no command" -- "$tessera"
 expect 2 "unknown command" -- "$tessera" frobnicate
-for cmd in print run demo; do
+for cmd in print run demo vta; do
   expect 0 "$cmd --help" -- "$tessera" "$cmd" --help
   contains "$work/out" "usage: tessera $cmd" "$cmd help text"
 done

@@ -1,5 +1,6 @@
 // Replays a fuzz target over its seed corpus in ordinary (non-fuzzing) builds, so every build
 // checks that the corpus still passes. Arguments: files or directories.
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>

@@ -48,9 +48,11 @@ std::string formatValue(const relay::Value& v, int maxElements = 64);
 int cmdPrint(Args& args);
 int cmdRun(Args& args);
 int cmdDemo(Args& args);
+int cmdVta(Args& args);
 
 extern const char* const kPrintUsage;
 extern const char* const kRunUsage;
 extern const char* const kDemoUsage;
+extern const char* const kVtaUsage;
 
 }  // namespace tessera::cli

@@ -16,6 +16,7 @@ const char* const kMainUsage =
     "  print FILE      parse a Relay text module, infer its types, print it\n"
     "  run FILE        run a module's @main on .npy inputs with the reference interpreter\n"
     "  demo            build seed 003's conv+batch_norm+relu block, print it and run it\n"
+    "  vta sim|disasm  run a VTA program on the functional simulator, or disassemble it\n"
     "  help [COMMAND]  show help for a command\n"
     "\n"
     "Every command accepts --help.\n";
@@ -30,6 +31,7 @@ const Command kCommands[] = {
     {"print", tessera::cli::cmdPrint, &tessera::cli::kPrintUsage},
     {"run", tessera::cli::cmdRun, &tessera::cli::kRunUsage},
     {"demo", tessera::cli::cmdDemo, &tessera::cli::kDemoUsage},
+    {"vta", tessera::cli::cmdVta, &tessera::cli::kVtaUsage},
 };
 
 const Command* findCommand(const std::string& name) {

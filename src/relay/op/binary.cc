@@ -247,6 +247,8 @@ bool accepts(const BinaryDef& def, DataType t) {
   return def.onUInt != nullptr;
 }
 
+// The dtype checks come first so a mixed-dtype call is reported as such even when its shapes
+// also disagree.
 std::optional<Type> binaryRel(const TypeReporter& r, const BinaryDef& def) {
   const TensorTypeNode* a = r.tensorArg(0);
   const TensorTypeNode* b = r.tensorArg(1);
@@ -264,6 +266,9 @@ std::optional<Type> binaryRel(const TypeReporter& r, const BinaryDef& def) {
   return tensorType(std::move(shape), def.boolResult ? DataType::boolType() : a->dtype);
 }
 
+// Operands are read at full precision (double, int64 or uint64) through the broadcast index maps
+// and the result is rounded or wrapped once into the output dtype; comparisons store 0/1 into
+// bool.
 Value binaryKernel(const BinaryDef& def, const std::vector<Value>& args, const Type& outType) {
   const NDArray& a = tensorAt(args, 0);
   const NDArray& b = tensorAt(args, 1);
@@ -278,6 +283,7 @@ Value binaryKernel(const BinaryDef& def, const std::vector<Value>& args, const T
       out.setFloat(i, def.onFloat(a.getFloat(ja), b.getFloat(jb)));
       continue;
     }
+    // Checked before the element function runs: C++ integer division by zero is undefined.
     if (def.divides && b.getUInt(jb) == 0) {
       throwDiagnostic("binary_c4",
                       "integer division by zero: rhs of type " + b.describe() +
@@ -299,6 +305,7 @@ Expr callBinary(const char* name, Expr lhs, Expr rhs) {
 }  // namespace
 
 void registerBinaryOps(OpRegistry& r) {
+  // The table has static storage, so the relation and kernel closures can keep a pointer to it.
   for (const BinaryDef& def : kBinaryOps) {
     const BinaryDef* d = &def;
     r.add(OpDef{
@@ -312,6 +319,8 @@ void registerBinaryOps(OpRegistry& r) {
     });
   }
 }
+
+// --- builders: one call per op, without attributes ---------------------------------------------
 
 Expr add(Expr lhs, Expr rhs) {
   return callBinary("add", std::move(lhs), std::move(rhs));

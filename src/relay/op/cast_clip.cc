@@ -11,6 +11,7 @@
 #include "relay/op/op_common.h"
 #include "relay/op/op_families.h"
 #include "relay/op/tensor.h"
+#include "support/check.h"
 
 namespace tessera::relay {
 namespace {
@@ -90,9 +91,17 @@ NDArray boundIn(double bound, DataType dtype) {
   return converted;
 }
 
+// Identity type; reading the attrs makes a call built without its required bounds an internal
+// error here rather than in the kernel.
+std::optional<Type> clipRel(const TypeReporter& r) {
+  (void)r.attrs<ClipAttrs>();
+  return identityRel(r);
+}
+
 Value clipKernel(const std::vector<Value>& args, const AttrsNode* attrs, const Type& outType) {
   const NDArray& x = tensorAt(args, 0);
   const auto* a = attrsAs<ClipAttrs>(attrs);
+  TS_CHECK(a) << "clip without ClipAttrs";
   NDArray out = allocTensor(outType);
   const DataType t = x.dtype();
   const NDArray lo = boundIn(a->aMin, t);
@@ -145,6 +154,7 @@ int32_t fixedPointMultiplyElement(int64_t x, int32_t m, int32_t s) {
 std::optional<Type> fixedPointMultiplyRel(const TypeReporter& r) {
   const TensorTypeNode* t = r.tensorArg(0);
   if (!t) return std::nullopt;
+  (void)r.attrs<FixedPointMultiplyAttrs>();  // required: a call without them is a bug
   if (!t->dtype.isInteger()) {
     r.fail("fixed_point_multiply_c1",
            "data of type " + typeToString(r.arg(0)) + " must have an integer dtype");
@@ -156,6 +166,7 @@ Value fixedPointMultiplyKernel(const std::vector<Value>& args, const AttrsNode* 
                                const Type& outType) {
   const NDArray& x = tensorAt(args, 0);
   const auto* a = attrsAs<FixedPointMultiplyAttrs>(attrs);
+  TS_CHECK(a) << "fixed_point_multiply without FixedPointMultiplyAttrs";
   NDArray out = allocTensor(outType);
   // The result is narrowed through int32 even for int64 data (spec §3.7), then widened back.
   for (int64_t i = 0; i < x.numel(); ++i)
@@ -185,6 +196,8 @@ std::pair<int32_t, int32_t> fixedPointMultiplierShift(double value) {
   return {static_cast<int32_t>(q), exponent};
 }
 
+// The annotations are kOpaque so FuseOps keeps them as boundaries; neither is
+// TNonComputational (spec §1.5), so FoldConstant may fold through them.
 void registerCastOps(OpRegistry& r) {
   r.add(OpDef{.name = "cast",
               .args = {"data"},
@@ -197,7 +210,7 @@ void registerCastOps(OpRegistry& r) {
               .args = {"data"},
               .summary = "min(max(x, a_min), a_max) with the bounds in x's dtype",
               .attrs = attrsType<ClipAttrs>(),
-              .typeRelation = identityRel,
+              .typeRelation = clipRel,
               .pattern = OpPattern::kElemWise,
               .kernel = clipKernel});
   r.add(OpDef{.name = "fixed_point_multiply",
@@ -221,6 +234,8 @@ void registerCastOps(OpRegistry& r) {
               .pattern = OpPattern::kOpaque,
               .kernel = identityKernel});
 }
+
+// --- builders ------------------------------------------------------------------------------------
 
 Expr cast(Expr data, DataType dtype) {
   return makeCall(opByName("cast"), {std::move(data)}, makeAttrs(CastAttrs{.dtype = dtype}));

@@ -73,6 +73,7 @@ Value zerosKernel(const std::vector<Value>&, const AttrsNode*, const Type& outTy
   return allocTensor(outType);  // allocation zero-fills
 }
 
+// setInt(1) stores 1 in every dtype, including floats and bool.
 Value onesKernel(const std::vector<Value>&, const AttrsNode*, const Type& outType) {
   NDArray out = allocTensor(outType);
   for (int64_t i = 0; i < out.numel(); ++i) out.setInt(i, 1);
@@ -89,6 +90,8 @@ Value fullLikeKernel(const std::vector<Value>& args, const AttrsNode*, const Typ
 
 }  // namespace
 
+// zeros/ones/full share InitOpAttrs with broadcast_to (as TVM does); the *_like ops take their
+// whole type from `data` and need no attributes.
 void registerCreationOps(OpRegistry& r) {
   r.add(OpDef{.name = "zeros",
               .args = {},
@@ -130,6 +133,8 @@ void registerCreationOps(OpRegistry& r) {
               .pattern = OpPattern::kElemWise,
               .kernel = fullLikeKernel});
 }
+
+// --- builders ------------------------------------------------------------------------------------
 
 Expr zeros(std::vector<int64_t> shape, DataType dtype) {
   return makeCall(opByName("zeros"), {},

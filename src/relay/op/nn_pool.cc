@@ -95,13 +95,13 @@ std::optional<Type> pool2dRel(const TypeReporter& r) {
   if (!data) return std::nullopt;
   const A& a = r.attrs<A>();
   const HW hw = poolLayout(a.layout, a.outLayout, *data, r);
-  auto list = [](const std::vector<int64_t>& v) { return toAttrValue(v).str(); };
+  auto str = [](const std::vector<int64_t>& v) { return toAttrValue(v).str(); };
   if (!isPair(a.poolSize) || !isPair(a.strides) || !isPair(a.dilation))
     r.fail("pool2d_c2", "pool_size, strides and dilation must be 2 positive values but are " +
-                            list(a.poolSize) + ", " + list(a.strides) + ", " + list(a.dilation));
+                            str(a.poolSize) + ", " + str(a.strides) + ", " + str(a.dilation));
   const auto pads = nn::detail::expandPadding(a.padding);
   if (!pads || std::any_of(pads->begin(), pads->end(), [](int64_t p) { return p < 0; }))
-    r.fail("pool2d_c2", "padding must be 1, 2 or 4 non-negative values but is " + list(a.padding));
+    r.fail("pool2d_c2", "padding must be 1, 2 or 4 non-negative values but is " + str(a.padding));
   Shape out = data->shape;
   const int axes[2] = {hw.h, hw.w};
   for (int k = 0; k < 2; ++k) {
@@ -110,9 +110,9 @@ std::optional<Type> pool2dRel(const TypeReporter& r) {
     out[axes[k]] = nn::detail::slidingOutDim(in, padTotal, a.poolSize[k], a.strides[k],
                                              a.dilation[k], a.ceilMode);
     if (out[axes[k]].isConst() && out[axes[k]].value() < 1)
-      r.fail("pool2d_c3", "pool_size=" + list(a.poolSize) + " with dilation=" + list(a.dilation) +
+      r.fail("pool2d_c3", "pool_size=" + str(a.poolSize) + " with dilation=" + str(a.dilation) +
                               " does not fit data shape " + shapeToString(data->shape) +
-                              " padded by " + list(a.padding));
+                              " padded by " + str(a.padding));
   }
   return tensorType(out, data->dtype);
 }

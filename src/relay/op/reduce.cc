@@ -44,6 +44,8 @@ std::vector<bool> reducedMask(const std::optional<std::vector<int64_t>>& axis, b
   return listed;
 }
 
+// Shared by both attrs structs (ReduceAttrs, ArgReduceAttrs have the same axis fields); index
+// reductions return int32 as TVM's ArgReduceRel does.
 template <typename A>
 std::optional<Type> reduceRel(const TypeReporter& r, bool indexResult) {
   const TensorTypeNode* t = r.tensorArg(0);
@@ -186,6 +188,8 @@ void reduceTyped(ReduceKind kind, const NDArray& x, const NDArray& out, const Re
   if (kind == ReduceKind::kProd) init = T{1};
   if (kind == ReduceKind::kMax) init = extreme<T>(t, false);
   if (kind == ReduceKind::kMin) init = extreme<T>(t, true);
+  // One accumulator per output element, filled in input order so ties and NaNs resolve as in a
+  // sequential loop.
   std::vector<T> acc(static_cast<size_t>(plan.outCount), init);
   for (int64_t i = 0; i < x.numel(); ++i) {
     int64_t o = 0, red = 0;
@@ -206,6 +210,7 @@ void reduceTyped(ReduceKind kind, const NDArray& x, const NDArray& out, const Re
   }
 }
 
+// Attrs may be absent on a call evaluated outside type inference; the defaults reduce all axes.
 Value reduceKernel(ReduceKind kind, const std::vector<Value>& args, const AttrsNode* attrs,
                    const Type& outType) {
   const NDArray& x = tensorAt(args, 0);
@@ -283,6 +288,7 @@ constexpr ReduceRow kReduceOps[] = {
 
 }  // namespace
 
+// The reductions differ only in ReduceKind, so one row each; argmax/argmin share a kernel too.
 void registerReduceOps(OpRegistry& r) {
   for (const ReduceRow& row : kReduceOps) {
     const ReduceKind kind = row.kind;
@@ -313,6 +319,8 @@ void registerReduceOps(OpRegistry& r) {
     });
   }
 }
+
+// --- builders ------------------------------------------------------------------------------------
 
 Expr sum(Expr data, ReduceAttrs attrs) {
   return makeCall(opByName("sum"), {std::move(data)}, makeAttrs(std::move(attrs)));

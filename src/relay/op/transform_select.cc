@@ -93,6 +93,7 @@ std::optional<Type> concatenateRel(const TypeReporter& r) {
   return tensorType(std::move(out), first->dtype);
 }
 
+// The output is `outer` slabs; each input contributes a contiguous run of its own slab to each.
 Value concatenateKernel(const std::vector<Value>& args, const AttrsNode* attrs,
                         const Type& outType) {
   TS_CHECK(!args.empty() && args[0].isTuple()) << "concatenate expects a tuple";
@@ -154,6 +155,7 @@ Value stackKernel(const std::vector<Value>& args, const AttrsNode* attrs, const 
 
 // --- split ---------------------------------------------------------------------------------------
 
+// indices_or_sections is an AttrValue because TVM accepts an int or a list in the same field.
 std::optional<Type> splitRel(const TypeReporter& r) {
   const TensorTypeNode* t = r.tensorArg(0);
   if (!t) return std::nullopt;
@@ -199,6 +201,8 @@ std::optional<Type> splitRel(const TypeReporter& r) {
   return tupleType(std::move(fields));
 }
 
+// The piece extents come from the inferred TupleType, so the relation's arithmetic is not
+// repeated here.
 Value splitKernel(const std::vector<Value>& args, const AttrsNode* attrs, const Type& outType) {
   const NDArray& x = tensorAt(args, 0);
   const auto* tuple = outType->as<TupleTypeNode>();
@@ -330,6 +334,7 @@ Value stridedSliceKernel(const std::vector<Value>& args, const AttrsNode* attrs,
 
 // --- take ----------------------------------------------------------------------------------------
 
+// Output: data[:axis] + indices[batch_dims:] + data[axis+1:] (TVM's TakeRel).
 std::optional<Type> takeRel(const TypeReporter& r) {
   const TensorTypeNode* data = r.tensorArg(0);
   const TensorTypeNode* indices = r.tensorArg(1);
@@ -371,6 +376,8 @@ int64_t resolveIndex(int64_t index, int64_t extent, const std::string& mode) {
   return index;
 }
 
+// Each output coordinate splits into (data prefix, index coordinates, data suffix); the batch
+// coordinates are shared between data and indices.
 Value takeKernel(const std::vector<Value>& args, const AttrsNode* attrs, const Type& outType) {
   const NDArray& data = tensorAt(args, 0);
   const NDArray& indices = tensorAt(args, 1);
@@ -435,6 +442,8 @@ Value whereKernel(const std::vector<Value>& args, const AttrsNode*, const Type& 
 
 }  // namespace
 
+// where is kBroadcast as in TVM (its output is a broadcast of three inputs); the rest are
+// kInjective.
 void registerSelectOps(OpRegistry& r) {
   r.add(OpDef{.name = "concatenate",
               .args = {"data"},
@@ -479,6 +488,9 @@ void registerSelectOps(OpRegistry& r) {
               .kernel = whereKernel});
 }
 
+// --- builders ------------------------------------------------------------------------------------
+
+// concatenate and stack take one Tuple argument, as in TVM; the builders make the Tuple.
 Expr concatenate(std::vector<Expr> fields, int axis) {
   return makeCall(opByName("concatenate"), {makeTuple(std::move(fields))},
                   makeAttrs(ConcatenateAttrs{.axis = axis}));

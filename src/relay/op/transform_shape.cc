@@ -219,6 +219,7 @@ std::vector<int64_t> permutation(const TransposeAttrs& a, const Shape& shape,
   return perm;
 }
 
+// out[i] = in[perm[i]]: the output's axis i is the input's axis perm[i].
 std::optional<Type> transposeRel(const TypeReporter& r) {
   const TensorTypeNode* t = r.tensorArg(0);
   if (!t) return std::nullopt;
@@ -227,6 +228,7 @@ std::optional<Type> transposeRel(const TypeReporter& r) {
   return tensorType(std::move(out), t->dtype);
 }
 
+// Walks the output in row-major order and gathers: every output element is written once.
 Value transposeKernel(const std::vector<Value>& args, const AttrsNode* attrs, const Type& outType) {
   const NDArray& x = tensorAt(args, 0);
   NDArray out = allocTensor(outType);
@@ -243,6 +245,8 @@ Value transposeKernel(const std::vector<Value>& args, const AttrsNode* attrs, co
 
 // --- broadcast_to, expand_dims, squeeze ----------------------------------------------------------
 
+// TVM assigns `shape` without checking it; we check numpy compatibility so the kernel's
+// BroadcastIndexer never sees an impossible shape.
 std::optional<Type> broadcastToRel(const TypeReporter& r) {
   const TensorTypeNode* t = r.tensorArg(0);
   if (!t) return std::nullopt;
@@ -270,6 +274,7 @@ Value broadcastToKernel(const std::vector<Value>& args, const AttrsNode*, const 
   return out;
 }
 
+// A negative axis counts from rank + 1 (TVM): -1 appends after the last axis.
 std::optional<Type> expandDimsRel(const TypeReporter& r) {
   const TensorTypeNode* t = r.tensorArg(0);
   if (!t) return std::nullopt;
@@ -326,6 +331,8 @@ Layout parseLayoutOrFail(const std::string& text, const char* field, const TypeR
   return *layout;
 }
 
+// convertShape does not look at sub-axis extents, so the relation checks them against the source
+// layout's factors (layout_transform_c2) before converting (layout_transform_c3).
 std::optional<Type> layoutTransformRel(const TypeReporter& r) {
   const TensorTypeNode* t = r.tensorArg(0);
   if (!t) return std::nullopt;
@@ -357,6 +364,7 @@ Value layoutTransformKernel(const std::vector<Value>& args, const AttrsNode* att
                             const Type& outType) {
   const NDArray& x = tensorAt(args, 0);
   const auto* a = attrsAs<LayoutTransformAttrs>(attrs);
+  TS_CHECK(a) << "layout_transform without LayoutTransformAttrs";
   const Layout src = *Layout::parse(a->srcLayout);
   const Layout dst = *Layout::parse(a->dstLayout);
   NDArray out = allocTensor(outType);
@@ -389,6 +397,8 @@ Value layoutTransformKernel(const std::vector<Value>& args, const AttrsNode* att
 
 }  // namespace
 
+// reshape-like ops (TReshapeOp) keep the element order, which FuseOps relies on for
+// relay.reshape_only; transpose and layout_transform move elements and are not reshape-only.
 void registerShapeOps(OpRegistry& r) {
   r.add(OpDef{.name = "reshape",
               .args = {"data"},
@@ -444,6 +454,8 @@ void registerShapeOps(OpRegistry& r) {
               .pattern = OpPattern::kInjective,
               .kernel = layoutTransformKernel});
 }
+
+// --- builders ------------------------------------------------------------------------------------
 
 Expr reshape(Expr data, std::vector<int64_t> newshape, bool allowzero) {
   return makeCall(opByName("reshape"), {std::move(data)},

@@ -148,6 +148,7 @@ const UnaryDef kUnaryOps[] = {
      .boolResult = true},
 };
 
+// Bool is a 1-bit unsigned type, so it has its own flag rather than following onUInt.
 bool accepts(const UnaryDef& def, DataType t) {
   if (t.isFloat()) return def.onFloat != nullptr;
   if (t.isInt()) return def.onInt != nullptr;
@@ -179,6 +180,9 @@ std::optional<Type> unaryRel(const TypeReporter& r, const UnaryDef& def) {
   return r.arg(0);
 }
 
+// Each element function sees the value at full precision (double, int64 or uint64); the setter
+// then rounds or wraps it once into the output dtype, which is what "compute in double, store
+// into the dtype" and "integers wrap" mean for every width.
 Value unaryKernel(const UnaryDef& def, const std::vector<Value>& args, const Type& outType) {
   const NDArray& x = tensorAt(args, 0);
   NDArray out = allocTensor(outType);
@@ -203,6 +207,7 @@ Expr callUnary(const char* name, Expr data) {
 }  // namespace
 
 void registerUnaryOps(OpRegistry& r) {
+  // The table has static storage, so the relation and kernel closures can keep a pointer to it.
   for (const UnaryDef& def : kUnaryOps) {
     const UnaryDef* d = &def;
     r.add(OpDef{
@@ -216,6 +221,8 @@ void registerUnaryOps(OpRegistry& r) {
     });
   }
 }
+
+// --- builders: one call per op, without attributes ---------------------------------------------
 
 Expr negative(Expr data) {
   return callUnary("negative", std::move(data));

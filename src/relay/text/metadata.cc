@@ -36,6 +36,12 @@ Span spanAt(std::string_view payload, size_t offset, const Span& start) {
   return s;
 }
 
+// nlohmann's messages start with a tag: "[json.exception.parse_error.101] parse error at ...".
+std::string withoutJsonTag(const std::string& message) {
+  const size_t p = message.find("] ");
+  return p == std::string::npos ? message : message.substr(p + 2);
+}
+
 void checkDepth(std::string_view payload, const Span& start) {
   int depth = 0;
   bool inString = false;
@@ -142,11 +148,11 @@ std::vector<Constant> decodeMetadata(std::string_view payload, const Span& start
     doc = nlohmann::json::parse(payload.begin(), payload.end());
   } catch (const nlohmann::json::parse_error& e) {
     const size_t offset = e.byte > 0 ? e.byte - 1 : 0;
-    std::string message = e.what();
-    // nlohmann's message starts with "[json.exception.parse_error.101] parse error at ...".
-    if (const size_t p = message.find("] "); p != std::string::npos) message = message.substr(p + 2);
-    throwDiagnostic("metadata", "malformed metadata JSON: " + message,
+    throwDiagnostic("metadata", "malformed metadata JSON: " + withoutJsonTag(e.what()),
                     spanAt(payload, offset, start));
+  } catch (const nlohmann::json::exception& e) {
+    // E.g. a number too large for a double ("out_of_range.406"); nlohmann gives no position.
+    throwDiagnostic("metadata", "malformed metadata JSON: " + withoutJsonTag(e.what()), start);
   }
   if (!doc.is_object()) throwDiagnostic("metadata", "expected a JSON object after #[metadata]", start);
   std::vector<Constant> constants;

@@ -38,7 +38,8 @@ bool skippedByFunctionPasses(const FunctionNode& fn) {
 
 class FunctionPass final : public PassNode {
  public:
-  FunctionPass(PassInfo info, FunctionTransform fn) : PassNode(std::move(info)), fn_(std::move(fn)) {}
+  FunctionPass(PassInfo info, FunctionTransform fn)
+      : PassNode(std::move(info)), fn_(std::move(fn)) {}
 
  protected:
   IRModule transform(const IRModule& module, PassContext& ctx) const override {
@@ -90,7 +91,8 @@ IRModule PassNode::operator()(const IRModule& module, PassContext& ctx) const {
   }
   --passDepth;
   if (ctx.timePasses) {
-    const std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;
+    const std::chrono::duration<double, std::milli> elapsed =
+        std::chrono::steady_clock::now() - start;
     ctx.timings[timingIndex].milliseconds = elapsed.count();
   }
   if (ctx.printAfterAll || ctx.printAfter.count(info_.name)) {
@@ -114,7 +116,8 @@ Pass makeFunctionPass(PassInfo info, FunctionTransform transform) {
 }
 
 Pass sequential(std::vector<Pass> passes, std::string name, int optLevel) {
-  return std::make_shared<SequentialPass>(PassInfo{std::move(name), optLevel, {}}, std::move(passes));
+  return std::make_shared<SequentialPass>(PassInfo{std::move(name), optLevel, {}},
+                                          std::move(passes));
 }
 
 bool passEnabled(const PassInfo& info, const PassContext& ctx) {

@@ -1,6 +1,6 @@
-// Pass infrastructure: module and function passes, Sequential, and the PassContext that gates passes by
-// opt level, required/disabled names and a config map, and instruments them (timing, printing the
-// module after a named pass).
+// Pass infrastructure: module and function passes, Sequential, and the PassContext that gates
+// passes by opt level, required/disabled names and a config map, and instruments them (timing,
+// printing the module after a named pass).
 #pragma once
 
 #include <chrono>
@@ -27,8 +27,8 @@ struct PassTiming {
 /// The environment passes run in (TVM's PassContext). Default opt level 2, as in TVM.
 struct PassContext {
   int optLevel = 2;
-  std::set<std::string> requiredPasses;  ///< run even when the opt level is too low
-  std::set<std::string> disabledPasses;  ///< never run inside a Sequential
+  std::set<std::string> requiredPasses;     ///< run even when the opt level is too low
+  std::set<std::string> disabledPasses;     ///< never run inside a Sequential
   std::map<std::string, AttrValue> config;  ///< e.g. "relay.FuseOps.max_depth" -> 256
   /// Instrumentation.
   bool timePasses = false;

@@ -14,8 +14,8 @@
 namespace tessera::vta {
 namespace {
 
-constexpr std::array<std::string_view, 7> kTargets = {"sim",      "tsim",     "pynq",     "ultra96",
-                                                      "zcu104",   "de10nano", "intelfocl"};
+constexpr std::array<std::string_view, 7> kTargets = {"sim",    "tsim",     "pynq",     "ultra96",
+                                                      "zcu104", "de10nano", "intelfocl"};
 
 // Element sizes above one page cannot be DMA'd by the reference runtime (its page-size check).
 constexpr int64_t kMaxElemBytes = 4096;
@@ -27,7 +27,7 @@ constexpr int64_t kMaxElemBytes = 4096;
 // The ten integer fields, in vta_config.json order, with their member in Config.
 struct IntField {
   std::string_view key;
-  int Config::*member;
+  int Config::* member;
 };
 constexpr std::array<IntField, 9> kIntFields = {{
     {"LOG_INP_WIDTH", &Config::logInpWidth},
@@ -61,7 +61,9 @@ void checkDepth(std::string_view source, std::string_view name, int logDepth) {
 
 }  // namespace
 
-int Config::logUopSrcDepth() const { return std::max(logAccBuffDepth(), logInpBuffDepth()); }
+int Config::logUopSrcDepth() const {
+  return std::max(logAccBuffDepth(), logInpBuffDepth());
+}
 
 std::string Config::bitstream() const {
   std::ostringstream os;
@@ -71,7 +73,9 @@ std::string Config::bitstream() const {
   return os.str();
 }
 
-std::string Config::model() const { return target + "_" + bitstream(); }
+std::string Config::model() const {
+  return target + "_" + bitstream();
+}
 
 void Config::validate(std::string_view source) const {
   if (std::find(kTargets.begin(), kTargets.end(), target) == kTargets.end()) {
@@ -82,8 +86,8 @@ void Config::validate(std::string_view source) const {
     const int value = this->*f.member;
     // Upper bound 31 keeps every `1 << value` well defined; real values are far smaller.
     if (value < 0 || value > 31) {
-      fail(source, std::string(f.key) + " must be an integer in [0, 31], found " +
-                       std::to_string(value));
+      fail(source,
+           std::string(f.key) + " must be an integer in [0, 31], found " + std::to_string(value));
     }
   }
   // The simulator's GEMM/ALU arithmetic and its 8-bit-to-accumulator path are defined for int32
@@ -123,9 +127,8 @@ void Config::validate(std::string_view source) const {
   if (uopBits > 32) {
     fail(source, "micro-op needs " + std::to_string(uopBits) +
                      " bits (LOG_ACC_DEPTH + max(LOG_ACC_DEPTH, LOG_INP_DEPTH) + LOG_WGT_DEPTH = " +
-                     std::to_string(logAccBuffDepth()) + " + " +
-                     std::to_string(logUopSrcDepth()) + " + " +
-                     std::to_string(logWgtBuffDepth()) + ") but a micro-op is 32 bits");
+                     std::to_string(logAccBuffDepth()) + " + " + std::to_string(logUopSrcDepth()) +
+                     " + " + std::to_string(logWgtBuffDepth()) + ") but a micro-op is 32 bits");
   }
   // Finally every instruction format must fit its two 64-bit words (spec §2.9).
   std::string overflow = instructionLayoutProblem(*this);

@@ -14,7 +14,7 @@ namespace tessera::vta {
 /// All derived quantities are computed on demand from the LOG_* fields; call validate() (or build
 /// the config with parseConfig/loadConfig, which validate) before relying on them.
 struct Config {
-  std::string target = "sim";  ///< TARGET: sim, tsim, pynq, ultra96, zcu104, de10nano, intelfocl
+  std::string target = "sim";   ///< TARGET: sim, tsim, pynq, ultra96, zcu104, de10nano, intelfocl
   std::string hwVer = "0.0.2";  ///< HW_VER: bitstream identity only
   int logInpWidth = 3;          ///< LOG_INP_WIDTH
   int logWgtWidth = 3;          ///< LOG_WGT_WIDTH
@@ -60,14 +60,12 @@ struct Config {
   int64_t wgtElemBytes() const { return wgtElemBits() / 8; }
   int64_t accElemBytes() const { return accElemBits() / 8; }
   int64_t outElemBytes() const { return outElemBits() / 8; }
-  static constexpr int kUopElemBytes = 4;   ///< a micro-op is 32 bits
+  static constexpr int kUopElemBytes = 4;    ///< a micro-op is 32 bits
   static constexpr int kInsnElemBytes = 16;  ///< an instruction is 128 bits
 
   // --- SRAM depths in entries (log2) ---
   int logUopBuffDepth() const { return logUopBuffSize - 5 + 3; }
-  int logInpBuffDepth() const {
-    return logInpBuffSize - logBatch - logBlockIn() - logInpWidth + 3;
-  }
+  int logInpBuffDepth() const { return logInpBuffSize - logBatch - logBlockIn() - logInpWidth + 3; }
   int logWgtBuffDepth() const {
     return logWgtBuffSize - logBlockOut() - logBlockIn() - logWgtWidth + 3;
   }

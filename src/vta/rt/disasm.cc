@@ -42,6 +42,20 @@ std::string loopString(const Instruction& insn, bool outer) {
 
 }  // namespace
 
+std::string nopName(const Instruction& insn) {
+  switch (insn.module()) {
+    case Stage::kLoad:
+      return "NOP-LOAD";
+    case Stage::kCompute:
+      return "NOP-COMPUTE";
+    case Stage::kStore:
+      return "NOP-STORE";
+    case Stage::kNone:
+      break;
+  }
+  return "NOP";
+}
+
 std::string disassemble(const Instruction& insn) {
   std::string name(opcodeName(insn.opcode));
   std::ostringstream body;
@@ -49,7 +63,7 @@ std::string disassemble(const Instruction& insn) {
     case Opcode::kLoad:
     case Opcode::kStore:
       if (insn.isNop()) {
-        name += " NOP";
+        name = nopName(insn);
         break;
       }
       name += " " + std::string(memTypeName(insn.memType));
@@ -71,7 +85,8 @@ std::string disassemble(const Instruction& insn) {
       body << "uop [" << insn.uopBgn << ", " << insn.uopEnd << ") out " << loopString(insn, true)
            << " in " << loopString(insn, false);
       break;
-    case Opcode::kFinish: break;
+    case Opcode::kFinish:
+      break;
   }
   std::string line = padRight(name, 18) + padRight(depString(insn.dep), 20) + body.str();
   while (!line.empty() && line.back() == ' ') line.pop_back();

@@ -10,8 +10,13 @@
 
 namespace tessera::vta {
 
+/// "NOP-LOAD", "NOP-COMPUTE" or "NOP-STORE": a dependency-only LOAD/STORE named by the module
+/// that executes it, as in the spec's worked trace (§5.8).
+std::string nopName(const Instruction& insn);
+
 /// One instruction without its index, e.g.
-/// "GEMM         push_prev  uop [28, 154) out 8 (acc 98, inp 0, wgt 9) in 7 (acc 14, inp 16, wgt 0)".
+/// "GEMM         push_prev  uop [28, 154) out 8 (acc 98, inp 0, wgt 9) in 7 (acc 14, inp 16, wgt
+/// 0)".
 std::string disassemble(const Instruction& insn);
 
 /// A listing of `program`, one line per instruction prefixed with its index.

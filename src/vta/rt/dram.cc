@@ -9,7 +9,9 @@
 namespace tessera::vta {
 namespace {
 
-uint64_t pagesFor(uint64_t nbytes) { return (nbytes + Dram::kPageBytes - 1) / Dram::kPageBytes; }
+uint64_t pagesFor(uint64_t nbytes) {
+  return (nbytes + Dram::kPageBytes - 1) / Dram::kPageBytes;
+}
 
 std::string hex(uint64_t v) {
   static const char* digits = "0123456789abcdef";
@@ -57,8 +59,8 @@ void Dram::allocateAt(uint64_t physAddr, uint64_t nbytes) {
   const bool overlapsPrev =
       next != blocks_.begin() && std::prev(next)->first + std::prev(next)->second.pages > first;
   if (overlapsNext || overlapsPrev) {
-    throwDiagnostic("vta_dram", "allocation at " + hex(physAddr) + " of " +
-                                    std::to_string(nbytes) + " bytes overlaps another allocation");
+    throwDiagnostic("vta_dram", "allocation at " + hex(physAddr) + " of " + std::to_string(nbytes) +
+                                    " bytes overlaps another allocation");
   }
   // Remove the pages from the free runs they may fall into.
   std::map<uint64_t, uint64_t> keep;

@@ -51,9 +51,9 @@ class Dram {
   };
   const Block* find(uint64_t physAddr, uint64_t nbytes, uint64_t* offset) const;
 
-  std::map<uint64_t, Block> blocks_;     // first page -> block
-  std::map<uint64_t, uint64_t> free_;    // first free page -> page count
-  uint64_t nextPage_ = 0;                // first never-used page
+  std::map<uint64_t, Block> blocks_;   // first page -> block
+  std::map<uint64_t, uint64_t> free_;  // first free page -> page count
+  uint64_t nextPage_ = 0;              // first never-used page
 };
 
 }  // namespace tessera::vta

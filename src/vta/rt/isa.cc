@@ -21,9 +21,8 @@ struct FieldSpec {
 // Places fields from bit 0 upward; a field that would straddle a `unitBits` boundary starts at the
 // next unit (the gap stays zero). Returns nullopt and fills `problem` when they exceed `totalBits`.
 std::optional<std::vector<BitField>> placeFields(std::string_view format,
-                                                 const std::vector<FieldSpec>& specs,
-                                                 int unitBits, int totalBits,
-                                                 std::string* problem) {
+                                                 const std::vector<FieldSpec>& specs, int unitBits,
+                                                 int totalBits, std::string* problem) {
   std::vector<BitField> fields;
   int pos = 0;
   for (const FieldSpec& s : specs) {
@@ -46,8 +45,10 @@ std::optional<std::vector<BitField>> placeFields(std::string_view format,
 }
 
 std::vector<FieldSpec> withHeader(std::vector<FieldSpec> rest) {
-  std::vector<FieldSpec> specs = {{"opcode", kOpcodeBits}, {"pop_prev", 1},
-                                  {"pop_next", 1},         {"push_prev", 1},
+  std::vector<FieldSpec> specs = {{"opcode", kOpcodeBits},
+                                  {"pop_prev", 1},
+                                  {"pop_next", 1},
+                                  {"push_prev", 1},
                                   {"push_next", 1}};
   specs.insert(specs.end(), rest.begin(), rest.end());
   return specs;
@@ -157,8 +158,8 @@ std::vector<uint64_t> unpack(const std::vector<BitField>& fields, const EncodedI
 }
 
 std::vector<uint64_t> header(const Instruction& insn) {
-  return {static_cast<uint64_t>(insn.opcode), insn.dep.popPrev, insn.dep.popNext,
-          insn.dep.pushPrev, insn.dep.pushNext};
+  return {static_cast<uint64_t>(insn.opcode), insn.dep.popPrev, insn.dep.popNext, insn.dep.pushPrev,
+          insn.dep.pushNext};
 }
 
 void readHeader(Instruction& insn, const std::vector<uint64_t>& v) {
@@ -180,46 +181,67 @@ uint64_t immBits(int32_t imm, std::string_view context) {
 
 std::string_view opcodeName(Opcode op) {
   switch (op) {
-    case Opcode::kLoad: return "LOAD";
-    case Opcode::kStore: return "STORE";
-    case Opcode::kGemm: return "GEMM";
-    case Opcode::kFinish: return "FINISH";
-    case Opcode::kAlu: return "ALU";
+    case Opcode::kLoad:
+      return "LOAD";
+    case Opcode::kStore:
+      return "STORE";
+    case Opcode::kGemm:
+      return "GEMM";
+    case Opcode::kFinish:
+      return "FINISH";
+    case Opcode::kAlu:
+      return "ALU";
   }
   return "?";
 }
 
 std::string_view memTypeName(MemType type) {
   switch (type) {
-    case MemType::kUop: return "UOP";
-    case MemType::kWgt: return "WGT";
-    case MemType::kInp: return "INP";
-    case MemType::kAcc: return "ACC";
-    case MemType::kOut: return "OUT";
-    case MemType::kAcc8Bit: return "ACC_8BIT";
+    case MemType::kUop:
+      return "UOP";
+    case MemType::kWgt:
+      return "WGT";
+    case MemType::kInp:
+      return "INP";
+    case MemType::kAcc:
+      return "ACC";
+    case MemType::kOut:
+      return "OUT";
+    case MemType::kAcc8Bit:
+      return "ACC_8BIT";
   }
   return "?";
 }
 
 std::string_view aluOpcodeName(AluOpcode op) {
   switch (op) {
-    case AluOpcode::kMin: return "MIN";
-    case AluOpcode::kMax: return "MAX";
-    case AluOpcode::kAdd: return "ADD";
-    case AluOpcode::kShr: return "SHR";
-    case AluOpcode::kMul: return "MUL";
+    case AluOpcode::kMin:
+      return "MIN";
+    case AluOpcode::kMax:
+      return "MAX";
+    case AluOpcode::kAdd:
+      return "ADD";
+    case AluOpcode::kShr:
+      return "SHR";
+    case AluOpcode::kMul:
+      return "MUL";
   }
   return "?";
 }
 
 int64_t sramElemBytes(const Config& cfg, MemType type) {
   switch (type) {
-    case MemType::kUop: return Config::kUopElemBytes;
-    case MemType::kWgt: return cfg.wgtElemBytes();
-    case MemType::kInp: return cfg.inpElemBytes();
+    case MemType::kUop:
+      return Config::kUopElemBytes;
+    case MemType::kWgt:
+      return cfg.wgtElemBytes();
+    case MemType::kInp:
+      return cfg.inpElemBytes();
     case MemType::kAcc:
-    case MemType::kAcc8Bit: return cfg.accElemBytes();
-    case MemType::kOut: return cfg.outElemBytes();
+    case MemType::kAcc8Bit:
+      return cfg.accElemBytes();
+    case MemType::kOut:
+      return cfg.outElemBytes();
   }
   return 0;
 }
@@ -231,12 +253,16 @@ int64_t dramElemBytes(const Config& cfg, MemType type) {
 
 int64_t sramDepth(const Config& cfg, MemType type) {
   switch (type) {
-    case MemType::kUop: return cfg.uopBuffDepth();
-    case MemType::kWgt: return cfg.wgtBuffDepth();
-    case MemType::kInp: return cfg.inpBuffDepth();
+    case MemType::kUop:
+      return cfg.uopBuffDepth();
+    case MemType::kWgt:
+      return cfg.wgtBuffDepth();
+    case MemType::kInp:
+      return cfg.inpBuffDepth();
     case MemType::kAcc:
     case MemType::kAcc8Bit:
-    case MemType::kOut: return cfg.accBuffDepth();
+    case MemType::kOut:
+      return cfg.accBuffDepth();
   }
   return 0;
 }
@@ -257,20 +283,22 @@ Instruction Instruction::nop(Stage stage, DepFlags dep) {
       insn.opcode = Opcode::kStore;
       insn.memType = MemType::kUop;
       break;
-    case Stage::kNone: TS_CHECK(false) << "no-op needs a pipeline stage";
+    case Stage::kNone:
+      TS_CHECK(false) << "no-op needs a pipeline stage";
   }
   return insn;
 }
 
 Stage Instruction::module() const {
   switch (opcode) {
-    case Opcode::kStore: return Stage::kStore;
+    case Opcode::kStore:
+      return Stage::kStore;
     case Opcode::kLoad:
-      return memType == MemType::kInp || memType == MemType::kWgt ? Stage::kLoad
-                                                                   : Stage::kCompute;
+      return memType == MemType::kInp || memType == MemType::kWgt ? Stage::kLoad : Stage::kCompute;
     case Opcode::kGemm:
     case Opcode::kFinish:
-    case Opcode::kAlu: return Stage::kCompute;
+    case Opcode::kAlu:
+      return Stage::kCompute;
   }
   return Stage::kNone;
 }
@@ -304,9 +332,9 @@ EncodedInstruction IsaLayout::encode(const Instruction& insn, std::string_view c
   switch (insn.opcode) {
     case Opcode::kLoad:
     case Opcode::kStore:
-      v.insert(v.end(), {static_cast<uint64_t>(insn.memType), insn.sramBase, insn.dramBase,
-                         insn.ySize, insn.xSize, insn.xStride, insn.yPad0, insn.yPad1, insn.xPad0,
-                         insn.xPad1});
+      v.insert(v.end(),
+               {static_cast<uint64_t>(insn.memType), insn.sramBase, insn.dramBase, insn.ySize,
+                insn.xSize, insn.xStride, insn.yPad0, insn.yPad1, insn.xPad0, insn.xPad1});
       return pack(mem_, v, context);
     case Opcode::kGemm:
       v.insert(v.end(), {insn.resetReg, insn.uopBgn, insn.uopEnd, insn.iterOut, insn.iterIn,
@@ -314,16 +342,16 @@ EncodedInstruction IsaLayout::encode(const Instruction& insn, std::string_view c
                          insn.wgtFactorOut, insn.wgtFactorIn});
       return pack(gemm_, v, context);
     case Opcode::kAlu:
-      v.insert(v.end(), {insn.resetReg, insn.uopBgn, insn.uopEnd, insn.iterOut, insn.iterIn,
-                         insn.dstFactorOut, insn.dstFactorIn, insn.srcFactorOut, insn.srcFactorIn,
-                         static_cast<uint64_t>(insn.aluOpcode), insn.useImm,
-                         immBits(insn.imm, context)});
+      v.insert(v.end(),
+               {insn.resetReg, insn.uopBgn, insn.uopEnd, insn.iterOut, insn.iterIn,
+                insn.dstFactorOut, insn.dstFactorIn, insn.srcFactorOut, insn.srcFactorIn,
+                static_cast<uint64_t>(insn.aluOpcode), insn.useImm, immBits(insn.imm, context)});
       return pack(alu_, v, context);
-    case Opcode::kFinish: return pack(finish_, v, context);
+    case Opcode::kFinish:
+      return pack(finish_, v, context);
   }
-  throwDiagnostic("vta_isa",
-                  "unknown opcode " + std::to_string(static_cast<int>(insn.opcode)),
-                  {}, std::string(context));
+  throwDiagnostic("vta_isa", "unknown opcode " + std::to_string(static_cast<int>(insn.opcode)), {},
+                  std::string(context));
 }
 
 Instruction IsaLayout::decode(const EncodedInstruction& word, size_t index) const {
@@ -336,9 +364,8 @@ Instruction IsaLayout::decode(const EncodedInstruction& word, size_t index) cons
       std::vector<uint64_t> v = unpack(mem_, word, index);
       readHeader(insn, v);
       if (v[5] > static_cast<uint64_t>(MemType::kAcc8Bit)) {
-        throwDiagnostic("vta_decode",
-                        "field memory_type has unknown value " + std::to_string(v[5]), {},
-                        where + " (" + std::string(opcodeName(insn.opcode)) + ")");
+        throwDiagnostic("vta_decode", "field memory_type has unknown value " + std::to_string(v[5]),
+                        {}, where + " (" + std::string(opcodeName(insn.opcode)) + ")");
       }
       insn.memType = static_cast<MemType>(v[5]);
       insn.sramBase = static_cast<uint32_t>(v[6]);
@@ -384,7 +411,8 @@ Instruction IsaLayout::decode(const EncodedInstruction& word, size_t index) cons
       readHeader(insn, unpack(finish_, word, index));
       return insn;
     }
-    default: break;
+    default:
+      break;
   }
   throwDiagnostic("vta_decode",
                   "field opcode has unknown value " + std::to_string(opcode) +

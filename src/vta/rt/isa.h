@@ -67,8 +67,8 @@ struct Instruction {
   uint32_t dstFactorIn = 0;
   uint32_t srcFactorOut = 0;
   uint32_t srcFactorIn = 0;
-  uint32_t wgtFactorOut = 0;  ///< GEMM only
-  uint32_t wgtFactorIn = 0;   ///< GEMM only
+  uint32_t wgtFactorOut = 0;              ///< GEMM only
+  uint32_t wgtFactorIn = 0;               ///< GEMM only
   AluOpcode aluOpcode = AluOpcode::kMin;  ///< ALU only
   bool useImm = false;                    ///< ALU only
   int32_t imm = 0;                        ///< ALU only: signed 16-bit immediate
@@ -76,9 +76,7 @@ struct Instruction {
   /// The dependency-only instruction (spec §2.10) of `stage` carrying `dep`.
   static Instruction nop(Stage stage, DepFlags dep);
   /// True for a LOAD/STORE with x_size == 0.
-  bool isNop() const {
-    return (opcode == Opcode::kLoad || opcode == Opcode::kStore) && xSize == 0;
-  }
+  bool isNop() const { return (opcode == Opcode::kLoad || opcode == Opcode::kStore) && xSize == 0; }
   /// The module that executes this instruction (spec §3.1 routing).
   Stage module() const;
 

@@ -154,7 +154,8 @@ Program parseProgram(std::span<const uint8_t> bytes, const std::string& source) 
 void saveProgram(const Program& program, const std::string& path) {
   const std::vector<uint8_t> bytes = serializeProgram(program);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
   out.close();
   if (!out) throwDiagnostic("vta_program", "cannot write program file", {}, path);
 }
@@ -181,15 +182,16 @@ SimulationResult simulateProgram(const Program& program) {
   return result;
 }
 
-Stats simulate(const Program& program) { return simulateProgram(program).stats; }
+Stats simulate(const Program& program) {
+  return simulateProgram(program).stats;
+}
 
 std::string disassemble(const Program& program, bool withUops) {
   std::ostringstream os;
   uint64_t dramBytes = 0;
   for (const DramSegment& seg : program.dram) dramBytes += seg.bytes.size();
   os << "; VTA program for " << program.config.model() << ": " << program.instructions.size()
-     << " instructions, " << program.dram.size() << " DRAM segments (" << dramBytes
-     << " bytes)\n";
+     << " instructions, " << program.dram.size() << " DRAM segments (" << dramBytes << " bytes)\n";
   for (const DramSegment& seg : program.dram) {
     os << ";   segment 0x" << std::hex << seg.physAddr << std::dec << ": " << seg.bytes.size()
        << " bytes\n";

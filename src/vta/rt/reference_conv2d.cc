@@ -53,9 +53,9 @@ void conv2d(CommandQueue& q, const Conv2dWorkload& w, DeviceBuffer data, DeviceB
   const uint32_t tileRows = uint32_t(w.hBlock + w.kernel - 1);  // padded input rows per tile
   const uint32_t padW = uint32_t(w.width + 2 * w.pad);          // padded input row length
   // Per-thread SRAM regions (virtual threads own adjacent copies, spec §6.7).
-  const uint32_t inpTile = tileRows * padW;                            // 144
-  const uint32_t wgtTile = uint32_t(w.ocBlocks) * kk;                  // 72
-  const uint32_t accTile = uint32_t(w.ocBlocks * w.hBlock) * outW;     // 784
+  const uint32_t inpTile = tileRows * padW;                         // 144
+  const uint32_t wgtTile = uint32_t(w.ocBlocks) * kk;               // 72
+  const uint32_t accTile = uint32_t(w.ocBlocks * w.hBlock) * outW;  // 784
   const uint32_t hBlock = uint32_t(w.hBlock), ocBlocks = uint32_t(w.ocBlocks);
   const int threads = w.threads;
 
@@ -96,8 +96,8 @@ void conv2d(CommandQueue& q, const Conv2dWorkload& w, DeviceBuffer data, DeviceB
             q.loadBuffer2D(data, inpOffset, uint32_t(w.width), rows, uint32_t(w.width),
                            uint32_t(w.pad), top, uint32_t(w.pad), bottom, t * inpTile,
                            MemType::kInp);
-            q.loadBuffer2D(kernel, (ocFirst * icBlocks + ic) * kk, kk, ocBlocks, icBlocks * kk,
-                           0, 0, 0, 0, t * wgtTile, MemType::kWgt);
+            q.loadBuffer2D(kernel, (ocFirst * icBlocks + ic) * kk, kk, ocBlocks, icBlocks * kk, 0,
+                           0, 0, 0, t * wgtTile, MemType::kWgt);
             q.depPush(1, 2);
           }
           for (int t = 0; t < threads; ++t) {

@@ -38,7 +38,7 @@ void blockedMatmul(CommandQueue& q, DeviceBuffer data, DeviceBuffer weight, Devi
   const Config& cfg = q.config();
   const uint32_t icBlocks = uint32_t(1024 / cfg.blockIn());
   const uint32_t ocBlocks = uint32_t(1024 / cfg.blockOut());
-  const uint32_t iBlock = uint32_t(256 / cfg.blockIn());  // input blocks per tile
+  const uint32_t iBlock = uint32_t(256 / cfg.blockIn());   // input blocks per tile
   const uint32_t oBlock = uint32_t(256 / cfg.blockOut());  // output blocks per tile
   const int32_t clipMax = (1 << (cfg.inpWidth() - 1)) - 1;
   UopKernelCache resetSite, gemmSite, shrSite, maxSite, minSite;

@@ -13,18 +13,18 @@ namespace tessera::vta::reference {
 
 /// Shape and tiling of the packed conv2d of spec §7.1 (stride 1, square kernel).
 struct Conv2dWorkload {
-  int batch = 1;           ///< N (a multiple of BATCH)
-  int inChannels = 256;    ///< C (a multiple of BLOCK_IN)
-  int outChannels = 256;   ///< O (a multiple of BLOCK_OUT · ocBlocks · threads)
-  int height = 14;         ///< H (a multiple of hBlock)
-  int width = 14;          ///< W
-  int kernel = 3;          ///< kh = kw
-  int pad = 1;             ///< zero padding on every side
-  int hBlock = 7;          ///< output rows per tile
-  int ocBlocks = 8;        ///< output-channel blocks per thread tile
-  int threads = 2;         ///< virtual threads (each owns ocBlocks blocks of every tile)
-  int shift = 8;           ///< right shift after the convolution
-  int clipMax = 127;       ///< clip upper bound (lower bound 0)
+  int batch = 1;          ///< N (a multiple of BATCH)
+  int inChannels = 256;   ///< C (a multiple of BLOCK_IN)
+  int outChannels = 256;  ///< O (a multiple of BLOCK_OUT · ocBlocks · threads)
+  int height = 14;        ///< H (a multiple of hBlock)
+  int width = 14;         ///< W
+  int kernel = 3;         ///< kh = kw
+  int pad = 1;            ///< zero padding on every side
+  int hBlock = 7;         ///< output rows per tile
+  int ocBlocks = 8;       ///< output-channel blocks per thread tile
+  int threads = 2;        ///< virtual threads (each owns ocBlocks blocks of every tile)
+  int shift = 8;          ///< right shift after the convolution
+  int clipMax = 127;      ///< clip upper bound (lower bound 0)
 
   /// The seed-004 workload (ResNet-18 layer 9) for `cfg`: oc_block = 128 / BLOCK_OUT, shift
   /// INP_WIDTH, clip (1 << (INP_WIDTH - 1)) - 1, batch BATCH.

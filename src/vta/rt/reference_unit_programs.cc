@@ -33,7 +33,9 @@ void aluSteps(CommandQueue& q, uint32_t entries, std::initializer_list<AluStep> 
   }
 }
 
-int32_t clipMax(const Config& cfg) { return (1 << (cfg.inpWidth() - 1)) - 1; }
+int32_t clipMax(const Config& cfg) {
+  return (1 << (cfg.inpWidth() - 1)) - 1;
+}
 
 }  // namespace
 
@@ -47,8 +49,8 @@ void saveLoadOut(CommandQueue& q, DeviceBuffer x, DeviceBuffer y) {
 void paddedLoad(CommandQueue& q, DeviceBuffer x, DeviceBuffer y, int yBefore, int xBefore,
                 int yAfter, int xAfter) {
   constexpr uint32_t kRows = 3, kCols = 5;
-  q.loadBuffer2D(x, 0, kCols, kRows, kCols, uint32_t(xBefore), uint32_t(yBefore),
-                 uint32_t(xAfter), uint32_t(yAfter), 0, MemType::kAcc);
+  q.loadBuffer2D(x, 0, kCols, kRows, kCols, uint32_t(xBefore), uint32_t(yBefore), uint32_t(xAfter),
+                 uint32_t(yAfter), 0, MemType::kAcc);
   storeAll(q, y, (kRows + yBefore + yAfter) * (kCols + xBefore + xAfter));
 }
 

@@ -22,10 +22,14 @@ namespace {
 Stage pushStage(const Instruction& insn) {
   switch (insn.opcode) {
     case Opcode::kGemm:
-    case Opcode::kAlu: return Stage::kCompute;
-    case Opcode::kLoad: return insn.xSize == 0 ? Stage::kNone : insn.module();
-    case Opcode::kStore: return Stage::kStore;
-    case Opcode::kFinish: return Stage::kNone;
+    case Opcode::kAlu:
+      return Stage::kCompute;
+    case Opcode::kLoad:
+      return insn.xSize == 0 ? Stage::kNone : insn.module();
+    case Opcode::kStore:
+      return Stage::kStore;
+    case Opcode::kFinish:
+      return Stage::kNone;
   }
   return Stage::kNone;
 }
@@ -42,17 +46,21 @@ uint64_t chunkBytes(const Config& cfg) {
   return std::max<uint64_t>(uint64_t{1} << 16, cfg.uopBuffDepth() * Config::kUopElemBytes);
 }
 
+// Validates before any member sizes its SRAMs from the configuration.
+const Config& validated(const Config& cfg) {
+  cfg.validate();
+  return cfg;
+}
+
 }  // namespace
 
 CommandQueue::CommandQueue(const Config& cfg, RuntimeOptions options)
-    : cfg_(cfg),
+    : cfg_(validated(cfg)),
       options_(options),
       layout_(cfg),
       dram_(std::make_unique<Dram>()),
       sim_(std::make_unique<Simulator>(cfg, *dram_)),
-      uopSram_(static_cast<uint32_t>(cfg.uopBuffDepth())) {
-  cfg_.validate();
-}
+      uopSram_(static_cast<uint32_t>(cfg.uopBuffDepth())) {}
 
 CommandQueue::~CommandQueue() = default;
 
@@ -62,7 +70,9 @@ DeviceBuffer CommandQueue::bufferAlloc(uint64_t nbytes) {
   return DeviceBuffer{dram_->allocate(nbytes), nbytes};
 }
 
-void CommandQueue::bufferFree(DeviceBuffer buffer) { dram_->free(buffer.physAddr); }
+void CommandQueue::bufferFree(DeviceBuffer buffer) {
+  dram_->free(buffer.physAddr);
+}
 
 uint8_t* CommandQueue::bufferCpuPtr(DeviceBuffer buffer) {
   uint8_t* p = dram_->translate(buffer.physAddr, buffer.nbytes);
@@ -77,8 +87,7 @@ void CommandQueue::bufferCopyIn(const void* src, DeviceBuffer dst, uint64_t dstO
   if (nbytes > 0) std::memcpy(p, src, nbytes);
 }
 
-void CommandQueue::bufferCopyOut(DeviceBuffer src, uint64_t srcOffset, void* dst,
-                                 uint64_t nbytes) {
+void CommandQueue::bufferCopyOut(DeviceBuffer src, uint64_t srcOffset, void* dst, uint64_t nbytes) {
   const uint8_t* p = dram_->translate(src.physAddr + srcOffset, nbytes);
   if (p == nullptr) fail("copy runs outside the source device buffer", "bufferCopyOut");
   if (nbytes > 0) std::memcpy(dst, p, nbytes);
@@ -197,8 +206,8 @@ void CommandQueue::uopPush(int mode, int resetOut, uint32_t dstIndex, uint32_t s
   }
   const Uop uop{dstIndex, srcIndex, wgtIndex};
   layout_.encodeUop(uop, "uopPush");  // reject indices wider than their fields
-  recording_->push(static_cast<UopMode>(mode), resetOut != 0, uop,
-                   static_cast<AluOpcode>(opcode), useImm != 0, imm);
+  recording_->push(static_cast<UopMode>(mode), resetOut != 0, uop, static_cast<AluOpcode>(opcode),
+                   useImm != 0, imm);
 }
 
 void CommandQueue::pushGemmOp(UopKernelCache& site, std::optional<int32_t> closure,

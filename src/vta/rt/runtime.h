@@ -30,11 +30,11 @@ struct DeviceBuffer {
 
 /// Runtime debug flags (spec §5.1). Dumps go to the stream given to setDebugFlags.
 enum DebugFlags : uint32_t {
-  kDebugDumpInsn = 1u << 1,      ///< list every instruction stream at synchronize
-  kDebugDumpUop = 1u << 2,       ///< list every kernel's micro-ops when it is recorded
-  kDebugSkipReadBarrier = 1u << 3,  ///< accepted; barriers are no-ops in the simulator
+  kDebugDumpInsn = 1u << 1,          ///< list every instruction stream at synchronize
+  kDebugDumpUop = 1u << 2,           ///< list every kernel's micro-ops when it is recorded
+  kDebugSkipReadBarrier = 1u << 3,   ///< accepted; barriers are no-ops in the simulator
   kDebugSkipWriteBarrier = 1u << 4,  ///< accepted; barriers are no-ops in the simulator
-  kDebugForceSerial = 1u << 5,   ///< not supported (rejected by setDebugFlags)
+  kDebugForceSerial = 1u << 5,       ///< not supported (rejected by setDebugFlags)
 };
 
 /// Runtime limits; the default is the reference driver's.
@@ -78,9 +78,8 @@ class CommandQueue {
   // ---- DMA (spec §5.2, §5.3) ----
   /// VTALoadBuffer2D: one LOAD of `dstMemoryType` into SRAM entry `dstSramIndex`.
   void loadBuffer2D(DeviceBuffer src, uint64_t srcElemOffset, uint32_t xSize, uint32_t ySize,
-                    uint32_t xStride, uint32_t xPadBefore, uint32_t yPadBefore,
-                    uint32_t xPadAfter, uint32_t yPadAfter, uint32_t dstSramIndex,
-                    MemType dstMemoryType);
+                    uint32_t xStride, uint32_t xPadBefore, uint32_t yPadBefore, uint32_t xPadAfter,
+                    uint32_t yPadAfter, uint32_t dstSramIndex, MemType dstMemoryType);
   /// VTAStoreBuffer2D: one STORE from accumulator entry `srcSramIndex` (memory type OUT).
   void storeBuffer2D(uint32_t srcSramIndex, MemType srcMemoryType, DeviceBuffer dst,
                      uint64_t dstElemOffset, uint32_t xSize, uint32_t ySize, uint32_t xStride);

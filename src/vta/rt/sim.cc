@@ -8,6 +8,7 @@
 
 #include "support/check.h"
 #include "support/diagnostic.h"
+#include "vta/rt/disasm.h"
 
 namespace tessera::vta {
 namespace {
@@ -23,37 +24,48 @@ constexpr uint8_t kPoisonByte = 0xA5;
 
 std::string tokenString(const TokenQueues& q) {
   return "load->compute " + std::to_string(q.l2c) + ", compute->load " + std::to_string(q.c2l) +
-         ", compute->store " + std::to_string(q.c2s) + ", store->compute " +
-         std::to_string(q.s2c);
+         ", compute->store " + std::to_string(q.c2s) + ", store->compute " + std::to_string(q.s2c);
 }
 
 // The queue a module pops for a flag, or nullptr when the flag names no neighbour.
 uint64_t* popQueue(TokenQueues& q, Stage module, bool prev) {
   switch (module) {
-    case Stage::kLoad: return prev ? nullptr : &q.c2l;
-    case Stage::kCompute: return prev ? &q.l2c : &q.s2c;
-    case Stage::kStore: return prev ? &q.c2s : nullptr;
-    case Stage::kNone: break;
+    case Stage::kLoad:
+      return prev ? nullptr : &q.c2l;
+    case Stage::kCompute:
+      return prev ? &q.l2c : &q.s2c;
+    case Stage::kStore:
+      return prev ? &q.c2s : nullptr;
+    case Stage::kNone:
+      break;
   }
   return nullptr;
 }
 
 uint64_t* pushQueue(TokenQueues& q, Stage module, bool prev) {
   switch (module) {
-    case Stage::kLoad: return prev ? nullptr : &q.l2c;
-    case Stage::kCompute: return prev ? &q.c2l : &q.c2s;
-    case Stage::kStore: return prev ? &q.s2c : nullptr;
-    case Stage::kNone: break;
+    case Stage::kLoad:
+      return prev ? nullptr : &q.l2c;
+    case Stage::kCompute:
+      return prev ? &q.c2l : &q.c2s;
+    case Stage::kStore:
+      return prev ? &q.s2c : nullptr;
+    case Stage::kNone:
+      break;
   }
   return nullptr;
 }
 
 const char* moduleName(Stage m) {
   switch (m) {
-    case Stage::kLoad: return "load";
-    case Stage::kCompute: return "compute";
-    case Stage::kStore: return "store";
-    case Stage::kNone: break;
+    case Stage::kLoad:
+      return "load";
+    case Stage::kCompute:
+      return "compute";
+    case Stage::kStore:
+      return "store";
+    case Stage::kNone:
+      break;
   }
   return "?";
 }
@@ -89,16 +101,26 @@ void writeLane(uint8_t* entry, int lane, int bits, int32_t value) {
 }  // namespace
 
 std::string instructionContext(const Instruction& insn, size_t index) {
-  std::string s = "instruction " + std::to_string(index) + " (" +
-                  std::string(opcodeName(insn.opcode));
+  const std::string head = "instruction " + std::to_string(index) + " (";
+  if (insn.isNop()) return head + nopName(insn) + ")";
+  std::string s = head + std::string(opcodeName(insn.opcode));
   if (insn.opcode == Opcode::kLoad || insn.opcode == Opcode::kStore) {
-    s += insn.isNop() ? " NOP" : " " + std::string(memTypeName(insn.memType));
+    s += " " + std::string(memTypeName(insn.memType));
   }
   if (insn.opcode == Opcode::kAlu) s += " " + std::string(aluOpcodeName(insn.aluOpcode));
   return s + ")";
 }
 
-Simulator::Simulator(const Config& cfg, Dram& dram) : cfg_(cfg), layout_(cfg), dram_(dram) {
+namespace {
+// Validates before the SRAMs are sized from the configuration.
+const Config& validated(const Config& cfg) {
+  cfg.validate();
+  return cfg;
+}
+}  // namespace
+
+Simulator::Simulator(const Config& cfg, Dram& dram)
+    : cfg_(validated(cfg)), layout_(cfg), dram_(dram) {
   inp_.assign(static_cast<size_t>(cfg.inpBuffDepth() * cfg.inpElemBytes()), kPoisonByte);
   wgt_.assign(static_cast<size_t>(cfg.wgtBuffDepth() * cfg.wgtElemBytes()), kPoisonByte);
   acc_.assign(static_cast<size_t>(cfg.accBuffDepth() * cfg.batch() * cfg.blockOut()),
@@ -126,6 +148,9 @@ void Simulator::schedule(std::span<const Instruction> program, RunOptions option
   // Fetch: route every instruction to its module's in-order queue (spec §3.1).
   std::array<std::vector<size_t>, 3> queues;
   for (size_t i = 0; i < program.size(); ++i) {
+    // Decoded streams are in range by construction; this bounds hand-built ones the same way, so
+    // the 32-bit index arithmetic of the execution loops cannot overflow.
+    layout_.encode(program[i], instructionContext(program[i], i));
     checkFlagsForModule(program[i], i);
     const Stage m = program[i].module();
     TS_CHECK(m != Stage::kNone) << "unroutable instruction " << i;
@@ -188,22 +213,20 @@ void Simulator::schedule(std::span<const Instruction> program, RunOptions option
                       {}, "instruction stream");
     }
     throwDiagnostic("vta_deadlock",
-                    "deadlock: no module can proceed and FINISH has not executed" +
-                        blocked.str() + "; token queues: " + tokenString(tokens),
+                    "deadlock: no module can proceed and FINISH has not executed" + blocked.str() +
+                        "; token queues: " + tokenString(tokens),
                     {}, instructionContext(program[firstStuck], firstStuck));
   }
   if (firstStuck != program.size()) {
-    throwDiagnostic("vta_sim",
-                    "instruction never executed: FINISH completed the run before it" +
-                        blocked.str(),
-                    {}, instructionContext(program[firstStuck], firstStuck));
+    throwDiagnostic(
+        "vta_sim", "instruction never executed: FINISH completed the run before it" + blocked.str(),
+        {}, instructionContext(program[firstStuck], firstStuck));
   }
   if (!tokens.empty() && !options.allowLeftoverTokens) {
-    throwDiagnostic("vta_sim",
-                    "unbalanced dependency tokens: queues not empty at FINISH (" + tokenString(tokens) +
-                        ")",
-                    {}, "instruction stream of " + std::to_string(program.size()) +
-                            " instructions");
+    throwDiagnostic(
+        "vta_sim",
+        "unbalanced dependency tokens: queues not empty at FINISH (" + tokenString(tokens) + ")",
+        {}, "instruction stream of " + std::to_string(program.size()) + " instructions");
   }
 }
 
@@ -215,12 +238,17 @@ void Simulator::execute(const Instruction& insn, size_t index) {
     case Opcode::kStore:
       if (!insn.isNop()) execStore(insn, index);
       return;
-    case Opcode::kGemm: execGemm(insn, index); return;
-    case Opcode::kAlu: execAlu(insn, index); return;
-    case Opcode::kFinish: return;
+    case Opcode::kGemm:
+      execGemm(insn, index);
+      return;
+    case Opcode::kAlu:
+      execAlu(insn, index);
+      return;
+    case Opcode::kFinish:
+      return;
   }
-  failAt(insn, index, "field opcode has unknown value " +
-                          std::to_string(static_cast<int>(insn.opcode)));
+  failAt(insn, index,
+         "field opcode has unknown value " + std::to_string(static_cast<int>(insn.opcode)));
 }
 
 uint8_t* Simulator::dramRow(const Instruction& insn, size_t index, uint64_t entry,
@@ -239,17 +267,25 @@ void Simulator::execLoad(const Instruction& insn, size_t index) {
   const MemType type = insn.memType;
   uint64_t* counter = nullptr;
   switch (type) {
-    case MemType::kUop: counter = &stats_.uopLoadNbytes; break;
-    case MemType::kWgt: counter = &stats_.wgtLoadNbytes; break;
-    case MemType::kInp: counter = &stats_.inpLoadNbytes; break;
+    case MemType::kUop:
+      counter = &stats_.uopLoadNbytes;
+      break;
+    case MemType::kWgt:
+      counter = &stats_.wgtLoadNbytes;
+      break;
+    case MemType::kInp:
+      counter = &stats_.inpLoadNbytes;
+      break;
     case MemType::kAcc:
-    case MemType::kAcc8Bit: counter = &stats_.accLoadNbytes; break;
+    case MemType::kAcc8Bit:
+      counter = &stats_.accLoadNbytes;
+      break;
     case MemType::kOut:
       failAt(insn, index, "field memory_type OUT is only valid in STORE instructions");
   }
   if (counter == nullptr) {
-    failAt(insn, index, "field memory_type has unknown value " +
-                            std::to_string(static_cast<int>(type)));
+    failAt(insn, index,
+           "field memory_type has unknown value " + std::to_string(static_cast<int>(type)));
   }
   const uint64_t entryBytes = static_cast<uint64_t>(sramElemBytes(cfg_, type));
   const uint64_t dramBytes = static_cast<uint64_t>(dramElemBytes(cfg_, type));
@@ -262,8 +298,8 @@ void Simulator::execLoad(const Instruction& insn, size_t index) {
   const uint64_t depth = static_cast<uint64_t>(sramDepth(cfg_, type));
   if (insn.sramBase + width * height > depth) {
     failAt(insn, index,
-           "field sram_base: the loaded block (sram_base " + std::to_string(insn.sramBase) +
-               " + " + std::to_string(width) + " x " + std::to_string(height) +
+           "field sram_base: the loaded block (sram_base " + std::to_string(insn.sramBase) + " + " +
+               std::to_string(width) + " x " + std::to_string(height) +
                " entries including padding) ends at entry " +
                std::to_string(insn.sramBase + width * height) + ", beyond the " +
                std::string(memTypeName(type)) + " buffer depth " + std::to_string(depth));
@@ -277,8 +313,8 @@ void Simulator::execLoad(const Instruction& insn, size_t index) {
                          x >= insn.xPad0 + insn.xSize;
         uint32_t word = 0;
         if (!pad) {
-          const uint64_t entry = uint64_t{insn.dramBase} + (y - insn.yPad0) * insn.xStride +
-                                 (x - insn.xPad0);
+          const uint64_t entry =
+              uint64_t{insn.dramBase} + (y - insn.yPad0) * insn.xStride + (x - insn.xPad0);
           std::memcpy(&word, dramRow(insn, index, entry, dramBytes, 1), sizeof word);
         }
         uops_[dst] = layout_.decodeUop(word);
@@ -331,8 +367,8 @@ void Simulator::execStore(const Instruction& insn, size_t index) {
   if (insn.sramBase + count > depth) {
     failAt(insn, index,
            "field sram_base: stored entries " + std::to_string(insn.sramBase) + ".." +
-               std::to_string(insn.sramBase + count - 1) +
-               " run past the accumulator depth " + std::to_string(depth));
+               std::to_string(insn.sramBase + count - 1) + " run past the accumulator depth " +
+               std::to_string(depth));
   }
   const int lanes = cfg_.batch() * cfg_.blockOut();
   const int outBits = cfg_.outWidth();

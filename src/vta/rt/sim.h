@@ -39,7 +39,7 @@ struct RunOptions {
 /// instruction index; the simulator never crashes or hangs on a malformed stream.
 class Simulator {
  public:
-  /// `cfg` must be valid (Config::validate).
+  /// Throws DiagnosticError (vta_config) when `cfg` is invalid.
   Simulator(const Config& cfg, Dram& dram);
 
   /// Decodes and executes `stream` until FINISH has executed (spec §4.2). The modules run in the

@@ -94,7 +94,9 @@ int32_t aluOp(int32_t x, int32_t y) {
 }
 
 // Shift amounts outside [-31, 31] are undefined in the reference (x86 masks them); reject them.
-bool badShift(int32_t y) { return y < -31 || y > 31; }
+bool badShift(int32_t y) {
+  return y < -31 || y > 31;
+}
 
 template <AluOpcode kOp>
 void aluLoop(const Instruction& insn, size_t index, const Uop* uops, int32_t* acc, int lanes) {
@@ -123,19 +125,21 @@ void Simulator::checkComputeRanges(const Instruction& insn, size_t index, bool c
                                    int64_t srcDepth, bool checkWgt) {
   const uint64_t uopDepth = static_cast<uint64_t>(cfg_.uopBuffDepth());
   if (insn.uopEnd > uopDepth) {
-    failAt(insn, index, "field uop_end " + std::to_string(insn.uopEnd) +
-                            " exceeds the micro-op buffer depth " + std::to_string(uopDepth));
+    failAt(insn, index,
+           "field uop_end " + std::to_string(insn.uopEnd) + " exceeds the micro-op buffer depth " +
+               std::to_string(uopDepth));
   }
   if (insn.uopBgn > insn.uopEnd) {
-    failAt(insn, index, "field uop_bgn " + std::to_string(insn.uopBgn) + " is after uop_end " +
-                            std::to_string(insn.uopEnd));
+    failAt(insn, index,
+           "field uop_bgn " + std::to_string(insn.uopBgn) + " is after uop_end " +
+               std::to_string(insn.uopEnd));
   }
   if (insn.iterOut == 0 || insn.iterIn == 0 || insn.uopBgn == insn.uopEnd) return;
   // Indices are affine with non-negative factors, so the largest one comes from the largest
   // micro-op index plus the last iteration of both loops.
   struct Operand {
     const char* name;
-    uint32_t Uop::*idx;
+    uint32_t Uop::* idx;
     uint32_t factorOut, factorIn;
     uint64_t depth;
     const char* buffer;
@@ -156,8 +160,8 @@ void Simulator::checkComputeRanges(const Instruction& insn, size_t index, bool c
       if (uops_[u].*op.idx > uops_[worstUop].*op.idx) worstUop = u;
     }
     const uint64_t base = uops_[worstUop].*op.idx;
-    const uint64_t last = base + uint64_t{insn.iterOut - 1} * op.factorOut +
-                          uint64_t{insn.iterIn - 1} * op.factorIn;
+    const uint64_t last =
+        base + uint64_t{insn.iterOut - 1} * op.factorOut + uint64_t{insn.iterIn - 1} * op.factorIn;
     if (last < op.depth) continue;
     std::ostringstream msg;
     msg << "field " << op.name << "_factor_out/" << op.name << "_factor_in: " << op.buffer
@@ -186,13 +190,17 @@ void Simulator::execGemm(const Instruction& insn, size_t index) {
     const auto* inp = reinterpret_cast<const int8_t*>(inp_.data());
     const auto* wgt = reinterpret_cast<const int8_t*>(wgt_.data());
     switch (blockIn) {
-      case 16: gemmInt8<16>(insn, uops_.data(), acc_.data(), inp, wgt, batch, blockIn, blockOut);
+      case 16:
+        gemmInt8<16>(insn, uops_.data(), acc_.data(), inp, wgt, batch, blockIn, blockOut);
         return;
-      case 32: gemmInt8<32>(insn, uops_.data(), acc_.data(), inp, wgt, batch, blockIn, blockOut);
+      case 32:
+        gemmInt8<32>(insn, uops_.data(), acc_.data(), inp, wgt, batch, blockIn, blockOut);
         return;
-      case 8: gemmInt8<8>(insn, uops_.data(), acc_.data(), inp, wgt, batch, blockIn, blockOut);
+      case 8:
+        gemmInt8<8>(insn, uops_.data(), acc_.data(), inp, wgt, batch, blockIn, blockOut);
         return;
-      default: gemmInt8<0>(insn, uops_.data(), acc_.data(), inp, wgt, batch, blockIn, blockOut);
+      default:
+        gemmInt8<0>(insn, uops_.data(), acc_.data(), inp, wgt, batch, blockIn, blockOut);
         return;
     }
   }
@@ -224,24 +232,30 @@ void Simulator::execAlu(const Instruction& insn, size_t index) {
   if (skipExecution_) return;
   checkComputeRanges(insn, index, !insn.useImm, cfg_.accBuffDepth(), false);
   if (insn.aluOpcode == AluOpcode::kShr && insn.useImm && badShift(insn.imm)) {
-    failAt(insn, index, "field imm: SHR amount " + std::to_string(insn.imm) +
-                            " is outside the shift range [-31, 31]");
+    failAt(insn, index,
+           "field imm: SHR amount " + std::to_string(insn.imm) +
+               " is outside the shift range [-31, 31]");
   }
   const int lanes = cfg_.batch() * cfg_.blockOut();
   switch (insn.aluOpcode) {
-    case AluOpcode::kMin: aluLoop<AluOpcode::kMin>(insn, index, uops_.data(), acc_.data(), lanes);
+    case AluOpcode::kMin:
+      aluLoop<AluOpcode::kMin>(insn, index, uops_.data(), acc_.data(), lanes);
       return;
-    case AluOpcode::kMax: aluLoop<AluOpcode::kMax>(insn, index, uops_.data(), acc_.data(), lanes);
+    case AluOpcode::kMax:
+      aluLoop<AluOpcode::kMax>(insn, index, uops_.data(), acc_.data(), lanes);
       return;
-    case AluOpcode::kAdd: aluLoop<AluOpcode::kAdd>(insn, index, uops_.data(), acc_.data(), lanes);
+    case AluOpcode::kAdd:
+      aluLoop<AluOpcode::kAdd>(insn, index, uops_.data(), acc_.data(), lanes);
       return;
-    case AluOpcode::kShr: aluLoop<AluOpcode::kShr>(insn, index, uops_.data(), acc_.data(), lanes);
+    case AluOpcode::kShr:
+      aluLoop<AluOpcode::kShr>(insn, index, uops_.data(), acc_.data(), lanes);
       return;
-    case AluOpcode::kMul: aluLoop<AluOpcode::kMul>(insn, index, uops_.data(), acc_.data(), lanes);
+    case AluOpcode::kMul:
+      aluLoop<AluOpcode::kMul>(insn, index, uops_.data(), acc_.data(), lanes);
       return;
   }
-  failAt(insn, index, "field alu_opcode has unknown value " +
-                          std::to_string(static_cast<int>(insn.aluOpcode)));
+  failAt(insn, index,
+         "field alu_opcode has unknown value " + std::to_string(static_cast<int>(insn.aluOpcode)));
 }
 
 }  // namespace tessera::vta

@@ -89,8 +89,7 @@ std::shared_ptr<UopKernel>& UopKernelCache::slot(std::optional<int32_t> closure)
   return kernels_[static_cast<size_t>(key)];
 }
 
-std::optional<std::pair<uint32_t, uint32_t>> UopSramAllocator::find(
-    const UopKernel* kernel) const {
+std::optional<std::pair<uint32_t, uint32_t>> UopSramAllocator::find(const UopKernel* kernel) const {
   auto it = ranges_.find(kernel);
   if (it == ranges_.end()) return std::nullopt;
   return it->second;

@@ -85,8 +85,8 @@ class UopSramAllocator {
 
  private:
   uint32_t depth_;
-  uint32_t end_ = 0;      // first free entry after the most recent allocation
-  size_t cursor_ = 0;     // position in order_ just after the most recent allocation
+  uint32_t end_ = 0;   // first free entry after the most recent allocation
+  size_t cursor_ = 0;  // position in order_ just after the most recent allocation
   std::vector<std::shared_ptr<UopKernel>> order_;  // resident kernels in SRAM order
   std::unordered_map<const UopKernel*, std::pair<uint32_t, uint32_t>> ranges_;
 };

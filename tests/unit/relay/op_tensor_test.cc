@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "../../test_util.h"
+#include "test_util.h"
 #include "relay/op/op_common.h"
 #include "relay/op/tensor.h"
 #include "support/diagnostic.h"
@@ -387,6 +387,19 @@ TEST(OpTensorCast, FixedPointMultiplyTestVectors) {
             (std::vector<double>{20, 22, -22, 2}));
   EXPECT_EQ(values(eval("fixed_point_multiply", {x}, fpm(1 << 30, 0))),
             (std::vector<double>{5, 6, -5, -1073741823}));
+}
+
+TEST(OpTensorCast, FixedPointMultiplyExtremeShiftsAreDefined) {
+  // Shifts that reach 64 bits shift every bit out (right shifts keep the sign); run under UBSan.
+  const NDArray x = t({3}, kI32, {3, -7, 2147483647});
+  EXPECT_EQ(values(eval("fixed_point_multiply", {x}, fpm(1610612736, 40))),
+            (std::vector<double>{0, 0, 0}));
+  EXPECT_EQ(values(eval("fixed_point_multiply", {x}, fpm(1610612736, -40))),
+            (std::vector<double>{0, -1, 0}));
+  EXPECT_EQ(values(eval("fixed_point_multiply", {x}, fpm(1 << 30, 40))),
+            (std::vector<double>{0, 0, 0}));
+  EXPECT_EQ(values(eval("fixed_point_multiply", {x}, fpm(1 << 30, -40))),
+            (std::vector<double>{0, -1, 0}));
 }
 
 TEST(OpTensorCast, FixedPointMultiplyKeepsInt64TypeAndNarrowsThroughInt32) {

@@ -3,7 +3,7 @@
 // has a negative test named after it.
 #include <gtest/gtest.h>
 
-#include "../../test_util.h"
+#include "test_util.h"
 #include "relay/op/op_common.h"
 #include "relay/op/tensor.h"
 #include "support/diagnostic.h"
@@ -113,10 +113,16 @@ TEST(OpTensorReshape, ReshapeLikeTakesTheOtherShape) {
   EXPECT_EQ(typeStr("reshape_like", {tensorType({2, 3, 4}, kF32), tensorType({6, 5}, kI32)},
                     makeAttrs(ReshapeLikeAttrs{.lhsBegin = 0, .lhsEnd = 2, .rhsEnd = 1})),
             "Tensor[(6, 4), float32]");
-  expectTypeError("reshape_like", {tensorType({2, 3}, kF32), tensorType({4}, kF32)},
-                  makeAttrs(ReshapeLikeAttrs{}), "reshape_like_c2", {"(2, 3)", "(4)"});
+}
+
+TEST(OpTensorReshapeErrors, reshape_like_c1_InvalidAxisRange) {
   expectTypeError("reshape_like", {tensorType({2, 3}, kF32), tensorType({4}, kF32)},
                   makeAttrs(ReshapeLikeAttrs{.lhsBegin = 3}), "reshape_like_c1", {"(2, 3)"});
+}
+
+TEST(OpTensorReshapeErrors, reshape_like_c2_ElementCountsDisagree) {
+  expectTypeError("reshape_like", {tensorType({2, 3}, kF32), tensorType({4}, kF32)},
+                  makeAttrs(ReshapeLikeAttrs{}), "reshape_like_c2", {"(2, 3)", "(4)"});
 }
 
 // --- transpose, broadcast_to, expand_dims, squeeze -----------------------------------------------
@@ -277,6 +283,16 @@ TEST(OpTensorSelectErrors, concatenate_c3_AxisOutOfRange) {
 TEST(OpTensorSelectErrors, concatenate_c4_OtherDimsMustAgree) {
   expectTypeError("concatenate", {tupleOf({tensorType({2, 3}, kF32), tensorType({4, 2}, kF32)})},
                   makeAttrs(ConcatenateAttrs{}), "concatenate_c4", {"(2, 3)", "(4, 2)"});
+}
+
+TEST(OpTensorSelectErrors, stack_c1_ArgumentMustBeATupleOfTensors) {
+  expectTypeError("stack", {tensorType({2}, kF32)}, makeAttrs(StackAttrs{}), "stack_c1",
+                  {"Tensor[(2), float32]"});
+}
+
+TEST(OpTensorSelectErrors, stack_c3_AxisOutOfRange) {
+  expectTypeError("stack", {tupleOf({tensorType({2}, kF32)})}, makeAttrs(StackAttrs{.axis = 2}),
+                  "stack_c3", {"axis 2"});
 }
 
 TEST(OpTensorSelectErrors, stack_c2_ShapesMustAgree) {
@@ -477,8 +493,25 @@ TEST(OpTensorCreationErrors, zeros_c1_DtypeMustBeSet) {
   expectTypeError("zeros", {}, init({2, 3}), "zeros_c1", {"[2, 3]"});
 }
 
+TEST(OpTensorCreationErrors, ones_c1_DtypeMustBeSet) {
+  expectTypeError("ones", {}, init({4}), "ones_c1", {"[4]"});
+}
+
+TEST(OpTensorCreationErrors, zeros_c2_NegativeDimension) {
+  expectTypeError("zeros", {}, init({-1}, kF32), "zeros_c2", {"[-1]"});
+}
+
 TEST(OpTensorCreationErrors, ones_c2_NegativeDimension) {
   expectTypeError("ones", {}, init({2, -3}, kF32), "ones_c2", {"[2, -3]"});
+}
+
+TEST(OpTensorCreationErrors, full_c2_NegativeDimension) {
+  expectTypeError("full", {scalarType(kF32)}, init({-2}), "full_c2", {"[-2]"});
+}
+
+TEST(OpTensorCreationErrors, full_like_c1_FillValueMustBeScalar) {
+  expectTypeError("full_like", {tensorType({3}, kF32), tensorType({3}, kF32)}, nullptr,
+                  "full_like_c1", {"(3)"});
 }
 
 TEST(OpTensorCreationErrors, full_c3_FillValueMustBeScalar) {

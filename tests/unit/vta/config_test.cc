@@ -28,8 +28,7 @@ void expectConfigError(const std::string& text, const std::string& fragment) {
   } catch (const DiagnosticError& e) {
     EXPECT_EQ(e.diagnostic().code, "vta_config");
     EXPECT_EQ(e.diagnostic().context, "test.json");
-    EXPECT_NE(e.diagnostic().message.find(fragment), std::string::npos)
-        << e.diagnostic().message;
+    EXPECT_NE(e.diagnostic().message.find(fragment), std::string::npos) << e.diagnostic().message;
   }
 }
 

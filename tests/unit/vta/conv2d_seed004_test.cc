@@ -53,8 +53,8 @@ void seed004Listing(CommandQueue& q, DeviceBuffer data, DeviceBuffer kernel, Dev
           for (int dy = 0; dy < 3; ++dy) {
             for (int dx = 0; dx < 3; ++dx) {
               for (int j = 0; j < 14; ++j) {
-                q.uopPush(0, 0, t * 784 + j, t * 144 + dy * 16 + j + dx, t * 72 + dy * 3 + dx, 0,
-                          0, 0);
+                q.uopPush(0, 0, t * 784 + j, t * 144 + dy * 16 + j + dx, t * 72 + dy * 3 + dx, 0, 0,
+                          0);
               }
             }
           }
@@ -109,8 +109,8 @@ const Seed004Data& seedData() {
     Seed004Data s;
     s.dataNchw = test::randomInts(1 * 256 * 14 * 14, -128, 127, 4);
     s.kernelOihw = test::randomInts(256 * 256 * 3 * 3, -128, 127, 5);
-    s.expected = test::referenceConv2d(s.dataNchw, s.kernelOihw, 1, 256, 14, 14, 256, 3, 1, 8,
-                                       127, 1, 16);
+    s.expected =
+        test::referenceConv2d(s.dataNchw, s.kernelOihw, 1, 256, 14, 14, 256, 3, 1, 8, 127, 1, 16);
     return s;
   }();
   return d;
@@ -194,8 +194,8 @@ TEST(VtaSeed004, StreamMatchesTheWorkedTrace) {
   EXPECT_EQ(std::tuple(s[5].uopBgn, s[5].uopEnd), std::tuple(14u, 28u));
   EXPECT_EQ(s[6].memType, MemType::kInp);
   EXPECT_EQ(flags(s[6]), "pop_next ");
-  EXPECT_EQ(std::tuple(s[6].sramBase, s[6].ySize, s[6].yPad0, s[6].yPad1, s[6].xSize,
-                       s[6].xStride, s[6].xPad0, s[6].xPad1),
+  EXPECT_EQ(std::tuple(s[6].sramBase, s[6].ySize, s[6].yPad0, s[6].yPad1, s[6].xSize, s[6].xStride,
+                       s[6].xPad0, s[6].xPad1),
             std::tuple(0u, 8u, 1u, 0u, 14u, 14u, 1u, 1u));
   EXPECT_EQ(s[7].memType, MemType::kWgt);
   EXPECT_EQ(flags(s[7]), "push_next ");
@@ -217,11 +217,13 @@ TEST(VtaSeed004, StreamMatchesTheWorkedTrace) {
   EXPECT_EQ(std::tuple(s[12].sramBase, s[12].xSize), std::tuple(154u, 126u));
   EXPECT_EQ(std::tuple(s[13].uopBgn, s[13].uopEnd), std::tuple(154u, 280u));
   // Instructions 3359..3365: the drain pops and the completion protocol.
-  const std::vector<std::pair<std::string, std::string>> tail = {
-      {"LOAD NOP", "pop_next "},  {"STORE NOP", "push_prev "},
-      {"LOAD NOP", "pop_next "},  {"LOAD NOP", "push_next "},
-      {"LOAD NOP", "pop_next "},  {"LOAD NOP", "pop_prev pop_next "},
-      {"FINISH", ""}};
+  const std::vector<std::pair<std::string, std::string>> tail = {{"LOAD NOP", "pop_next "},
+                                                                 {"STORE NOP", "push_prev "},
+                                                                 {"LOAD NOP", "pop_next "},
+                                                                 {"LOAD NOP", "push_next "},
+                                                                 {"LOAD NOP", "pop_next "},
+                                                                 {"LOAD NOP", "pop_prev pop_next "},
+                                                                 {"FINISH", ""}};
   const std::vector<Stage> tailModules = {Stage::kCompute, Stage::kStore,   Stage::kLoad,
                                           Stage::kLoad,    Stage::kCompute, Stage::kCompute,
                                           Stage::kCompute};
@@ -241,8 +243,8 @@ TEST(VtaSeed004, GeneralisedProgramEqualsTheListing) {
   CommandQueue listing;
   runSeed004(listing, seed004Listing);
   CommandQueue general;
-  const std::vector<int32_t> out = runSeed004(
-      general, [](CommandQueue& q, DeviceBuffer d, DeviceBuffer k, DeviceBuffer r) {
+  const std::vector<int32_t> out =
+      runSeed004(general, [](CommandQueue& q, DeviceBuffer d, DeviceBuffer k, DeviceBuffer r) {
         reference::conv2d(q, reference::Conv2dWorkload::seed004(q.config()), d, k, r);
       });
   ASSERT_EQ(general.lastRun().size(), listing.lastRun().size());

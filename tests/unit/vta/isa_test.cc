@@ -29,7 +29,7 @@ std::vector<FieldCase> headerCases() {
 
 std::vector<FieldCase> memCases() {
   auto c = headerCases();
-  auto u32 = [](uint32_t Instruction::*m) {
+  auto u32 = [](uint32_t Instruction::* m) {
     return [m](Instruction& i, uint64_t v) { i.*m = static_cast<uint32_t>(v); };
   };
   c.push_back({"memory_type", [](Instruction& i, uint64_t v) { i.memType = MemType(v); }});
@@ -47,7 +47,7 @@ std::vector<FieldCase> memCases() {
 
 std::vector<FieldCase> computeCases(bool alu) {
   auto c = headerCases();
-  auto u32 = [](uint32_t Instruction::*m) {
+  auto u32 = [](uint32_t Instruction::* m) {
     return [m](Instruction& i, uint64_t v) { i.*m = static_cast<uint32_t>(v); };
   };
   c.push_back({"reset_reg", [](Instruction& i, uint64_t v) { i.resetReg = v; }});
@@ -113,7 +113,9 @@ void checkFormat(const IsaLayout& layout, Opcode opcode, const std::vector<BitFi
   EXPECT_EQ(layout.decode(word, 0), all);
 }
 
-uint64_t fullRange(const BitField& f) { return f.maxValue(); }
+uint64_t fullRange(const BitField& f) {
+  return f.maxValue();
+}
 // memory_type and alu_opcode decode only their defined values.
 uint64_t definedRange(const BitField& f) {
   if (f.name == "memory_type") return uint64_t(MemType::kAcc8Bit);
@@ -130,7 +132,7 @@ void checkAllFormats(const Config& cfg) {
   // Micro-ops: each index at its limit.
   for (size_t f = 0; f < 3; ++f) {
     Uop uop;
-    uint32_t Uop::*members[] = {&Uop::dstIdx, &Uop::srcIdx, &Uop::wgtIdx};
+    uint32_t Uop::* members[] = {&Uop::dstIdx, &Uop::srcIdx, &Uop::wgtIdx};
     uop.*members[f] = static_cast<uint32_t>(layout.uopFields()[f].maxValue());
     EXPECT_EQ(layout.decodeUop(layout.encodeUop(uop)), uop);
     uop.*members[f] += 1;
@@ -152,35 +154,65 @@ std::vector<std::pair<std::string, std::pair<int, int>>> positions(
 TEST(VtaIsa, DefaultPositionsMatchTheSpecTables) {
   const IsaLayout layout(Config::defaults());
   using P = std::vector<std::pair<std::string, std::pair<int, int>>>;
-  EXPECT_EQ(positions(layout.memFields()),
-            (P{{"opcode", {0, 3}},     {"pop_prev", {3, 1}},   {"pop_next", {4, 1}},
-               {"push_prev", {5, 1}},  {"push_next", {6, 1}},  {"memory_type", {7, 3}},
-               {"sram_base", {10, 16}}, {"dram_base", {26, 32}}, {"y_size", {64, 16}},
-               {"x_size", {80, 16}},   {"x_stride", {96, 16}}, {"y_pad_0", {112, 4}},
-               {"y_pad_1", {116, 4}},  {"x_pad_0", {120, 4}},  {"x_pad_1", {124, 4}}}));
-  EXPECT_EQ(positions(layout.gemmFields()),
-            (P{{"opcode", {0, 3}},          {"pop_prev", {3, 1}},        {"pop_next", {4, 1}},
-               {"push_prev", {5, 1}},       {"push_next", {6, 1}},       {"reset_reg", {7, 1}},
-               {"uop_bgn", {8, 13}},        {"uop_end", {21, 14}},       {"iter_out", {35, 14}},
-               {"iter_in", {49, 14}},       {"dst_factor_out", {64, 11}}, {"dst_factor_in", {75, 11}},
-               {"src_factor_out", {86, 11}}, {"src_factor_in", {97, 11}}, {"wgt_factor_out", {108, 10}},
-               {"wgt_factor_in", {118, 10}}}));
-  EXPECT_EQ(positions(layout.aluFields()),
-            (P{{"opcode", {0, 3}},          {"pop_prev", {3, 1}},        {"pop_next", {4, 1}},
-               {"push_prev", {5, 1}},       {"push_next", {6, 1}},       {"reset_reg", {7, 1}},
-               {"uop_bgn", {8, 13}},        {"uop_end", {21, 14}},       {"iter_out", {35, 14}},
-               {"iter_in", {49, 14}},       {"dst_factor_out", {64, 11}}, {"dst_factor_in", {75, 11}},
-               {"src_factor_out", {86, 11}}, {"src_factor_in", {97, 11}}, {"alu_opcode", {108, 3}},
-               {"use_imm", {111, 1}},       {"imm", {112, 16}}}));
+  EXPECT_EQ(positions(layout.memFields()), (P{{"opcode", {0, 3}},
+                                              {"pop_prev", {3, 1}},
+                                              {"pop_next", {4, 1}},
+                                              {"push_prev", {5, 1}},
+                                              {"push_next", {6, 1}},
+                                              {"memory_type", {7, 3}},
+                                              {"sram_base", {10, 16}},
+                                              {"dram_base", {26, 32}},
+                                              {"y_size", {64, 16}},
+                                              {"x_size", {80, 16}},
+                                              {"x_stride", {96, 16}},
+                                              {"y_pad_0", {112, 4}},
+                                              {"y_pad_1", {116, 4}},
+                                              {"x_pad_0", {120, 4}},
+                                              {"x_pad_1", {124, 4}}}));
+  EXPECT_EQ(positions(layout.gemmFields()), (P{{"opcode", {0, 3}},
+                                               {"pop_prev", {3, 1}},
+                                               {"pop_next", {4, 1}},
+                                               {"push_prev", {5, 1}},
+                                               {"push_next", {6, 1}},
+                                               {"reset_reg", {7, 1}},
+                                               {"uop_bgn", {8, 13}},
+                                               {"uop_end", {21, 14}},
+                                               {"iter_out", {35, 14}},
+                                               {"iter_in", {49, 14}},
+                                               {"dst_factor_out", {64, 11}},
+                                               {"dst_factor_in", {75, 11}},
+                                               {"src_factor_out", {86, 11}},
+                                               {"src_factor_in", {97, 11}},
+                                               {"wgt_factor_out", {108, 10}},
+                                               {"wgt_factor_in", {118, 10}}}));
+  EXPECT_EQ(positions(layout.aluFields()), (P{{"opcode", {0, 3}},
+                                              {"pop_prev", {3, 1}},
+                                              {"pop_next", {4, 1}},
+                                              {"push_prev", {5, 1}},
+                                              {"push_next", {6, 1}},
+                                              {"reset_reg", {7, 1}},
+                                              {"uop_bgn", {8, 13}},
+                                              {"uop_end", {21, 14}},
+                                              {"iter_out", {35, 14}},
+                                              {"iter_in", {49, 14}},
+                                              {"dst_factor_out", {64, 11}},
+                                              {"dst_factor_in", {75, 11}},
+                                              {"src_factor_out", {86, 11}},
+                                              {"src_factor_in", {97, 11}},
+                                              {"alu_opcode", {108, 3}},
+                                              {"use_imm", {111, 1}},
+                                              {"imm", {112, 16}}}));
   EXPECT_EQ(positions(layout.uopFields()),
             (P{{"dst_idx", {0, 11}}, {"src_idx", {11, 11}}, {"wgt_idx", {22, 10}}}));
 }
 
-TEST(VtaIsa, EveryFieldRoundTripsAtItsLimitsDefault) { checkAllFormats(Config::defaults()); }
+TEST(VtaIsa, EveryFieldRoundTripsAtItsLimitsDefault) {
+  checkAllFormats(Config::defaults());
+}
 
 TEST(VtaIsa, EveryFieldRoundTripsAtItsLimitsNonDefault) {
-  for (const Config& cfg : {test::configBatch2(), test::configBlock32(), test::configBlock8(),
-                            test::configInt4()}) {
+  for (const Config& cfg :
+       {test::configBatch2(), test::configBlock32(), test::configBlock8(), test::configInt4()}) {
     SCOPED_TRACE(cfg.bitstream());
     checkAllFormats(cfg);
   }
@@ -220,8 +252,8 @@ TEST(VtaIsa, SeedInstruction11EncodesAsTheSpecSays) {
   insn.wgtFactorIn = 0;
   const IsaLayout layout(Config::defaults());
   const EncodedInstruction word = layout.encode(insn);
-  const uint64_t word0 = 2 | (1ull << 5) | (28ull << 8) | (154ull << 21) | (8ull << 35) |
-                         (7ull << 49);
+  const uint64_t word0 =
+      2 | (1ull << 5) | (28ull << 8) | (154ull << 21) | (8ull << 35) | (7ull << 49);
   const uint64_t word1 = 98 | (14ull << 11) | (0ull << 22) | (16ull << 33) | (9ull << 44);
   EXPECT_EQ(word.word0, word0);
   EXPECT_EQ(word.word1, word1);
@@ -262,9 +294,9 @@ TEST(VtaIsa, MalformedWordsAreDiagnosed) {
   for (uint64_t op : {5, 6, 7}) expectDecodeError({op, 0}, "field opcode has unknown value");
   expectDecodeError({0 | (6ull << 7), 0}, "field memory_type has unknown value 6");
   expectDecodeError({4, 5ull << 44}, "field alu_opcode has unknown value 5");
-  expectDecodeError({1ull << 58, 0}, "reserved bits are set");  // gap after dram_base
+  expectDecodeError({1ull << 58, 0}, "reserved bits are set");        // gap after dram_base
   expectDecodeError({2 | (1ull << 63), 0}, "reserved bits are set");  // gap after iter_in
-  expectDecodeError({3, 1}, "reserved bits are set");                  // FINISH uses 7 bits only
+  expectDecodeError({3, 1}, "reserved bits are set");                 // FINISH uses 7 bits only
 }
 
 TEST(VtaIsa, RoutingFollowsTheMemoryType) {

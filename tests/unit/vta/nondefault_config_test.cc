@@ -3,6 +3,8 @@
 // formulas in the configuration's entry sizes.
 #include <gtest/gtest.h>
 
+#include "support/diagnostic.h"
+
 #include "vta_workload_runs.h"
 
 namespace tessera::vta {
@@ -34,8 +36,8 @@ Stats expectedConvStats(const Config& cfg, const reference::Conv2dWorkload& w) {
   s.inpLoadNbytes = perRowTile * inputRows * w.width * cfg.inpElemBytes();
   s.wgtLoadNbytes = loads * w.ocBlocks * kk * cfg.wgtElemBytes();
   s.uopLoadNbytes = uint64_t(w.threads) * (w.outWidth() + kk * w.outWidth() + 3) * 4;
-  s.outStoreNbytes = batchTiles * (w.outChannels / cfg.blockOut()) * w.outHeight() *
-                     w.outWidth() * cfg.outElemBytes();
+  s.outStoreNbytes = batchTiles * (w.outChannels / cfg.blockOut()) * w.outHeight() * w.outWidth() *
+                     cfg.outElemBytes();
   s.gemmCounter = loads * accTile * kk;
   s.aluCounter = batchTiles * ocTiles * rowTiles * w.threads * 3 * accTile;
   return s;
@@ -53,7 +55,17 @@ TEST_P(VtaNonDefault, MatmulTutorial) {
 TEST_P(VtaNonDefault, BlockedMatmul) {
   const Config& cfg = GetParam().cfg;
   const int64_t iBlock = 256 / cfg.blockIn(), oBlock = 256 / cfg.blockOut();
-  if (iBlock * oBlock > cfg.wgtBuffDepth()) GTEST_SKIP() << "256x256 weight tile exceeds WGT";
+  if (iBlock * oBlock > cfg.wgtBuffDepth()) {
+    // The 256x256 weight tile does not fit this weight SRAM: the simulator must say so.
+    try {
+      test::runBlockedMatmul(cfg);
+      FAIL() << "expected an SRAM overflow";
+    } catch (const DiagnosticError& e) {
+      EXPECT_NE(std::string(e.what()).find("LOAD WGT"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("beyond the WGT buffer depth"), std::string::npos);
+    }
+    return;
+  }
   const test::RunResult r = test::runBlockedMatmul(cfg);
   EXPECT_EQ(r.out, r.expected);
   const uint64_t tiles = uint64_t(1024 / 256) * (1024 / 256);

@@ -161,13 +161,19 @@ InsnCounts countInstructions(std::span<const Instruction> stream) {
           c.loadAcc++;
         }
         break;
-      case Opcode::kStore: (insn.isNop() ? c.storeNop : c.store)++; break;
+      case Opcode::kStore:
+        (insn.isNop() ? c.storeNop : c.store)++;
+        break;
       case Opcode::kGemm:
         c.gemm++;
         if (insn.resetReg) c.gemmReset++;
         break;
-      case Opcode::kAlu: c.alu++; break;
-      case Opcode::kFinish: c.finish++; break;
+      case Opcode::kAlu:
+        c.alu++;
+        break;
+      case Opcode::kFinish:
+        c.finish++;
+        break;
     }
   }
   return c;
@@ -182,8 +188,8 @@ std::string describe(const InsnCounts& c) {
   return os.str();
 }
 
-Stats makeStats(uint64_t inp, uint64_t wgt, uint64_t acc, uint64_t uop, uint64_t out,
-                uint64_t gemm, uint64_t alu) {
+Stats makeStats(uint64_t inp, uint64_t wgt, uint64_t acc, uint64_t uop, uint64_t out, uint64_t gemm,
+                uint64_t alu) {
   return Stats{inp, wgt, acc, uop, out, gemm, alu};
 }
 

@@ -31,8 +31,7 @@ int32_t truncate(int64_t v, int bits);
 /// NCHW data -> (N/b, C/c, H, W, b, c); OIHW kernel -> (O/c, I/c, kh, kw, c, c).
 std::vector<int32_t> packData(std::span<const int32_t> nchw, int n, int c, int h, int w, int b,
                               int ci);
-std::vector<int32_t> packKernel(std::span<const int32_t> oihw, int o, int i, int k, int co,
-                                int ci);
+std::vector<int32_t> packKernel(std::span<const int32_t> oihw, int o, int i, int k, int co, int ci);
 
 /// The seed-004 reference: int32 NCHW conv (stride 1), >> shift, clip [0, clipMax], returned in
 /// the packed output layout (N/b, O/c, H', W', b, c).
@@ -63,8 +62,8 @@ InsnCounts countInstructions(std::span<const Instruction> stream);
 std::string describe(const InsnCounts& c);
 
 /// Stats from the seven counters in spec order.
-Stats makeStats(uint64_t inp, uint64_t wgt, uint64_t acc, uint64_t uop, uint64_t out,
-                uint64_t gemm, uint64_t alu);
+Stats makeStats(uint64_t inp, uint64_t wgt, uint64_t acc, uint64_t uop, uint64_t out, uint64_t gemm,
+                uint64_t alu);
 
 /// Non-default configurations exercised by the "same programs elsewhere" tests.
 Config configBatch2();   ///< BATCH 2, BLOCK 16

@@ -7,10 +7,18 @@ namespace tessera::vta::test {
 namespace {
 
 // Value range of an input/weight lane of `bits` (int8: [-128, 127]).
-int32_t laneMin(int bits) { return bits >= 32 ? -(1 << 30) : -(1 << (bits - 1)); }
-int32_t laneMax(int bits) { return bits >= 32 ? (1 << 30) - 1 : (1 << (bits - 1)) - 1; }
-int32_t clipMax(const Config& cfg) { return (1 << (cfg.inpWidth() - 1)) - 1; }
-size_t accLanes(const Config& cfg) { return size_t(cfg.batch()) * cfg.blockOut(); }
+int32_t laneMin(int bits) {
+  return bits >= 32 ? -(1 << 30) : -(1 << (bits - 1));
+}
+int32_t laneMax(int bits) {
+  return bits >= 32 ? (1 << 30) - 1 : (1 << (bits - 1)) - 1;
+}
+int32_t clipMax(const Config& cfg) {
+  return (1 << (cfg.inpWidth() - 1)) - 1;
+}
+size_t accLanes(const Config& cfg) {
+  return size_t(cfg.batch()) * cfg.blockOut();
+}
 
 RunResult finish(CommandQueue& q, DeviceBuffer out, size_t lanes, std::vector<int32_t> expected) {
   RunResult r;
@@ -26,7 +34,8 @@ RunResult finish(CommandQueue& q, DeviceBuffer out, size_t lanes, std::vector<in
 RunResult runMatmulTutorial(const Config& cfg) {
   CommandQueue q(cfg);
   const int b = cfg.batch(), bi = cfg.blockIn(), bo = cfg.blockOut();
-  const auto a = randomInts(size_t(16) * b * bi, laneMin(cfg.inpWidth()), laneMax(cfg.inpWidth()), 1);
+  const auto a =
+      randomInts(size_t(16) * b * bi, laneMin(cfg.inpWidth()), laneMax(cfg.inpWidth()), 1);
   const auto w =
       randomInts(size_t(256) * bo * bi, laneMin(cfg.wgtWidth()), laneMax(cfg.wgtWidth()), 2);
   DeviceBuffer da = upload(q, a, cfg.inpWidth());
@@ -44,16 +53,16 @@ RunResult runBlockedMatmul(const Config& cfg) {
   const int icb = 1024 / bi, ocb = 1024 / bo;
   const auto d =
       randomInts(size_t(icb) * b * bi, laneMin(cfg.inpWidth()), laneMax(cfg.inpWidth()), 3);
-  const auto w = randomInts(size_t(ocb) * icb * bo * bi, laneMin(cfg.wgtWidth()),
-                            laneMax(cfg.wgtWidth()), 4);
+  const auto w =
+      randomInts(size_t(ocb) * icb * bo * bi, laneMin(cfg.wgtWidth()), laneMax(cfg.wgtWidth()), 4);
   DeviceBuffer dd = upload(q, d, cfg.inpWidth());
   DeviceBuffer dw = upload(q, w, cfg.wgtWidth());
   const size_t lanes = size_t(ocb) * b * bo;
   DeviceBuffer dr = q.bufferAlloc(lanes * cfg.outWidth() / 8);
   reference::blockedMatmul(q, dd, dw, dr);
-  return finish(q, dr, lanes,
-                shiftClip(referenceMatmul(d, w, 1, icb, ocb, b, bi, bo), cfg.inpWidth(),
-                          clipMax(cfg)));
+  return finish(
+      q, dr, lanes,
+      shiftClip(referenceMatmul(d, w, 1, icb, ocb, b, bi, bo), cfg.inpWidth(), clipMax(cfg)));
 }
 
 reference::Conv2dWorkload smallConv2d(const Config& cfg) {
@@ -71,29 +80,28 @@ RunResult runConv2d(const Config& cfg, const reference::Conv2dWorkload& w) {
   CommandQueue q(cfg);
   const auto data = randomInts(size_t(w.batch) * w.inChannels * w.height * w.width,
                                laneMin(cfg.inpWidth()), laneMax(cfg.inpWidth()), 5);
-  const auto kernel =
-      randomInts(size_t(w.outChannels) * w.inChannels * w.kernel * w.kernel,
-                 laneMin(cfg.wgtWidth()), laneMax(cfg.wgtWidth()), 6);
-  DeviceBuffer dd = upload(q,
-                           packData(data, w.batch, w.inChannels, w.height, w.width, cfg.batch(),
-                                    cfg.blockIn()),
-                           cfg.inpWidth());
+  const auto kernel = randomInts(size_t(w.outChannels) * w.inChannels * w.kernel * w.kernel,
+                                 laneMin(cfg.wgtWidth()), laneMax(cfg.wgtWidth()), 6);
+  DeviceBuffer dd = upload(
+      q, packData(data, w.batch, w.inChannels, w.height, w.width, cfg.batch(), cfg.blockIn()),
+      cfg.inpWidth());
   DeviceBuffer dk = upload(
       q, packKernel(kernel, w.outChannels, w.inChannels, w.kernel, cfg.blockOut(), cfg.blockIn()),
       cfg.wgtWidth());
   const size_t lanes = size_t(w.batch) * w.outChannels * w.outHeight() * w.outWidth();
   DeviceBuffer dr = q.bufferAlloc(reference::conv2dOutputBytes(cfg, w));
   reference::conv2d(q, w, dd, dk, dr);
-  return finish(q, dr, lanes,
-                referenceConv2d(data, kernel, w.batch, w.inChannels, w.height, w.width,
-                                w.outChannels, w.kernel, w.pad, w.shift, w.clipMax, cfg.batch(),
-                                cfg.blockOut()));
+  return finish(
+      q, dr, lanes,
+      referenceConv2d(data, kernel, w.batch, w.inChannels, w.height, w.width, w.outChannels,
+                      w.kernel, w.pad, w.shift, w.clipMax, cfg.batch(), cfg.blockOut()));
 }
 
 RunResult runGemm(const Config& cfg, bool smt) {
   CommandQueue q(cfg);
   const int b = cfg.batch(), bi = cfg.blockIn(), bo = cfg.blockOut();
-  const auto x = randomInts(size_t(4) * b * bi, laneMin(cfg.inpWidth()), laneMax(cfg.inpWidth()), 7);
+  const auto x =
+      randomInts(size_t(4) * b * bi, laneMin(cfg.inpWidth()), laneMax(cfg.inpWidth()), 7);
   const auto w =
       randomInts(size_t(4) * bo * bi, laneMin(cfg.wgtWidth()), laneMax(cfg.wgtWidth()), 8);
   DeviceBuffer dx = upload(q, x, cfg.inpWidth());
@@ -137,11 +145,21 @@ RunResult runAluImm(const Config& cfg, AluOpcode op, int32_t imm, bool shiftLeft
   std::vector<int32_t> expected = a;
   for (int32_t& v : expected) {
     switch (op) {
-      case AluOpcode::kMin: v = std::min(v, imm); break;
-      case AluOpcode::kMax: v = std::max(v, imm); break;
-      case AluOpcode::kAdd: v = v + imm; break;
-      case AluOpcode::kShr: v = shiftLeft ? int32_t(uint32_t(v) << imm) : v >> imm; break;
-      case AluOpcode::kMul: v = v * imm; break;
+      case AluOpcode::kMin:
+        v = std::min(v, imm);
+        break;
+      case AluOpcode::kMax:
+        v = std::max(v, imm);
+        break;
+      case AluOpcode::kAdd:
+        v = v + imm;
+        break;
+      case AluOpcode::kShr:
+        v = shiftLeft ? int32_t(uint32_t(v) << imm) : v >> imm;
+        break;
+      case AluOpcode::kMul:
+        v = v * imm;
+        break;
     }
   }
   DeviceBuffer da = upload(q, a, 32);
@@ -157,11 +175,21 @@ RunResult runAluTensor(const Config& cfg, AluOpcode op) {
   std::vector<int32_t> expected(a.size());
   for (size_t i = 0; i < a.size(); ++i) {
     switch (op) {
-      case AluOpcode::kMin: expected[i] = std::min(a[i], b[i]); break;
-      case AluOpcode::kMax: expected[i] = std::max(a[i], b[i]); break;
-      case AluOpcode::kAdd: expected[i] = a[i] + b[i]; break;
-      case AluOpcode::kShr: expected[i] = b[i] >= 0 ? a[i] >> b[i] : a[i] << -b[i]; break;
-      case AluOpcode::kMul: expected[i] = a[i] * b[i]; break;
+      case AluOpcode::kMin:
+        expected[i] = std::min(a[i], b[i]);
+        break;
+      case AluOpcode::kMax:
+        expected[i] = std::max(a[i], b[i]);
+        break;
+      case AluOpcode::kAdd:
+        expected[i] = a[i] + b[i];
+        break;
+      case AluOpcode::kShr:
+        expected[i] = b[i] >= 0 ? a[i] >> b[i] : a[i] << -b[i];
+        break;
+      case AluOpcode::kMul:
+        expected[i] = a[i] * b[i];
+        break;
     }
   }
   DeviceBuffer da = upload(q, a, 32);
