@@ -62,7 +62,7 @@ int cmdDemo(Args& args) {
 
   relay::IRModule module = relay::inferTypes(relay::IRModule::fromExpr(convBlock()));
   std::cout << "Seed 003's conv block, built with the C++ API and type-checked:\n\n"
-            << relay::printModule(module) << "\n\n";
+            << relay::printModule(module) << "\n";
 
   std::vector<relay::Value> inputs;
   for (const relay::Var& p : module.main()->params) {

@@ -15,6 +15,9 @@ struct NamedConfig {
   Config cfg;
 };
 
+// Keeps CTest's test names readable (gtest would otherwise print the parameter's bytes).
+void PrintTo(const NamedConfig& c, std::ostream* os) { *os << c.name; }
+
 class VtaNonDefault : public ::testing::TestWithParam<NamedConfig> {};
 
 // Counters of reference::conv2d in closed form (spec §7.1's derivation, generalised).
