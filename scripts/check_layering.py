@@ -20,6 +20,7 @@ LEVELS = {
     "relay/op": 4,
     "relay/text": 4,
     "relay/interp": 5,
+    "relay/pattern": 4,
     "relay/transform": 6,
     "tools": 11,
 }

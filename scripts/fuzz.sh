@@ -9,6 +9,13 @@ for target in parser npy; do
   work="build/fuzz/corpus-$target"
   mkdir -p "$work"
   echo "-- ${target}_fuzz: $runs runs"
-  ./build/fuzz/tests/fuzz/${target}_fuzz -runs="$runs" -max_len=4096 -timeout=10 \
-    -rss_limit_mb=4096 "$work" "tests/fuzz/corpus/$target" 2>&1 | tail -n 3
+  log="build/fuzz/${target}_fuzz.log"
+  if ! ./build/fuzz/tests/fuzz/${target}_fuzz -runs="$runs" -max_len=4096 -timeout=10 \
+      -rss_limit_mb=4096 -artifact_prefix="build/fuzz/${target}-" "$work" "tests/fuzz/corpus/$target" \
+      >"$log" 2>&1; then
+    tail -n 60 "$log"
+    echo "fuzz.sh: ${target}_fuzz found a failure (input saved under build/fuzz/${target}-*)"
+    exit 1
+  fi
+  tail -n 1 "$log"
 done

@@ -22,11 +22,11 @@
 #include <regex>
 #include <string>
 
+#include "../test_util.h"
 #include "relay/structural_equal.h"
 #include "relay/text/parser.h"
 #include "relay/text/printer.h"
 #include "relay/type_infer.h"
-#include "../test_util.h"
 
 namespace tessera::relay {
 namespace {
@@ -86,8 +86,9 @@ std::string withTrailingNewline(std::string s) {
     start = start == std::string::npos ? 0 : start + 1;
     return s.substr(start, s.find('\n', start) - start);
   };
-  return ::testing::AssertionFailure() << "first difference at line " << line << "\n  expected: "
-                                       << lineAt(expected) << "\n  printed:  " << lineAt(actual);
+  return ::testing::AssertionFailure()
+         << "first difference at line " << line << "\n  expected: " << lineAt(expected)
+         << "\n  printed:  " << lineAt(actual);
 }
 
 class GoldenText : public ::testing::TestWithParam<GoldenCase> {};
@@ -111,9 +112,8 @@ TEST_P(GoldenText, ParsesTypeChecksAndPrintsBackIdentically) {
     // The round-trip form parses back to an equal module.
     EXPECT_TRUE(structuralEqual(m, parseModule(printRoundTrip(m), "roundtrip")));
   }
-  EXPECT_TRUE(sameText(withTrailingNewline(expected), withTrailingNewline(printed)))
-      << "printed:\n"
-      << printed;
+  EXPECT_TRUE(sameText(withTrailingNewline(expected), withTrailingNewline(printed))) << "printed:\n"
+                                                                                     << printed;
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, GoldenText, ::testing::ValuesIn(kCases),

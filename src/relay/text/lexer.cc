@@ -15,8 +15,12 @@ namespace {
 bool isIdentStart(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
-bool isIdentChar(char c) { return isIdentStart(c) || isDigit(c); }
+bool isDigit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool isIdentChar(char c) {
+  return isIdentStart(c) || isDigit(c);
+}
 
 class Lexer {
  public:
@@ -171,6 +175,14 @@ class Lexer {
       advance(2);
       return;
     }
+    // Inside a run already known not to precede a number, each '-' is a minus: rescanning the
+    // rest of the run every time would make a long run of '-' quadratic.
+    if (pos_ < plainMinusEnd_) {
+      tok.kind = TokenKind::kMinus;
+      tok.text = "-";
+      advance();
+      return;
+    }
     size_t run = 0;
     while (peek(run) == '-') ++run;
     if (isDigit(peek(run))) {
@@ -181,6 +193,7 @@ class Lexer {
       advance(run + 4);
       return infinity(tok, run % 2 == 1);
     }
+    plainMinusEnd_ = pos_ + run;
     tok.kind = TokenKind::kMinus;
     tok.text = "-";
     advance();
@@ -240,8 +253,8 @@ class Lexer {
     }
     if (kind == 'f') return floatValue(tok, bits == 0 ? 32 : bits);
     if (isFloat)
-      fail(tok, "invalid integer '" + tok.text + "': a float needs the 'f' suffix (" + tok.text +
-                    "f)");
+      fail(tok,
+           "invalid integer '" + tok.text + "': a float needs the 'f' suffix (" + tok.text + "f)");
     intValue(tok, bits, kind == 'i');
   }
 
@@ -258,7 +271,7 @@ class Lexer {
       fail(tok, "float literal '" + s + "' does not fit in float" + std::to_string(bits));
     tok.kind = TokenKind::kFloat;
     tok.floatValue = value;
-    tok.dtype = bits == 16 ? DataType::float16()
+    tok.dtype = bits == 16   ? DataType::float16()
                 : bits == 32 ? DataType::float32()
                              : DataType::float64();
   }
@@ -394,6 +407,7 @@ class Lexer {
   std::string_view text_;
   std::shared_ptr<const std::string> source_;
   size_t pos_ = 0;
+  size_t plainMinusEnd_ = 0;  ///< end of a run of '-' that is not followed by a number
   int line_;
   int column_;
   LexResult result_;

@@ -85,8 +85,8 @@ struct LexResult {
 
 /// Tokenizes `text`. `source` names the input in diagnostics; `line`/`column` are where `text`
 /// starts (not 1:1 when lexing the inside of a comment). Throws DiagnosticError on bad input.
-LexResult lex(std::string_view text, const std::shared_ptr<const std::string>& source,
-              int line = 1, int column = 1);
+LexResult lex(std::string_view text, const std::shared_ptr<const std::string>& source, int line = 1,
+              int column = 1);
 
 /// "'('", "identifier 'fn'", "integer 3": a token as named in diagnostics.
 std::string describeToken(const Token& token);

@@ -55,9 +55,10 @@ void checkDepth(std::string_view payload, const Span& start) {
     if (c == '"') inString = true;
     if (c == '[' || c == '{') {
       if (++depth > kMaxJsonDepth)
-        throwDiagnostic("metadata", "metadata JSON is nested deeper than " +
-                                        std::to_string(kMaxJsonDepth) + " levels",
-                        spanAt(payload, i, start));
+        throwDiagnostic(
+            "metadata",
+            "metadata JSON is nested deeper than " + std::to_string(kMaxJsonDepth) + " levels",
+            spanAt(payload, i, start));
     }
     if (c == ']' || c == '}') --depth;
   }
@@ -113,8 +114,8 @@ Constant decodeConstant(const nlohmann::json& entry, size_t index, const Span& w
 std::string encodeMetadata(const std::vector<Constant>& constants) {
   // One constant per line keeps large payloads diffable.
   std::string out = "{\n  \"format\": \"" + std::string(kFormat) +
-                    "\",\n  \"version\": " + std::to_string(kVersion) + ",\n  \"" +
-                    kConstantKey + "\": [";
+                    "\",\n  \"version\": " + std::to_string(kVersion) + ",\n  \"" + kConstantKey +
+                    "\": [";
   for (size_t i = 0; i < constants.size(); ++i) {
     const ConstantNode& c = *constants[i];
     nlohmann::json entry = nlohmann::json::object();
@@ -130,8 +131,7 @@ std::string encodeMetadata(const std::vector<Constant>& constants) {
     entry["dtype"] = dtype.name();
     entry["shape"] = shape;
     if (c.hasData()) {
-      entry["data"] =
-          base64Encode(static_cast<const uint8_t*>(c.data.data()), c.data.nbytes());
+      entry["data"] = base64Encode(static_cast<const uint8_t*>(c.data.data()), c.data.nbytes());
     } else {
       entry["data"] = nullptr;
     }
@@ -154,15 +154,16 @@ std::vector<Constant> decodeMetadata(std::string_view payload, const Span& start
     // E.g. a number too large for a double ("out_of_range.406"); nlohmann gives no position.
     throwDiagnostic("metadata", "malformed metadata JSON: " + withoutJsonTag(e.what()), start);
   }
-  if (!doc.is_object()) throwDiagnostic("metadata", "expected a JSON object after #[metadata]", start);
+  if (!doc.is_object())
+    throwDiagnostic("metadata", "expected a JSON object after #[metadata]", start);
   std::vector<Constant> constants;
   for (const auto& [key, value] : doc.items()) {
     if (key == "format") {
       if (!value.is_string() || value.get<std::string>() != kFormat)
-        throwDiagnostic("metadata",
-                        "expected \"format\": \"" + std::string(kFormat) + "\" but found " +
-                            value.dump(),
-                        start);
+        throwDiagnostic(
+            "metadata",
+            "expected \"format\": \"" + std::string(kFormat) + "\" but found " + value.dump(),
+            start);
     } else if (key == "version") {
       if (!value.is_number_integer() || value.get<int64_t>() != kVersion)
         throwDiagnostic("metadata",

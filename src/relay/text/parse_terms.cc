@@ -1,6 +1,8 @@
 // The Relay text parser's terms: types, attribute values, literals and meta constants. A meta
 // constant without a metadata section takes its type from the `/* ty=... */` annotation that the
 // printer writes right after it (spec §2.6), so printed IR parses back with its types intact.
+#include <set>
+
 #include "relay/text/generic_attrs.h"
 #include "relay/text/parser_impl.h"
 #include "support/diagnostic.h"
@@ -160,13 +162,14 @@ AttrValue Parser::parseNestedAttrs() {
   const Token open = next();
   std::vector<std::pair<std::string, AttrValue>> pairs;
   std::vector<Token> keyTokens;
+  std::set<std::string> keys;
   while (!at(TokenKind::kRBrace)) {
     if (!atAttrKey()) failExpected("an attribute (key=value)");
     keyTokens.push_back(peek());
     std::string key = parseAttrKey();
     expect(TokenKind::kEqual);
-    for (const auto& [k, v] : pairs)
-      if (k == key) fail(keyTokens.back(), "attribute '" + key + "' is given twice");
+    if (!keys.insert(key).second) fail(keyTokens.back(), "attribute '" + key + "' is given twice");
+    if (keys.size() > kMaxAttributes) fail(keyTokens.back(), "too many attributes");
     pairs.emplace_back(std::move(key), parseAttrValue());
     if (!accept(TokenKind::kComma)) break;
   }
@@ -194,8 +197,10 @@ AttrValue Parser::parseNestedAttrs() {
 // --- literals and meta constants -----------------------------------------------------------------
 
 Expr Parser::literal(const Token& t) const {
-  if (t.kind == TokenKind::kInt) return makeConstant(NDArray::scalarInt(t.intValue, t.dtype), span(t));
-  if (t.kind == TokenKind::kFloat) return makeConstant(NDArray::scalar(t.floatValue, t.dtype), span(t));
+  if (t.kind == TokenKind::kInt)
+    return makeConstant(NDArray::scalarInt(t.intValue, t.dtype), span(t));
+  if (t.kind == TokenKind::kFloat)
+    return makeConstant(NDArray::scalar(t.floatValue, t.dtype), span(t));
   return makeConstant(NDArray::scalarInt(t.text == "True" ? 1 : 0, DataType::boolType()), span(t));
 }
 
@@ -249,10 +254,11 @@ Type Parser::typeFromAnnotation(const Token& ref, size_t tokenIndex) const {
         }
       }
       Type type = Parser(typeText, source_, line, column).parseLeadingType();
+      // A constant's shape is concrete: a symbolic or unknown dimension cannot describe one.
       const auto* tensor = type->as<TensorTypeNode>();
-      if (!tensor || !isCompleteType(type))
-        fail(ref, "the annotation of " + name + " must be a tensor type but is " +
-                      typeToString(type));
+      if (!tensor || !staticShape(tensor->shape))
+        fail(ref, "the annotation of " + name +
+                      " must be a tensor type with a static shape but is " + typeToString(type));
       return type;
     }
   }

@@ -3,6 +3,8 @@
 // depth; only true nesting recurses, and that is capped by DepthGuard.
 #include "relay/text/parser.h"
 
+#include <set>
+
 #include "relay/op_registry.h"
 #include "relay/text/metadata.h"
 #include "relay/text/parser_impl.h"
@@ -113,7 +115,6 @@ IRModule Parser::parseModule() {
 Expr Parser::parseStandaloneExpr() {
   parseMetadataSection();
   parseVersion();
-  scopes_.emplace_back();
   graphScopes_.emplace_back();
   Expr e = parseSequence();
   if (!at(TokenKind::kMetadata) && !at(TokenKind::kEof)) failExpected("end of input");
@@ -134,26 +135,29 @@ Function Parser::parseFunctionRest(const Token& start) {
   DepthGuard guard(*this, start);
   if (at(TokenKind::kLBracket)) fail(peek(), "type parameters are not supported");
   expect(TokenKind::kLParen);
-  scopes_.emplace_back();
+  const size_t scope = openScope();
   graphScopes_.emplace_back();
   std::vector<Var> params;
+  std::set<std::string> paramNames;
+  std::set<std::string> attrKeys;
   DictAttrs attrs;
   while (!at(TokenKind::kRParen)) {
     if (at(TokenKind::kLocal)) {
       const Token& name = next();
       if (!attrs.empty()) fail(name, "parameters must come before the function's attributes");
-      if (scopes_.back().count(name.text))
+      if (!paramNames.insert(name.text).second)
         fail(name, "parameter %" + name.text + " is declared twice");
       Type type;
       if (accept(TokenKind::kColon)) type = parseType();
       Var v = makeVar(name.text, type, span(name));
-      scopes_.back()[name.text] = v;
+      bind(name.text, v);
       params.push_back(std::move(v));
     } else if (atAttrKey()) {
       const Token& keyToken = peek();
       const std::string key = parseAttrKey();
       expect(TokenKind::kEqual);
-      if (attrs.has(key)) fail(keyToken, "attribute '" + key + "' is given twice");
+      if (!attrKeys.insert(key).second) fail(keyToken, "attribute '" + key + "' is given twice");
+      if (attrKeys.size() > kMaxAttributes) fail(keyToken, "too many attributes");
       attrs.set(key, parseAttrValue());
     } else {
       failExpected("a parameter (%name) or an attribute (key=value)");
@@ -166,7 +170,7 @@ Function Parser::parseFunctionRest(const Token& start) {
   expect(TokenKind::kLBrace);
   Expr body = parseSequence();
   expect(TokenKind::kRBrace);
-  scopes_.pop_back();
+  closeScope(scope);
   graphScopes_.pop_back();
   return makeFunction(std::move(params), std::move(body), std::move(retType), std::move(attrs),
                       span(start));
@@ -181,7 +185,7 @@ Expr Parser::parseSequence() {
     Span span;
   };
   std::vector<PendingLet> lets;
-  size_t scopesPushed = 0;
+  const size_t scope = openScope();
   Expr result;
   while (true) {
     if (at(TokenKind::kGraph) && peek(1).kind == TokenKind::kEqual) {
@@ -203,8 +207,7 @@ Expr Parser::parseSequence() {
       Expr value = parseBinary();
       expect(TokenKind::kSemicolon);
       Var v = makeVar(name.text, type, span(name));
-      scopes_.push_back({{name.text, v}});
-      ++scopesPushed;
+      bind(name.text, v);
       lets.push_back({std::move(v), std::move(value), span(let)});
       continue;
     }
@@ -214,7 +217,7 @@ Expr Parser::parseSequence() {
       Type type;
       if (accept(TokenKind::kColon)) type = parseType();
       expect(TokenKind::kSemicolon);
-      scopes_.back()[name.text] = makeVar(name.text, type, span(name));
+      bind(name.text, makeVar(name.text, type, span(name)));
       continue;
     }
     const Token& start = peek();
@@ -229,7 +232,7 @@ Expr Parser::parseSequence() {
   }
   for (size_t i = lets.size(); i-- > 0;)
     result = makeLet(lets[i].var, lets[i].value, std::move(result), lets[i].span);
-  scopes_.resize(scopes_.size() - scopesPushed);
+  closeScope(scope);
   return result;
 }
 
@@ -242,11 +245,11 @@ struct BinaryOp {
   int precedence;
 };
 constexpr BinaryOp kBinaryOps[] = {
-    {TokenKind::kStar, "multiply", 12},      {TokenKind::kSlash, "divide", 12},
-    {TokenKind::kPlus, "add", 10},           {TokenKind::kMinus, "subtract", 10},
-    {TokenKind::kLess, "less", 8},           {TokenKind::kLessEqual, "less_equal", 8},
-    {TokenKind::kGreater, "greater", 8},     {TokenKind::kGreaterEqual, "greater_equal", 8},
-    {TokenKind::kEqualEqual, "equal", 7},    {TokenKind::kNotEqual, "not_equal", 7},
+    {TokenKind::kStar, "multiply", 12},   {TokenKind::kSlash, "divide", 12},
+    {TokenKind::kPlus, "add", 10},        {TokenKind::kMinus, "subtract", 10},
+    {TokenKind::kLess, "less", 8},        {TokenKind::kLessEqual, "less_equal", 8},
+    {TokenKind::kGreater, "greater", 8},  {TokenKind::kGreaterEqual, "greater_equal", 8},
+    {TokenKind::kEqualEqual, "equal", 7}, {TokenKind::kNotEqual, "not_equal", 7},
 };
 const BinaryOp* binaryOpFor(TokenKind kind) {
   for (const BinaryOp& op : kBinaryOps)
@@ -349,9 +352,7 @@ Expr Parser::parseParenthesized() {
 
 Expr Parser::parseBlock() {
   DepthGuard guard(*this, next());
-  scopes_.emplace_back();
   Expr e = parseSequence();
-  scopes_.pop_back();
   expect(TokenKind::kRBrace);
   return e;
 }
@@ -389,6 +390,7 @@ Expr Parser::parseCallArgs(Expr callee, const Token& calleeToken) {
   std::vector<Token> attrTokens;
   while (!at(TokenKind::kRParen)) {
     if (atAttrKey()) {
+      if (attrs.size() >= kMaxAttributes) fail(peek(), "too many attributes");
       attrTokens.push_back(peek());
       std::string key = parseAttrKey();
       expect(TokenKind::kEqual);
@@ -423,8 +425,8 @@ Expr Parser::buildCall(const Expr& callee, std::vector<Expr> args,
   if (typeKey.empty() && op) typeKey = op->def->attrs.typeKey;
   if (typeKey.empty()) {
     if (!attrs.empty()) {
-      const std::string reason = op ? " takes no attributes"
-                                    : " is not an operator: its attributes need attrs_type_key";
+      const std::string reason =
+          op ? " takes no attributes" : " is not an operator: its attributes need attrs_type_key";
       fail(attrTokens.front(), what + reason + " but found '" + attrs.front().first + "'",
            "bad_attrs");
     }
@@ -449,11 +451,21 @@ Expr Parser::buildOpCall(const std::string& opName, std::vector<Expr> args, cons
 }
 
 Expr Parser::lookupLocal(const Token& token) const {
-  for (size_t i = scopes_.size(); i-- > 0;) {
-    auto it = scopes_[i].find(token.text);
-    if (it != scopes_[i].end()) return it->second;
-  }
+  auto it = bindings_.find(token.text);
+  if (it != bindings_.end() && !it->second.empty()) return it->second.back();
   fail(token, "undefined variable %" + token.text, "undefined");
+}
+
+void Parser::bind(const std::string& name, Var var) {
+  bindings_[name].push_back(std::move(var));
+  bindingLog_.push_back(name);
+}
+
+void Parser::closeScope(size_t mark) {
+  while (bindingLog_.size() > mark) {
+    bindings_[bindingLog_.back()].pop_back();
+    bindingLog_.pop_back();
+  }
 }
 
 Expr Parser::lookupGraph(const Token& token) const {

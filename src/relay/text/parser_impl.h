@@ -21,10 +21,14 @@ namespace tessera::relay::text {
 /// Nesting deeper than this (parentheses, calls, blocks, types, attribute lists) is rejected with a
 /// diagnostic instead of risking the stack.
 constexpr int kMaxNestingDepth = 500;
+/// More entries than this in one attribute list is rejected; duplicate checks and the attribute
+/// dictionaries are linear per entry, so the bound keeps hostile input from taking quadratic time.
+constexpr size_t kMaxAttributes = 1000;
 
 class Parser {
  public:
-  /// Lexes `text`; with `forComment`, `text` is the inside of a `/* ty=... */` annotation.
+  /// Lexes `text`, which starts at `line`:`column` of the source (not 1:1 when `text` is the type
+  /// inside a `/* ty=... */` annotation).
   Parser(std::string_view text, std::shared_ptr<const std::string> source, int line = 1,
          int column = 1);
 
@@ -68,7 +72,8 @@ class Parser {
   void parseDefinition(IRModule& module);
   /// After `fn` or `def @name`: the parameter list, attributes, return type and body.
   Function parseFunctionRest(const Token& start);
-  /// Statements separated by ';' and a final expression, up to (not including) `terminator`.
+  /// Statements separated by ';' and the final expression (the sequence's value); stops at the
+  /// first expression not followed by ';'. Lets become nested Let nodes, built after the loop.
   Expr parseSequence();
   Expr parseBinary();
   Expr parsePostfix();
@@ -83,6 +88,9 @@ class Parser {
                  const std::vector<Token>& attrTokens, const Token& calleeToken);
   Expr buildOpCall(const std::string& opName, std::vector<Expr> args, const Token& at);
   Expr lookupLocal(const Token& token) const;
+  void bind(const std::string& name, Var var);
+  size_t openScope() const { return bindingLog_.size(); }
+  void closeScope(size_t mark);
   Expr lookupGraph(const Token& token) const;
   Expr globalRef(const Token& token);
 
@@ -108,7 +116,10 @@ class Parser {
   /// Global references to check once every definition is known (a def may call a later one).
   std::vector<Token> globalRefs_;
   std::map<std::string, GlobalVar> exprGlobals_;  ///< `@f` in a bare expression
-  std::vector<std::map<std::string, Var>> scopes_;
+  /// Variables in scope: each name's bindings, innermost last. A scope is a mark in the log of
+  /// bindings, so lookups cost O(1) however many lets are open.
+  std::unordered_map<std::string, std::vector<Var>> bindings_;
+  std::vector<std::string> bindingLog_;
   /// `%N = ...` bindings; one table per function, searched innermost first.
   std::vector<std::unordered_map<int64_t, Expr>> graphScopes_;
   std::map<std::string, SymVar> symVars_;  ///< symbolic dims by name

@@ -325,8 +325,8 @@ class Printer {
     const bool type = options_.types && e.checkedType;
     // Spans at line 0 are provenance labels from frontends; positions in a parsed text file
     // (line >= 1) serve diagnostics and are printed only on request.
-    const bool span = options_.spans && e.span.defined() &&
-                      (e.span.line == 0 || options_.textSpans);
+    const bool span =
+        options_.spans && e.span.defined() && (e.span.line == 0 || options_.textSpans);
     if (!type && !span) return "";
     std::string s = " /*";
     if (type) s += " ty=" + typeToString(e.checkedType);

@@ -10,10 +10,12 @@
 namespace tessera::relay {
 
 struct PrintOptions {
-  /// Print the `#[version = "0.0.5"]` header (astext form). Off: PrettyPrint form, as the seeds show.
+  /// Print the `#[version = "0.0.5"]` header (astext form). Off: PrettyPrint form, as the seeds
+  /// show.
   bool header = false;
-  /// Append `#[metadata]` and the constants' values so the text parses back to an equal module. When
-  /// off and constants were referenced in the astext form, a comment says the section was omitted.
+  /// Append `#[metadata]` and the constants' values so the text parses back to an equal module.
+  /// When off and constants were referenced in the astext form, a comment says the section was
+  /// omitted.
   bool metadata = false;
   /// Print `/* ty=... */` annotations (and spans, if any) after each node.
   bool types = true;

@@ -9,6 +9,27 @@ namespace tessera::relay {
 const std::vector<PassTableRow>& passTable() {
   static const std::vector<PassTableRow> table = {
       {"InferType", "infer and annotate the types of every expression", 0, inferTypePass},
+      {"SimplifyInference", "expand batch_norm/layer_norm, remove dropout", 0,
+       simplifyInferencePass},
+      {"SimplifyExpr", "merge reshape/transpose chains, drop no-op reshape/transpose/cast/pad", 0,
+       simplifyExprPass},
+      {"FoldConstant", "evaluate constant subexpressions", 2, foldConstantPass},
+      {"BackwardFoldScaleAxis", "fold a channel scale after conv2d/dense into the weights", 3,
+       backwardFoldScaleAxisPass},
+      {"ForwardFoldScaleAxis", "fold a channel scale before conv2d/dense into the weights", 3,
+       forwardFoldScaleAxisPass},
+      {"FoldScaleAxis", "backward and forward scale folding, then FoldConstant", 3,
+       foldScaleAxisPass},
+      {"DeadCodeElimination", "remove unused pure let bindings", 1, deadCodeEliminationPass},
+      {"EliminateCommonSubexpr", "merge calls of the same op on the same arguments", 3,
+       eliminateCommonSubexprPass},
+      {"CanonicalizeCast", "give each elementwise consumer of an up-cast its own cast", 3,
+       canonicalizeCastPass},
+      {"CanonicalizeOps", "rewrite nn.bias_add into expand_dims + add", 3, canonicalizeOpsPass},
+      {"FuseOps", "fuse op calls into Primitive functions by post-dominator analysis", 0,
+       fuseOpsPass},
+      {"MergeComposite", "outline pattern-table matches into composite functions", 0,
+       mergeCompositePass},
   };
   return table;
 }

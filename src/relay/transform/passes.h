@@ -1,6 +1,77 @@
-// Factories of the graph-level passes, one per pass file (see pass_table.cc for names and levels).
+// Factories of the graph-level passes, one per pass file (see pass_table.cc for names and levels),
+// plus the plain functions behind them for callers that transform a single expression.
 #pragma once
 
-#include "relay/transform/pass.h"
+#include <functional>
+#include <map>
+#include <ostream>
+#include <string>
 
-namespace tessera::relay {}  // namespace tessera::relay
+#include "relay/transform/pass.h"
+#include "runtime/ndarray.h"
+
+namespace tessera::relay {
+
+/// SimplifyInference (level 0): batch_norm / layer_norm expansion, dropout removal.
+Pass simplifyInferencePass();
+/// The SimplifyInference rewrite of one function (types it first if needed).
+Function simplifyInference(const Function& fn);
+
+/// FoldConstant (level 2): evaluates constant subexpressions with the interpreter.
+Pass foldConstantPass();
+/// The FoldConstant rewrite of one expression.
+Expr foldConstant(const Expr& e);
+
+/// CanonicalizeOps (level 3): nn.bias_add -> expand_dims + add.
+Pass canonicalizeOpsPass();
+/// The CanonicalizeOps rewrite of one function (types it first if needed).
+Function canonicalizeOps(const Function& fn);
+
+/// CanonicalizeCast (level 3): each elementwise consumer of an up-cast gets its own cast.
+Pass canonicalizeCastPass();
+/// The CanonicalizeCast rewrite of one function (types it first if needed).
+Function canonicalizeCast(const Function& fn);
+
+/// BackwardFoldScaleAxis (level 3): folds a per-channel multiply after conv2d/dense into weights.
+Pass backwardFoldScaleAxisPass();
+/// ForwardFoldScaleAxis (level 3): folds a per-channel multiply before conv2d/dense into weights.
+Pass forwardFoldScaleAxisPass();
+/// FoldScaleAxis (level 3): Sequential{BackwardFoldScaleAxis, ForwardFoldScaleAxis, FoldConstant}.
+Pass foldScaleAxisPass();
+
+/// DeadCodeElimination (level 1): drops unused pure `let` bindings (inline_once is not supported).
+Pass deadCodeEliminationPass();
+/// The DeadCodeElimination rewrite of one expression; `ignoreImpurity` treats every value as pure.
+Expr eliminateDeadCode(const Expr& e, bool ignoreImpurity = false);
+
+/// Selects calls EliminateCommonSubexpr must leave alone (TVM's fskip).
+using SkipFn = std::function<bool(const Expr&)>;
+/// EliminateCommonSubexpr (level 3) without a skip predicate.
+Pass eliminateCommonSubexprPass();
+/// EliminateCommonSubexpr (level 3) leaving the calls `skip` selects alone.
+Pass eliminateCommonSubexprPass(SkipFn skip);
+/// The EliminateCommonSubexpr rewrite of one expression.
+Expr eliminateCommonSubexpr(const Expr& e, SkipFn skip = nullptr);
+
+/// SimplifyExpr (level 0): reshape/transpose chains, no-op reshape/transpose/cast/pad.
+Pass simplifyExprPass();
+/// The SimplifyExpr rewrite of one typed expression; names each rule that fires on `trace`.
+Expr simplifyExpr(const Expr& e, std::ostream* trace = nullptr);
+
+/// `fn` with the parameters named in `params` replaced by constants and removed from its
+/// parameter list; unknown names are ignored, a name shared by two parameters is an error.
+Function bindParams(const Function& fn, const std::map<std::string, NDArray>& params);
+/// bindParams applied to `main`; the result is type-checked.
+IRModule bindParams(const IRModule& module, const std::map<std::string, NDArray>& params);
+/// BindParams as a module pass (not in the pass table: it needs the values).
+Pass bindParamsPass(std::map<std::string, NDArray> params);
+
+/// FuseOps (level 0): post-dominator fusion into Primitive=1 functions; no fusion at opt level 0.
+Pass fuseOpsPass();
+/// The FuseOps rewrite of one function body; groups hold at most `maxDepth` ops.
+Expr fuseOps(const Expr& body, int optLevel = 2, int maxDepth = 256);
+
+/// MergeComposite (level 0) with an empty pattern table (see merge_composite.h for the table form).
+Pass mergeCompositePass();
+
+}  // namespace tessera::relay

@@ -1,0 +1,56 @@
+// BindParams and the pass table: golden before/after text, a differential check (exact: the
+// bound values are the values the "before" module is run with) and the table's consistency.
+#include <gtest/gtest.h>
+
+#include "pass_test_util.h"
+#include "relay/builder.h"
+#include "relay/interp/interpreter.h"
+#include "relay/transform/pass_table.h"
+#include "relay/transform/passes.h"
+#include "support/diagnostic.h"
+#include "test_util.h"
+
+namespace tessera::relay {
+namespace {
+
+using test::printBare;
+
+const char* kDense = R"(def @main(%x: Tensor[(2, 3), float32], %w: Tensor[(4, 3), float32]) {
+  nn.dense(%x, %w, units=4)
+})";
+
+TEST(BindParams, NamedParameterBecomesConstantAndIsRemoved) {
+  IRModule before = parseModule(kDense);
+  NDArray w = test::randomTensor({4, 3}, DataType::float32(), 5);
+  IRModule after = bindParams(before, {{"w", w}, {"unknown", w}});
+  EXPECT_EQ(printBare(after), R"(def @main(%x: Tensor[(2, 3), float32]) -> Tensor[(2, 4), float32] {
+  nn.dense(%x, meta[relay.Constant][0], units=4)
+}
+)");
+  NDArray x = test::randomTensor({2, 3}, DataType::float32(), 6);
+  EXPECT_TRUE(test::valuesClose(Interpreter(before).run({x, w}), Interpreter(after).run({x}), 0, 0));
+}
+
+TEST(BindParams, DuplicateNamesAreAnError) {
+  // The text format rejects duplicate names, so the module is built directly.
+  Var w1 = var("w", {2});
+  Var w2 = var("w", {2});
+  IRModule m = IRModule::fromExpr(makeFunction({w1, w2}, add(w1, w2)));
+  try {
+    bindParams(m, {{"w", test::randomTensor({2}, DataType::float32(), 1)}});
+    ADD_FAILURE() << "expected bind_params_duplicate";
+  } catch (const DiagnosticError& e) {
+    EXPECT_EQ(e.diagnostic().code, "bind_params_duplicate");
+  }
+}
+
+TEST(PassTable, RowsMatchTheirPasses) {
+  for (const PassTableRow& row : passTable()) {
+    Pass pass = passByName(row.name);
+    EXPECT_EQ(pass->info().name, row.name);
+    EXPECT_EQ(pass->info().optLevel, row.optLevel) << row.name;
+  }
+}
+
+}  // namespace
+}  // namespace tessera::relay
