@@ -22,6 +22,7 @@ LEVELS = {
     "relay/interp": 5,
     "relay/pattern": 4,
     "relay/transform": 6,
+    "driver": 10,
     "tools": 11,
 }
 # Same-level folders that must not see each other: the core graph IR must not depend on its printer.

@@ -32,7 +32,7 @@ expect 0 "top-level help" -- "$tessera" --help
 contains "$work/out" "print FILE" "help lists print"
 expect 2 "no command" -- "$tessera"
 expect 2 "unknown command" -- "$tessera" frobnicate
-for cmd in print run demo vta; do
+for cmd in print run demo vta opt; do
   expect 0 "$cmd --help" -- "$tessera" "$cmd" --help
   contains "$work/out" "usage: tessera $cmd" "$cmd help text"
 done
@@ -69,6 +69,21 @@ expect 1 "unwritable output" -- "$tessera" run "$dir/mlp.relay" --random-inputs 
 printf 'not an npy file' >"$work/bad.npy"
 expect 1 "malformed npy" -- "$tessera" run "$dir/mlp.relay" --input x="$work/bad.npy" --random-inputs 1
 contains "$work/err" "bad.npy" "malformed npy is named"
+
+expect 0 "opt with the default pipeline" -- "$tessera" opt "$dir/mlp.relay"
+contains "$work/out" "Primitive=1" "the pipeline fuses"
+expect 0 "opt with named passes" -- "$tessera" opt "$dir/mlp.relay" --passes CanonicalizeOps --opt-level 0
+contains "$work/out" "add(%0, %b)" "CanonicalizeOps ran although the opt level is 0"
+expect 0 "opt --print-after" -- "$tessera" opt "$dir/mlp.relay" --print-after FuseOps --time-passes
+contains "$work/err" "// after FuseOps" "print-after output"
+contains "$work/err" "FuseOps:" "time-passes output"
+expect 1 "opt with an unknown pass" -- "$tessera" opt "$dir/mlp.relay" --passes FoldEverything
+contains "$work/err" "FoldEverything" "unknown pass is named"
+expect 2 "opt with a bad level" -- "$tessera" opt "$dir/mlp.relay" --opt-level 9
+expect 0 "opt --list-passes" -- "$tessera" opt --list-passes
+contains "$work/out" "FuseOps (level 0)" "pass list"
+expect 0 "run without optimization" -- "$tessera" run "$dir/mlp.relay" --random-inputs 7 --no-optimize --output "$work/y0.npy"
+cmp -s "$work/y.npy" "$work/y0.npy" || { echo "FAIL: optimized and unoptimized runs differ"; failures=$((failures + 1)); }
 
 expect 0 "demo" -- "$tessera" demo
 contains "$work/out" "nn.conv2d" "demo prints the module"

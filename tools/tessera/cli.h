@@ -49,10 +49,12 @@ int cmdPrint(Args& args);
 int cmdRun(Args& args);
 int cmdDemo(Args& args);
 int cmdVta(Args& args);
+int cmdOpt(Args& args);
 
 extern const char* const kPrintUsage;
 extern const char* const kRunUsage;
 extern const char* const kDemoUsage;
 extern const char* const kVtaUsage;
+extern const char* const kOptUsage;
 
 }  // namespace tessera::cli

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "cli.h"
+#include "driver/pipeline.h"
 #include "relay/interp/interpreter.h"
 #include "relay/text/parser.h"
 #include "runtime/npy.h"
@@ -14,13 +15,15 @@ namespace tessera::cli {
 const char* const kRunUsage =
     "usage: tessera run FILE [--input NAME=FILE.npy ...] [--random-inputs SEED] [--output "
     "OUT.npy]\n"
-    "                        [--entry NAME] [--interpreter]\n"
+    "                        [--entry NAME] [--opt-level N] [--no-optimize] [--interpreter]\n"
     "\n"
-    "Runs @main (or --entry NAME) of FILE and prints the result.\n"
+    "Optimizes FILE with the relay.build pipeline, runs @main (or --entry NAME) and prints the result.\n"
     "  --input NAME=FILE.npy   value of parameter %NAME (repeat for each parameter)\n"
     "  --random-inputs SEED    fill parameters without --input with seeded uniform values in [-1, "
     "1)\n"
     "  --output OUT            save the result: OUT.npy for a tensor, OUT.npz for a tuple\n"
+    "  --opt-level N           opt level of the optimization pipeline (default 3)\n"
+    "  --no-optimize           run the module exactly as written\n"
     "  --interpreter           use the reference interpreter (currently the only engine)\n";
 
 namespace {
@@ -52,6 +55,13 @@ NDArray randomFor(const Type& type, const std::string& name, uint64_t seed) {
 
 int cmdRun(Args& args) {
   args.flag("--interpreter");
+  const bool optimizeModule = !args.flag("--no-optimize");
+  int optLevel = 3;
+  if (std::optional<std::string> level = args.value("--opt-level")) {
+    if (level->size() != 1 || (*level)[0] < '0' || (*level)[0] > '4')
+      throw UsageError{"--opt-level expects 0 to 4"};
+    optLevel = (*level)[0] - '0';
+  }
   std::vector<std::string> inputs = args.values("--input");
   std::optional<std::string> seedText = args.value("--random-inputs");
   std::optional<std::string> output = args.value("--output");
@@ -77,7 +87,13 @@ int cmdRun(Args& args) {
     }
   }
 
-  relay::Interpreter interpreter(relay::parseModule(readTextFile(files[0]), files[0]));
+  relay::IRModule module = relay::parseModule(readTextFile(files[0]), files[0]);
+  if (optimizeModule) {
+    relay::PassContext ctx;
+    ctx.optLevel = optLevel;
+    module = driver::optimize(module, ctx);
+  }
+  relay::Interpreter interpreter(module);
   const relay::Function& fn = interpreter.module().lookup(entry);
   std::vector<relay::Value> values;
   std::set<std::string> used;

@@ -14,6 +14,7 @@ const char* const kMainUsage =
     "\n"
     "Tessera is a deep-learning compiler. Commands:\n"
     "  print FILE      parse a Relay text module, infer its types, print it\n"
+    "  opt FILE        optimize a module with graph passes and print it\n"
     "  run FILE        run a module's @main on .npy inputs with the reference interpreter\n"
     "  demo            build seed 003's conv+batch_norm+relu block, print it and run it\n"
     "  vta sim|disasm  run a VTA program on the functional simulator, or disassemble it\n"
@@ -29,6 +30,7 @@ struct Command {
 
 const Command kCommands[] = {
     {"print", tessera::cli::cmdPrint, &tessera::cli::kPrintUsage},
+    {"opt", tessera::cli::cmdOpt, &tessera::cli::kOptUsage},
     {"run", tessera::cli::cmdRun, &tessera::cli::kRunUsage},
     {"demo", tessera::cli::cmdDemo, &tessera::cli::kDemoUsage},
     {"vta", tessera::cli::cmdVta, &tessera::cli::kVtaUsage},

@@ -207,6 +207,8 @@ class Lexer {
     tok.text = negative ? "-inff" : "inff";
   }
 
+  // digits ['.' digits] [('e'|'E') ['+'|'-'] digits] [suffix]. Unlike TVM, '+'/'-' belong to a
+  // number only after the exponent mark, so `1-1` is not lexed as one (invalid) number.
   void number(Token& tok, bool negative) {
     const size_t begin = pos_;
     bool isFloat = false;
@@ -315,7 +317,7 @@ class Lexer {
     if (tok.text == "meta" && peek() == '[') metaRef(tok);
   }
 
-  // meta[TYPE_KEY][INDEX] is one token.
+  // meta[TYPE_KEY][INDEX] is one token, so `meta` stays usable as an ordinary name elsewhere.
   void metaRef(Token& tok) {
     advance();  // '['
     const size_t keyBegin = pos_;
@@ -337,6 +339,8 @@ class Lexer {
     tok.intValue = index;
   }
 
+  // `%12` is a graph binding, `%name` a variable; names follow identifier rules (no dots), so
+  // `%x.0` is the projection of %x.
   void local(Token& tok) {
     advance();  // '%'
     const size_t begin = pos_;
@@ -367,6 +371,8 @@ class Lexer {
     tok.text = std::string(text_.substr(begin, pos_ - begin));
   }
 
+  // TVM's tokenizer keeps backslashes verbatim; the printer escapes '"', '\\' and newlines, so
+  // resolving those escapes here is what makes every string round-trip.
   void string(Token& tok) {
     advance();  // opening quote
     std::string value;
@@ -388,6 +394,7 @@ class Lexer {
     tok.text = std::move(value);
   }
 
+  // `#[metadata]` swallows the rest of the input: the payload is JSON, not Relay tokens.
   void hash(Token& tok) {
     if (startsWith("#[metadata]")) {
       advance(11);
@@ -416,81 +423,47 @@ class Lexer {
 }  // namespace
 
 const char* tokenKindName(TokenKind kind) {
-  switch (kind) {
-    case TokenKind::kEof:
-      return "end of input";
-    case TokenKind::kIdent:
-      return "identifier";
-    case TokenKind::kLocal:
-      return "variable";
-    case TokenKind::kGraph:
-      return "graph binding";
-    case TokenKind::kGlobal:
-      return "global";
-    case TokenKind::kInt:
-      return "integer";
-    case TokenKind::kFloat:
-      return "float";
-    case TokenKind::kString:
-      return "string";
-    case TokenKind::kMeta:
-      return "meta reference";
-    case TokenKind::kVersion:
-      return "version header";
-    case TokenKind::kMetadata:
-      return "'#[metadata]'";
-    case TokenKind::kLParen:
-      return "'('";
-    case TokenKind::kRParen:
-      return "')'";
-    case TokenKind::kLBracket:
-      return "'['";
-    case TokenKind::kRBracket:
-      return "']'";
-    case TokenKind::kLBrace:
-      return "'{'";
-    case TokenKind::kRBrace:
-      return "'}'";
-    case TokenKind::kComma:
-      return "','";
-    case TokenKind::kDot:
-      return "'.'";
-    case TokenKind::kEqual:
-      return "'='";
-    case TokenKind::kSemicolon:
-      return "';'";
-    case TokenKind::kColon:
-      return "':'";
-    case TokenKind::kPlus:
-      return "'+'";
-    case TokenKind::kMinus:
-      return "'-'";
-    case TokenKind::kStar:
-      return "'*'";
-    case TokenKind::kSlash:
-      return "'/'";
-    case TokenKind::kLess:
-      return "'<'";
-    case TokenKind::kGreater:
-      return "'>'";
-    case TokenKind::kLessEqual:
-      return "'<='";
-    case TokenKind::kGreaterEqual:
-      return "'>='";
-    case TokenKind::kEqualEqual:
-      return "'=='";
-    case TokenKind::kNotEqual:
-      return "'!='";
-    case TokenKind::kBang:
-      return "'!'";
-    case TokenKind::kQuestion:
-      return "'?'";
-    case TokenKind::kHash:
-      return "'#'";
-    case TokenKind::kArrow:
-      return "'->'";
-  }
-  return "token";
+  // Indexed by TokenKind, in declaration order (the static_assert catches a new kind).
+  static constexpr const char* kNames[] = {
+      "end of input",    // kEof
+      "identifier",      // kIdent
+      "variable",        // kLocal
+      "graph binding",   // kGraph
+      "global",          // kGlobal
+      "integer",         // kInt
+      "float",           // kFloat
+      "string",          // kString
+      "meta reference",  // kMeta
+      "version header",  // kVersion
+      "'#[metadata]'",   // kMetadata
+      "'('",             // kLParen
+      "')'",             // kRParen
+      "'['",             // kLBracket
+      "']'",             // kRBracket
+      "'{'",             // kLBrace
+      "'}'",             // kRBrace
+      "','",             // kComma
+      "'.'",             // kDot
+      "'='",             // kEqual
+      "';'",             // kSemicolon
+      "':'",             // kColon
+      "'+'",             // kPlus
+      "'-'",             // kMinus
+      "'*'",             // kStar
+      "'/'",             // kSlash
+      "'<'",             // kLess
+      "'>'",             // kGreater
+      "'<='",            // kLessEqual
+      "'>='",            // kGreaterEqual
+      "'=='",            // kEqualEqual
+      "'!='",            // kNotEqual
+      "'!'",             // kBang
+      "'?'",             // kQuestion
+      "'#'",             // kHash
+      "'->'",            // kArrow
+  };
+  static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(TokenKind::kArrow) + 1);
+  return kNames[static_cast<size_t>(kind)];
 }
 
 std::string describeToken(const Token& token) {

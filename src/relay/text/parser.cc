@@ -164,7 +164,7 @@ Function Parser::parseFunctionRest(const Token& start) {
     }
     if (!accept(TokenKind::kComma)) break;
   }
-  expect(TokenKind::kRParen);
+  expect(TokenKind::kRParen, "')' or ','");
   Type retType;
   if (accept(TokenKind::kArrow)) retType = parseType();
   expect(TokenKind::kLBrace);
@@ -282,6 +282,8 @@ Expr Parser::parseBinary() {
   return operands.back();
 }
 
+// A call's span is the first token of its callee (`nn.conv2d`), which is where type errors about
+// the call point.
 Expr Parser::parsePostfix() {
   const Token start = peek();
   Expr e = parseAtom();
@@ -322,6 +324,7 @@ Expr Parser::parseAtom() {
     case TokenKind::kLBrace:
       return parseBlock();
     case TokenKind::kIdent:
+      // Keywords first; any other name is an operator (a dotted name like nn.conv2d).
       if (t.text == "fn") return parseFunctionRest(next());
       if (t.text == "if") return parseIf();
       if (t.text == "True" || t.text == "False") return literal(next());
@@ -333,6 +336,8 @@ Expr Parser::parseAtom() {
   }
 }
 
+// `(e)`, a tuple, or a parenthesized sequence: the printer writes a let used as a value as
+// `(let %x = ...; body)`, so statements are allowed inside parentheses.
 Expr Parser::parseParenthesized() {
   const Token open = next();
   if (accept(TokenKind::kRParen)) return makeTuple({}, span(open));
@@ -383,6 +388,8 @@ Expr Parser::parseOpName() {
   return def->node;
 }
 
+// Positional arguments, then key=value attributes; an attribute is told apart by lookahead (a
+// dotted name followed by '='), which no argument expression starts with.
 Expr Parser::parseCallArgs(Expr callee, const Token& calleeToken) {
   DepthGuard guard(*this, next());  // '('
   std::vector<Expr> args;
@@ -468,6 +475,8 @@ void Parser::closeScope(size_t mark) {
   }
 }
 
+// Graph bindings are visible in the whole function, not just the block that defines them: TVM's
+// printer may define %N inside one if branch and use it in the other (see the unit tests).
 Expr Parser::lookupGraph(const Token& token) const {
   for (size_t i = graphScopes_.size(); i-- > 0;) {
     auto it = graphScopes_[i].find(token.intValue);
@@ -477,6 +486,7 @@ Expr Parser::lookupGraph(const Token& token) const {
        "undefined");
 }
 
+// A definition may call one defined later, so module references are checked after the last one.
 Expr Parser::globalRef(const Token& token) {
   if (module_) {
     globalRefs_.push_back(token);
@@ -495,6 +505,7 @@ std::shared_ptr<const std::string> sourceNamed(const std::string& name) {
 }
 }  // namespace
 
+// One line by design: parsing and inference are separate steps that the CLI and tests reuse.
 IRModule parseModule(std::string_view text, const std::string& sourceName) {
   IRModule module = text::Parser(text, sourceNamed(sourceName)).parseModule();
   return inferTypes(module);

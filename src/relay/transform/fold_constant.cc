@@ -12,13 +12,14 @@
 namespace tessera::relay {
 namespace {
 
+/// A constant with a value, or a (nested) tuple of them; checked without recursion.
 bool isConstantLike(const Expr& e) {
-  if (e->as<ConstantNode>()) return e->as<ConstantNode>()->hasData();
-  const auto* tuple = e->as<TupleNode>();
-  if (!tuple) return false;
-  for (const Expr& f : tuple->fields)
-    if (!isConstantLike(f)) return false;
-  return true;
+  bool ok = true;
+  postOrderVisit(e, [&](const Expr& n) {
+    const auto* c = n->as<ConstantNode>();
+    ok = ok && ((c && c->hasData()) || n->as<TupleNode>());
+  });
+  return ok;
 }
 
 /// TVM's rule for which op calls may be evaluated at compile time.

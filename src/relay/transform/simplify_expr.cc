@@ -61,7 +61,11 @@ Expr reshapeChain(const Expr& node, const CallNode& orig, const CallNode& rebuil
   const CallNode* inner = callTo(rebuilt.args[0], {"reshape", "expand_dims", "squeeze"});
   auto shape = staticShapeOf(node);
   if (!callTo(node, {"reshape"}) || !inner || !shape) return nullptr;
-  return reshape(inner->args[0], *shape);  // only the final shape matters
+  // Only the final shape matters, so every reshape-like layer underneath is peeled off.
+  Expr source = inner->args[0];
+  while (const CallNode* deeper = callTo(source, {"reshape", "expand_dims", "squeeze"}))
+    source = deeper->args[0];
+  return reshape(source, *shape);
 }
 
 Expr noopReshape(const Expr& node, const CallNode& orig, const CallNode& rebuilt) {
@@ -106,9 +110,12 @@ Expr noopPad(const Expr& node, const CallNode& orig, const CallNode& rebuilt) {
 
 const std::vector<Rule>& rules() {
   static const std::vector<Rule> table = {
-      {"reshape_chain", reshapeChain},     {"noop_reshape", noopReshape},
-      {"transpose_chain", transposeChain}, {"noop_transpose", noopTranspose},
-      {"noop_cast", noopCast},             {"noop_pad", noopPad},
+      {"reshape_chain", reshapeChain},
+      {"noop_reshape", noopReshape},
+      {"transpose_chain", transposeChain},
+      {"noop_transpose", noopTranspose},
+      {"noop_cast", noopCast},
+      {"noop_pad", noopPad},
   };
   return table;
 }
@@ -123,7 +130,8 @@ Expr simplifyExpr(const Expr& e, std::ostream* trace) {
     for (const Rule& rule : rules()) {
       Expr result = rule.apply(node, *orig, *rebuilt->as<CallNode>());
       if (!result) continue;
-      if (trace) *trace << "SimplifyExpr: " << rule.name << " fired on " << exprSummary(node) << "\n";
+      if (trace)
+        *trace << "SimplifyExpr: " << rule.name << " fired on " << exprSummary(node) << "\n";
       return result;
     }
     return rebuilt;
@@ -131,15 +139,14 @@ Expr simplifyExpr(const Expr& e, std::ostream* trace) {
 }
 
 Pass simplifyExprPass() {
-  return makeFunctionPass(PassInfo{"SimplifyExpr", 0, {"InferType"}},
-                          [](const Function& fn, const IRModule&, PassContext& ctx) {
-                            const Function typed =
-                                fn->body->checkedType ? fn
-                                                      : exprAs<FunctionNode>(inferExprTypes(fn));
-                            const bool traced = ctx.config.count("relay.SimplifyExpr.trace") != 0;
-                            std::ostream* out = ctx.printStream ? ctx.printStream : &std::cerr;
-                            return exprAs<FunctionNode>(simplifyExpr(typed, traced ? out : nullptr));
-                          });
+  return makeFunctionPass(PassInfo{"SimplifyExpr", 0, {"InferType"}}, [](const Function& fn,
+                                                                         const IRModule&,
+                                                                         PassContext& ctx) {
+    const Function typed = fn->body->checkedType ? fn : exprAs<FunctionNode>(inferExprTypes(fn));
+    const bool traced = ctx.config.count("relay.SimplifyExpr.trace") != 0;
+    std::ostream* out = ctx.printStream ? ctx.printStream : &std::cerr;
+    return exprAs<FunctionNode>(simplifyExpr(typed, traced ? out : nullptr));
+  });
 }
 
 }  // namespace tessera::relay

@@ -28,7 +28,8 @@ TEST(BindParams, NamedParameterBecomesConstantAndIsRemoved) {
 }
 )");
   NDArray x = test::randomTensor({2, 3}, DataType::float32(), 6);
-  EXPECT_TRUE(test::valuesClose(Interpreter(before).run({x, w}), Interpreter(after).run({x}), 0, 0));
+  EXPECT_TRUE(
+      test::valuesClose(Interpreter(before).run({x, w}), Interpreter(after).run({x}), 0, 0));
 }
 
 TEST(BindParams, DuplicateNamesAreAnError) {
