@@ -1,6 +1,7 @@
-// Read top to bottom, this file is the graph-level half of the compiler. The order follows TVM 0.16's
-// relay.build (src/relay/backend/build_module.cc, spec relay.md §4.1), minus passes Tessera does not
-// need yet; each step is looked up in the pass table so --print-after and --time-passes see its name.
+// Read top to bottom, this file is the graph-level half of the compiler. The order follows TVM
+// 0.16's relay.build (src/relay/backend/build_module.cc, spec relay.md §4.1), minus passes Tessera
+// does not need yet; each step is looked up in the pass table so --print-after and --time-passes
+// see its name.
 #include "driver/pipeline.h"
 
 #include "relay/transform/pass_table.h"
@@ -25,7 +26,8 @@ const std::vector<std::string>& optimizationPipelineNames() {
 
 relay::Pass optimizationPipeline() {
   std::vector<relay::Pass> passes;
-  for (const std::string& name : optimizationPipelineNames()) passes.push_back(relay::passByName(name));
+  for (const std::string& name : optimizationPipelineNames())
+    passes.push_back(relay::passByName(name));
   return relay::sequential(std::move(passes), "OptimizationPipeline");
 }
 

@@ -1,4 +1,5 @@
-// The whole graph-level compiler in order: the optimization pipeline `relay.build` runs before lowering.
+// The whole graph-level compiler in order: the optimization pipeline `relay.build` runs before
+// lowering.
 #pragma once
 
 #include <map>
@@ -15,8 +16,8 @@ namespace tessera::driver {
 const std::vector<std::string>& optimizationPipelineNames();
 
 /// relay.build's graph optimization as one Sequential: SimplifyInference, EliminateCommonSubexpr,
-/// FoldConstant, FoldScaleAxis, SimplifyExpr, CanonicalizeCast, CanonicalizeOps, FoldConstant, FuseOps.
-/// Which passes run depends on the context's opt level (relay.build uses 3 in the seeds).
+/// FoldConstant, FoldScaleAxis, SimplifyExpr, CanonicalizeCast, CanonicalizeOps, FoldConstant,
+/// FuseOps. Which passes run depends on the context's opt level (relay.build uses 3 in the seeds).
 relay::Pass optimizationPipeline();
 
 /// Binds `params` into @main (BindParams), then runs the pipeline under `ctx`.

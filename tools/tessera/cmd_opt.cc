@@ -13,7 +13,8 @@ namespace tessera::cli {
 
 const char* const kOptUsage =
     "usage: tessera opt FILE [--passes A,B,...] [--opt-level N] [--print-after PASS]\n"
-    "                        [--print-after-all] [--time-passes] [--list-passes] [--metadata] [-o OUT]\n"
+    "                        [--print-after-all] [--time-passes] [--list-passes] [--metadata] [-o "
+    "OUT]\n"
     "\n"
     "Optimizes the module in FILE and prints the result.\n"
     "  --passes A,B,...    run these passes in order (each runs whatever the opt level)\n"
@@ -80,8 +81,10 @@ int cmdOpt(Args& args) {
   }
   std::string text = relay::printModule(result, print);
   if (text.empty() || text.back() != '\n') text += '\n';
-  if (out) writeTextFile(*out, text);
-  else std::cout << text;
+  if (out)
+    writeTextFile(*out, text);
+  else
+    std::cout << text;
   return kExitOk;
 }
 

@@ -6,6 +6,7 @@
 #include "relay/op_registry.h"
 #include "relay/transform/passes.h"
 #include "relay/visit.h"
+#include "support/hash.h"
 
 namespace tessera::relay {
 namespace {
@@ -16,16 +17,45 @@ bool isScalarConstant(const Expr& e) {
 }
 
 /// TVM's IsEquivalent: the same node, equal scalar constants, or tuples of equivalent fields.
+/// Iterative over tuple nesting (an explicit stack of pairs still to compare).
 bool equivalent(const Expr& a, const Expr& b) {
-  if (a == b) return true;
-  if (isScalarConstant(a) && isScalarConstant(b))
-    return a->as<ConstantNode>()->data.bitwiseEqual(b->as<ConstantNode>()->data);
-  const auto* ta = a->as<TupleNode>();
-  const auto* tb = b->as<TupleNode>();
-  if (!ta || !tb || ta->fields.size() != tb->fields.size()) return false;
-  for (size_t i = 0; i < ta->fields.size(); ++i)
-    if (!equivalent(ta->fields[i], tb->fields[i])) return false;
+  std::vector<std::pair<const Expr*, const Expr*>> pending{{&a, &b}};
+  while (!pending.empty()) {
+    auto [x, y] = pending.back();
+    pending.pop_back();
+    if (*x == *y) continue;
+    if (isScalarConstant(*x) && isScalarConstant(*y)) {
+      if (!(*x)->as<ConstantNode>()->data.bitwiseEqual((*y)->as<ConstantNode>()->data))
+        return false;
+      continue;
+    }
+    const auto* tx = (*x)->as<TupleNode>();
+    const auto* ty = (*y)->as<TupleNode>();
+    if (!tx || !ty || tx->fields.size() != ty->fields.size()) return false;
+    for (size_t i = 0; i < tx->fields.size(); ++i)
+      pending.emplace_back(&tx->fields[i], &ty->fields[i]);
+  }
   return true;
+}
+
+/// A hash consistent with `equivalent`: node identity, scalar constant bytes, or tuple structure.
+uint64_t argumentKey(const Expr& root) {
+  uint64_t h = 0x51ed;
+  std::vector<const Expr*> pending{&root};
+  while (!pending.empty()) {
+    const Expr& e = *pending.back();
+    pending.pop_back();
+    if (isScalarConstant(e)) {
+      const NDArray& d = e->as<ConstantNode>()->data;
+      h = hashCombine(h, hashBytes(d.data(), d.nbytes()));
+    } else if (const auto* t = e->as<TupleNode>()) {
+      h = hashCombine(h, 0x7u + t->fields.size());
+      for (const Expr& f : t->fields) pending.push_back(&f);
+    } else {
+      h = hashCombine(h, reinterpret_cast<uintptr_t>(e.get()));
+    }
+  }
+  return h;
 }
 
 bool sameAttrs(const Attrs& a, const Attrs& b) {
@@ -60,7 +90,12 @@ class Eliminator {
   Expr mergeCall(const Expr& rebuilt, const CallNode& call) {
     const auto* op = call.op->as<OpNode>();
     if (!op || call.args.empty() || op->def->stateful || (skip_ && skip_(rebuilt))) return rebuilt;
-    std::vector<Expr>& earlier = byOp_[op];
+    // Candidates are bucketed by op, attrs and argument identity, so the search is linear overall
+    // (TVM compares against every earlier call of the op, which is quadratic on long graphs).
+    uint64_t key =
+        hashCombine(reinterpret_cast<uintptr_t>(op), call.attrs ? call.attrs->hash() : 0);
+    for (const Expr& a : call.args) key = hashCombine(key, argumentKey(a));
+    std::vector<Expr>& earlier = buckets_[key];
     for (const Expr& candidate : earlier)
       if (sameCall(*candidate->as<CallNode>(), call)) return candidate;
     earlier.push_back(rebuilt);
@@ -73,7 +108,7 @@ class Eliminator {
     }
   };
   SkipFn skip_;
-  std::unordered_map<const OpNode*, std::vector<Expr>> byOp_;
+  std::unordered_map<uint64_t, std::vector<Expr>> buckets_;
   std::unordered_map<std::pair<const ExprNode*, int>, Expr, PairHash> projections_;
 };
 

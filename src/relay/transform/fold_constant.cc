@@ -12,14 +12,22 @@
 namespace tessera::relay {
 namespace {
 
-/// A constant with a value, or a (nested) tuple of them; checked without recursion.
-bool isConstantLike(const Expr& e) {
-  bool ok = true;
-  postOrderVisit(e, [&](const Expr& n) {
-    const auto* c = n->as<ConstantNode>();
-    ok = ok && ((c && c->hasData()) || n->as<TupleNode>());
-  });
-  return ok;
+/// A constant with a value, or a (nested) tuple of them. Only tuple fields are followed (with an
+/// explicit stack), so the check costs the size of the literal, not of the graph below it.
+bool isConstantLike(const Expr& root) {
+  std::vector<const ExprNode*> pending{root.get()};
+  while (!pending.empty()) {
+    const ExprNode* n = pending.back();
+    pending.pop_back();
+    if (const auto* c = n->as<ConstantNode>()) {
+      if (!c->hasData()) return false;
+      continue;
+    }
+    const auto* t = n->as<TupleNode>();
+    if (!t) return false;
+    for (const Expr& f : t->fields) pending.push_back(f.get());
+  }
+  return true;
 }
 
 /// TVM's rule for which op calls may be evaluated at compile time.

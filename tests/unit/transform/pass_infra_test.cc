@@ -1,5 +1,5 @@
-// The pass infrastructure: Sequential's enable rule (opt level, required, disabled), required passes,
-// function passes skipping external functions, instrumentation, and the default pipeline.
+// The pass infrastructure: Sequential's enable rule (opt level, required, disabled), required
+// passes, function passes skipping external functions, instrumentation, and the default pipeline.
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -117,7 +117,8 @@ TEST(PassInfra, UnknownPassNamesListTheKnownOnes) {
 }
 
 TEST(Pipeline, EveryNameResolvesAndTheResultBehavesTheSame) {
-  for (const std::string& name : driver::optimizationPipelineNames()) EXPECT_NO_THROW(passByName(name));
+  for (const std::string& name : driver::optimizationPipelineNames())
+    EXPECT_NO_THROW(passByName(name));
   IRModule m = parseModule(R"(
 def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32], %b: Tensor[(4), float32],
           %g: Tensor[(4), float32], %mu: Tensor[(4), float32], %v: Tensor[(4), float32]) {
@@ -136,6 +137,25 @@ def @main(%x: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32], 
   IRModule reference = bindParams(m, {{"v", variance}});
   EXPECT_TRUE(test::sameBehaviour(reference, optimized, 2, 1e-4, 1e-4));
   EXPECT_NE(printModule(optimized).find("Primitive=1"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tessera::relay
+
+namespace tessera::relay {
+namespace {
+
+// Every pipeline pass is iterative and near-linear: a 20,000-op chain goes through the whole
+// pipeline at opt level 3 (and, in CI, under ASan, where recursion this deep would overflow).
+TEST(Pipeline, HandlesLongChains) {
+  Var x = var("x", {2});
+  Expr e = x;
+  for (int i = 0; i < 20000; ++i) e = callOp(i % 2 ? "copy" : "negative", {e});
+  IRModule m = IRModule::fromExpr(makeFunction({x}, e));
+  PassContext ctx;
+  ctx.optLevel = 3;
+  IRModule optimized = driver::optimize(m, ctx);
+  EXPECT_TRUE(test::sameBehaviour(m, optimized, 1, 0, 0));
 }
 
 }  // namespace
