@@ -11,12 +11,6 @@
 namespace tessera::relay {
 namespace {
 
-std::string listToString(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
 // Checks InitOpAttrs' shape (<op>_c2) and returns the output type with `dtype`.
 Type initType(const TypeReporter& r, DataType dtype) {
   const std::vector<int64_t>& shape = r.attrs<InitOpAttrs>().shape;

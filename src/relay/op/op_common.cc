@@ -55,6 +55,12 @@ int normalizeAxis(int64_t axis, int rank, const TypeReporter& r, const std::stri
   return static_cast<int>(normalized);
 }
 
+std::string listToString(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
 const NDArray& tensorAt(const std::vector<Value>& args, size_t i) {
   TS_CHECK(i < args.size()) << "argument " << i << " of " << args.size();
   TS_CHECK(args[i].isTensor()) << "argument " << i << " is not a tensor";

@@ -29,6 +29,17 @@ std::optional<Type> broadcastRel(const TypeReporter& r, DataType outDtype = Data
 /// Normalises a possibly negative axis into [0, rank); reports an error naming the op otherwise.
 int normalizeAxis(int64_t axis, int rank, const TypeReporter& r, const std::string& code = "axis");
 
+/// "[1, 2, 3]" — an integer list as diagnostics spell it.
+std::string listToString(const std::vector<int64_t>& v);
+
+/// The call's attrs as T, or T's defaults when a call was built without attrs.
+template <typename T>
+const T& attrsOrDefault(const AttrsNode* attrs) {
+  static const T defaults{};
+  const T* a = attrsAs<T>(attrs);
+  return a ? *a : defaults;
+}
+
 // --- reference kernel helpers --------------------------------------------------------------------
 
 /// Argument i as a tensor (an internal error if it is a tuple).

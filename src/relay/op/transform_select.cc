@@ -13,19 +13,6 @@
 namespace tessera::relay {
 namespace {
 
-std::string listToString(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
-template <typename T>
-const T& attrsOrDefault(const AttrsNode* attrs) {
-  static const T defaults{};
-  const T* a = attrsAs<T>(attrs);
-  return a ? *a : defaults;
-}
-
 // Copies `count` consecutive elements bit for bit; source and destination share the dtype.
 void copyElements(const NDArray& from, int64_t i, const NDArray& to, int64_t j, int64_t count) {
   const int64_t size = from.dtype().bytes();

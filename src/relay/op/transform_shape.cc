@@ -13,20 +13,6 @@
 namespace tessera::relay {
 namespace {
 
-std::string listToString(const std::vector<int64_t>& v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
-// The call's attrs, or the defaults when a call was built without any.
-template <typename T>
-const T& attrsOrDefault(const AttrsNode* attrs) {
-  static const T defaults{};
-  const T* a = attrsAs<T>(attrs);
-  return a ? *a : defaults;
-}
-
 // Copies one element bit for bit; source and destination share the dtype.
 void copyElement(const NDArray& from, int64_t i, const NDArray& to, int64_t j) {
   const int64_t size = from.dtype().bytes();
