@@ -37,7 +37,9 @@ std::string AttrsNode::nonDefaultString() const {
 }
 
 bool AttrsNode::equals(const AttrsNode& other) const {
-  return std::string(typeKey()) == other.typeKey() && values() == other.values();
+  // Field names matter for attrs whose fields are not fixed by the type (GenericAttrs from text).
+  return std::string(typeKey()) == other.typeKey() && fieldNames() == other.fieldNames() &&
+         values() == other.values();
 }
 
 uint64_t AttrsNode::hash() const {

@@ -134,7 +134,9 @@ uint64_t typeHash(const Type& type) {
       const auto* t = type->as<TensorTypeNode>();
       h = hashCombine(h, hashString(t->dtype.name()));
       for (const Dim& d : t->shape)
-        h = hashCombine(h, d.isConst() ? static_cast<uint64_t>(d.value()) : hashString(d.str()));
+        // Symbolic dims hash by kind only: structural equality matches them by position, not name.
+        h = hashCombine(h,
+                        d.isConst() ? static_cast<uint64_t>(d.value()) : (d.isAny() ? 0x3f : 0x5e));
       return h;
     }
     case TypeKind::kTuple:

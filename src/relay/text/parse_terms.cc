@@ -3,6 +3,7 @@
 // printer writes right after it (spec §2.6), so printed IR parses back with its types intact.
 #include <set>
 
+#include "relay/op_registry.h"
 #include "relay/text/generic_attrs.h"
 #include "relay/text/parser_impl.h"
 #include "support/diagnostic.h"
@@ -189,6 +190,7 @@ AttrValue Parser::parseNestedAttrs() {
     return AttrValue::attrs(std::make_shared<GenericAttrs>(std::move(fields)));
   }
   std::string error;
+  OpRegistry::global();  // attrs types are registered with the built-in ops; make sure they exist
   Attrs attrs = makeAttrs(typeKey, pairs, error);
   if (!attrs) fail(open, error, "bad_attrs");
   return AttrValue::attrs(std::move(attrs));
