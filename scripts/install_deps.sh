@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build ccache
-  libgtest-dev libgmock-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libdlpack-dev zlib1g-dev
   clang-19 libclang-rt-19-dev clang-format-19 llvm-19-tools
   python3 python3-numpy
