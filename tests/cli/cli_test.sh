@@ -87,6 +87,8 @@ cmp -s "$work/y.npy" "$work/y0.npy" || { echo "FAIL: optimized and unoptimized r
 
 expect 0 "demo" -- "$tessera" demo
 contains "$work/out" "nn.conv2d" "demo prints the module"
+contains "$work/out" "Primitive=1" "demo prints the optimized module"
+contains "$work/out" "outputs agree" "demo compares optimized and original outputs"
 
 if [ "$failures" -ne 0 ]; then
   echo "cli_test: $failures failure(s)"
