@@ -95,21 +95,36 @@ std::string typeToString(const Type& type) {
   return "?";
 }
 
-bool typeEqual(const Type& a, const Type& b) {
+namespace {
+bool dimsEqual(const Shape& xs, const Shape& ys, SymVarMap* symMap) {
+  if (xs.size() != ys.size()) return false;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    if (symMap && xs[i].isVar() && ys[i].isVar()) {
+      auto [it, inserted] = symMap->emplace(xs[i].symVar().get(), ys[i].symVar().get());
+      if (it->second != ys[i].symVar().get()) return false;
+      continue;
+    }
+    if (!(xs[i] == ys[i])) return false;
+  }
+  return true;
+}
+}  // namespace
+
+bool typeEqual(const Type& a, const Type& b, SymVarMap* symMap) {
   if (a == b) return true;
   if (!a || !b || a->kind != b->kind) return false;
   switch (a->kind) {
     case TypeKind::kTensor: {
       const auto* x = a->as<TensorTypeNode>();
       const auto* y = b->as<TensorTypeNode>();
-      return x->dtype == y->dtype && x->shape == y->shape;
+      return x->dtype == y->dtype && dimsEqual(x->shape, y->shape, symMap);
     }
     case TypeKind::kTuple: {
       const auto& xs = a->as<TupleTypeNode>()->fields;
       const auto& ys = b->as<TupleTypeNode>()->fields;
       if (xs.size() != ys.size()) return false;
       for (size_t i = 0; i < xs.size(); ++i)
-        if (!typeEqual(xs[i], ys[i])) return false;
+        if (!typeEqual(xs[i], ys[i], symMap)) return false;
       return true;
     }
     case TypeKind::kFunc: {
@@ -117,8 +132,8 @@ bool typeEqual(const Type& a, const Type& b) {
       const auto* y = b->as<FuncTypeNode>();
       if (x->argTypes.size() != y->argTypes.size()) return false;
       for (size_t i = 0; i < x->argTypes.size(); ++i)
-        if (!typeEqual(x->argTypes[i], y->argTypes[i])) return false;
-      return typeEqual(x->retType, y->retType);
+        if (!typeEqual(x->argTypes[i], y->argTypes[i], symMap)) return false;
+      return typeEqual(x->retType, y->retType, symMap);
     }
     case TypeKind::kIncomplete:
       return false;  // distinct holes are distinct unknowns

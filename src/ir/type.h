@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -124,8 +125,12 @@ Type incompleteType();
 /// The text format's spelling: "Tensor[(1, 3), float32]", "float32", "(T1, T2)", "fn (T) -> R",
 /// "_".
 std::string typeToString(const Type& type);
-/// Structural equality (IncompleteType compares by identity; symbolic vars by identity).
-bool typeEqual(const Type& a, const Type& b);
+/// Symbolic variables of one type matched to those of another (first occurrence binds).
+using SymVarMap = std::map<const SymVarNode*, const SymVarNode*>;
+
+/// Structural equality (IncompleteType compares by identity). Symbolic dims compare by identity,
+/// or, when `symMap` is given, are matched by first occurrence and the matches recorded there.
+bool typeEqual(const Type& a, const Type& b, SymVarMap* symMap = nullptr);
 uint64_t typeHash(const Type& type);
 /// True when the type has no IncompleteType inside.
 bool isCompleteType(const Type& type);

@@ -43,49 +43,11 @@ class EqualChecker {
     return false;
   }
 
-  // Type equality in which symbolic dims are matched by first occurrence, like bound variables, so
-  // a re-parsed `Tensor[(1, n), float32]` equals the original.
+  // Symbolic dims are matched by first occurrence, like bound variables, so a re-parsed
+  // `Tensor[(1, n), float32]` equals the original.
   bool typesMatch(const Type& a, const Type& b) {
     if (!a || !b) return !a && !b;
-    if (a == b) return true;
-    if (a->kind != b->kind) return false;
-    switch (a->kind) {
-      case TypeKind::kTensor: {
-        const auto* x = a->as<TensorTypeNode>();
-        const auto* y = b->as<TensorTypeNode>();
-        if (x->dtype != y->dtype || x->shape.size() != y->shape.size()) return false;
-        for (size_t i = 0; i < x->shape.size(); ++i) {
-          const Dim& dx = x->shape[i];
-          const Dim& dy = y->shape[i];
-          if (dx.isVar() && dy.isVar()) {
-            auto [it, inserted] = symMap_.emplace(dx.symVar().get(), dy.symVar().get());
-            if (it->second != dy.symVar().get()) return false;
-            continue;
-          }
-          if (!(dx == dy)) return false;
-        }
-        return true;
-      }
-      case TypeKind::kTuple: {
-        const auto& xs = a->as<TupleTypeNode>()->fields;
-        const auto& ys = b->as<TupleTypeNode>()->fields;
-        if (xs.size() != ys.size()) return false;
-        for (size_t i = 0; i < xs.size(); ++i)
-          if (!typesMatch(xs[i], ys[i])) return false;
-        return true;
-      }
-      case TypeKind::kFunc: {
-        const auto* x = a->as<FuncTypeNode>();
-        const auto* y = b->as<FuncTypeNode>();
-        if (x->argTypes.size() != y->argTypes.size()) return false;
-        for (size_t i = 0; i < x->argTypes.size(); ++i)
-          if (!typesMatch(x->argTypes[i], y->argTypes[i])) return false;
-        return typesMatch(x->retType, y->retType);
-      }
-      case TypeKind::kIncomplete:
-        return false;
-    }
-    return false;
+    return typeEqual(a, b, &symMap_);
   }
 
   bool bindVar(const Var& a, const Var& b) {
@@ -172,7 +134,7 @@ class EqualChecker {
   std::vector<std::pair<Expr, Expr>> stack_;
   std::set<std::pair<const ExprNode*, const ExprNode*>> visited_;
   std::unordered_map<const ExprNode*, const ExprNode*> varMap_;
-  std::unordered_map<const SymVarNode*, const SymVarNode*> symMap_;
+  SymVarMap symMap_;
   std::string difference_;
 };
 

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 #include "support/diagnostic.h"
@@ -80,6 +81,14 @@ void writeTextFile(const std::string& path, const std::string& text) {
     std::remove(tmp.c_str());
     throwDiagnostic("io", "cannot move the written file into place", Span{}, path);
   }
+}
+
+void emitText(std::string text, const std::optional<std::string>& out) {
+  if (text.empty() || text.back() != '\n') text += '\n';
+  if (out)
+    writeTextFile(*out, text);
+  else
+    std::cout << text;
 }
 
 namespace {

@@ -41,6 +41,8 @@ class Args {
 std::string readTextFile(const std::string& path);
 /// Writes a file atomically (temporary file + rename).
 void writeTextFile(const std::string& path, const std::string& text);
+/// Prints `text` (ending it with a newline) to OUT when given, else to standard output.
+void emitText(std::string text, const std::optional<std::string>& out);
 
 /// "Tensor[(1, 10), float32]\n[[0.1, ...]]" — numpy-like, eliding after `maxElements` values.
 std::string formatValue(const relay::Value& v, int maxElements = 64);

@@ -79,12 +79,7 @@ int cmdOpt(Args& args) {
     for (const relay::PassTiming& t : ctx.timings)
       std::cerr << std::string(2 * t.depth, ' ') << t.name << ": " << t.milliseconds << " ms\n";
   }
-  std::string text = relay::printModule(result, print);
-  if (text.empty() || text.back() != '\n') text += '\n';
-  if (out)
-    writeTextFile(*out, text);
-  else
-    std::cout << text;
+  emitText(relay::printModule(result, print), out);
   return kExitOk;
 }
 

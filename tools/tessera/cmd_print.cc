@@ -27,12 +27,7 @@ int cmdPrint(Args& args) {
   std::vector<std::string> files = args.positionals();
   if (files.size() != 1) throw UsageError{"expected exactly one FILE"};
   const relay::IRModule module = relay::parseModule(readTextFile(files[0]), files[0]);
-  std::string text = relay::printModule(module, options);
-  if (text.empty() || text.back() != '\n') text += '\n';
-  if (out)
-    writeTextFile(*out, text);
-  else
-    std::cout << text;
+  emitText(relay::printModule(module, options), out);
   return kExitOk;
 }
 
