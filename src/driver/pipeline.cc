@@ -11,8 +11,11 @@ namespace tessera::driver {
 
 const std::vector<std::string>& optimizationPipelineNames() {
   static const std::vector<std::string> names = {
+      "Legalize",                // target hooks (FTVMLegalize) rewrite ops first (level 1)
       "SimplifyInference",       // batch_norm -> multiply/add, dropout removed (level 0)
       "EliminateCommonSubexpr",  // before folding, so duplicated subgraphs fold once (level 3)
+      "CombineParallelConv2D",   // sibling convs on one input become one (level 4: off at 3)
+      "CombineParallelDense",    // sibling dense calls become one batch_matmul (level 4)
       "FoldConstant",            // evaluate constant subgraphs with the interpreter (level 2)
       "FoldScaleAxis",           // push per-channel scales into conv/dense weights (level 3)
       "SimplifyExpr",            // reshape/transpose chains, no-op casts and pads (level 0)

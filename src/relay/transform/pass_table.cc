@@ -30,6 +30,13 @@ const std::vector<PassTableRow>& passTable() {
        fuseOpsPass},
       {"MergeComposite", "outline pattern-table matches into composite functions", 0,
        mergeCompositePass},
+      {"CombineParallelConv2D", "merge parallel conv2d on one input into one conv2d + slices", 4,
+       [] { return combineParallelConv2dPass(); }},
+      {"CombineParallelDense", "merge parallel same-shaped dense on one input into batch_matmul", 4,
+       [] { return combineParallelDensePass(); }},
+      {"ConvertLayout", "convert nn.conv2d to NHWC and propagate the layout to its consumers", 3,
+       [] { return convertLayoutPass({{"nn.conv2d", {"NHWC", "default"}}}); }},
+      {"Legalize", "let per-op FTVMLegalize hooks rewrite calls", 1, legalizePass},
   };
   return table;
 }

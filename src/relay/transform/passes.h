@@ -6,6 +6,7 @@
 #include <map>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "relay/transform/pass.h"
 #include "runtime/ndarray.h"
@@ -73,5 +74,36 @@ Expr fuseOps(const Expr& body, int optLevel = 2, int maxDepth = 256);
 
 /// MergeComposite (level 0) with an empty pattern table (see merge_composite.h for the table form).
 Pass mergeCompositePass();
+
+/// CombineParallelConv2D (level 4): >= minNumBranches compatible conv2d on one input -> one conv2d
+/// over concatenated weights plus a strided_slice per branch (followers are not combined).
+Pass combineParallelConv2dPass(int minNumBranches = 3);
+/// The CombineParallelConv2D rewrite of one function (types it first if needed).
+Function combineParallelConv2d(const Function& fn, int minNumBranches = 3);
+/// CombineParallelDense (level 4, to_batch=True only): >= minNumBranches same-shaped nn.dense on
+/// one input -> one nn.batch_matmul over stacked operands, split and squeezed per branch.
+Pass combineParallelDensePass(int minNumBranches = 3);
+/// The CombineParallelDense rewrite of one function (types it first if needed).
+Function combineParallelDense(const Function& fn, int minNumBranches = 3);
+
+/// Op name -> {data layout, kernel layout}; the kernel layout may be "default" (HWIO for NHWC,
+/// OIHW for NCHW).
+using DesiredLayouts = std::map<std::string, std::vector<std::string>>;
+/// ConvertLayout (level 3): nn.conv2d to the desired layouts, propagated through elementwise,
+/// broadcast and pool consumers, with layout_transform back where the original layout is needed.
+Pass convertLayoutPass(DesiredLayouts desired);
+/// The ConvertLayout rewrite of one function (types it first if needed).
+Function convertLayout(const Function& fn, const DesiredLayouts& desired);
+
+/// The "FTVMLegalize" hook: the rebuilt call, its rewritten arguments and their types; returns the
+/// replacement, or null to keep the call.
+using LegalizeFn = std::function<Expr(const CallNode&, const std::vector<Expr>& newArgs,
+                                      const std::vector<Type>& argTypes)>;
+/// The op attribute under which a LegalizeFn is registered.
+inline constexpr const char* kLegalizeAttr = "FTVMLegalize";
+/// Legalize (level 1): replaces each call whose op has an FTVMLegalize hook returning non-null.
+Pass legalizePass();
+/// The Legalize rewrite of one function (types it first if needed).
+Function legalize(const Function& fn);
 
 }  // namespace tessera::relay
