@@ -10,6 +10,7 @@
 #include "relay/module.h"
 #include "relay/value.h"
 #include "runtime/ndarray.h"
+#include "support/diagnostic.h"
 
 namespace tessera::test {
 
@@ -32,8 +33,22 @@ std::vector<relay::Value> randomInputs(const relay::IRModule& module, uint64_t s
                                        const std::string& fn = "main");
 /// The differential check every pass test uses: runs `before` and `after` with the interpreter on
 /// `trials` sets of seeded random inputs and compares the results (exactly for integer outputs).
-::testing::AssertionResult sameBehaviour(const relay::IRModule& before, const relay::IRModule& after,
-                                         int trials = 3, double rtol = 1e-5, double atol = 1e-5);
+::testing::AssertionResult sameBehaviour(const relay::IRModule& before,
+                                         const relay::IRModule& after, int trials = 3,
+                                         double rtol = 1e-5, double atol = 1e-5);
+/// The DiagnosticError `fn` throws; records a test failure (and returns an empty one) when it
+/// throws none.
+template <typename F>
+Diagnostic diagnosticOf(F fn) {
+  try {
+    fn();
+  } catch (const DiagnosticError& e) {
+    return e.diagnostic();
+  }
+  ADD_FAILURE() << "expected a DiagnosticError";
+  return {};
+}
+
 /// Path of a file in the source tree (TESSERA_SOURCE_DIR is set by CTest).
 std::string sourcePath(const std::string& relative);
 std::string readFile(const std::string& path);

@@ -35,17 +35,7 @@ std::string typeStr(const std::string& op, const std::vector<Type>& args, Attrs 
   return typeToString(inferCallType(op, args, std::move(attrs)));
 }
 
-// The diagnostic `fn` throws; fails the test when it throws none.
-template <typename F>
-Diagnostic diagnosticOf(F fn) {
-  try {
-    fn();
-  } catch (const DiagnosticError& e) {
-    return e.diagnostic();
-  }
-  ADD_FAILURE() << "expected a DiagnosticError";
-  return {};
-}
+using test::diagnosticOf;
 Diagnostic typeError(const std::string& op, const std::vector<Type>& args, Attrs attrs = nullptr) {
   return diagnosticOf([&] { inferCallType(op, args, attrs); });
 }

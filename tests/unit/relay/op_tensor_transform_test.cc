@@ -36,16 +36,7 @@ std::vector<double> values(const NDArray& a) {
 std::string typeStr(const std::string& op, const std::vector<Type>& args, Attrs attrs = nullptr) {
   return typeToString(inferCallType(op, args, std::move(attrs)));
 }
-template <typename F>
-Diagnostic diagnosticOf(F fn) {
-  try {
-    fn();
-  } catch (const DiagnosticError& e) {
-    return e.diagnostic();
-  }
-  ADD_FAILURE() << "expected a DiagnosticError";
-  return {};
-}
+using test::diagnosticOf;
 // Checks the code and that the message mentions each of `parts`.
 void expectTypeError(const std::string& op, const std::vector<Type>& args, Attrs attrs,
                      const std::string& code, const std::vector<std::string>& parts) {
