@@ -9,6 +9,9 @@ packages=(
   nlohmann-json3-dev libdlpack-dev zlib1g-dev
   clang-19 libclang-rt-19-dev clang-format-19 llvm-19-tools
   python3 python3-numpy
+  llvm-19-dev libzstd-dev
+  libonnx-dev libprotobuf-dev protobuf-compiler
+  libopenblas-dev libopenblas0-pthread libdnnl-dev
 )
 
 missing=()
