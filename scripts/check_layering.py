@@ -16,6 +16,15 @@ LEVELS = {
     "runtime": 1,
     "ir": 2,
     "vta/rt": 1,
+    # The tensor compiler sits between the IR core and the graph IR; the graph layer reaches it
+    # only through relay/strategy (op -> TE compute + schedule), so relay itself never sees it.
+    "tir": 3,
+    "tir/arith": 3,
+    "te": 3.2,
+    "tir/schedule": 3.3,
+    "tir/transform": 3.3,
+    "codegen": 3.5,
+    "topi": 3.6,
     "relay": 4,
     "relay/op": 4,
     "relay/text": 4,

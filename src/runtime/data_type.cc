@@ -48,6 +48,8 @@ std::string DataType::name() const {
     case Code::kBFloat:
       base = "bfloat";
       break;
+    case Code::kHandle:
+      return "handle";
   }
   base += std::to_string(bits_);
   if (lanes_ != 1) base += "x" + std::to_string(lanes_);

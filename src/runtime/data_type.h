@@ -19,7 +19,8 @@ class DataType {
     kInt = kDLInt,
     kUInt = kDLUInt,
     kFloat = kDLFloat,
-    kBFloat = kDLBfloat
+    kBFloat = kDLBfloat,
+    kHandle = kDLOpaqueHandle  ///< a pointer (TensorIR buffer data variables); never a tensor dtype
   };
 
   constexpr DataType() = default;  ///< void
@@ -40,6 +41,7 @@ class DataType {
   static constexpr DataType bfloat16() { return DataType(Code::kBFloat, 16); }
   static constexpr DataType float32() { return DataType(Code::kFloat, 32); }
   static constexpr DataType float64() { return DataType(Code::kFloat, 64); }
+  static constexpr DataType handle() { return DataType(Code::kHandle, 64); }
 
   Code code() const { return code_; }
   int bits() const { return bits_; }
@@ -51,6 +53,12 @@ class DataType {
   /// Signed or unsigned integer (not bool).
   bool isInteger() const { return isInt() || isUInt(); }
   bool isFloat() const { return (code_ == Code::kFloat || code_ == Code::kBFloat) && bits_ > 0; }
+  bool isHandle() const { return code_ == Code::kHandle; }
+  bool isScalar() const { return lanes_ == 1; }
+  /// The same element type with `lanes` lanes (a vector type when lanes > 1).
+  constexpr DataType withLanes(int lanes) const { return DataType(code_, bits_, lanes); }
+  /// The scalar element type of a vector type.
+  constexpr DataType element() const { return DataType(code_, bits_, 1); }
   /// Bytes one element occupies in memory (bool takes a whole byte, as in DLPack).
   int bytes() const { return bits_ == 1 ? 1 : (bits_ + 7) / 8; }
 

@@ -201,6 +201,8 @@ double NDArray::getFloat(int64_t i) const {
       return static_cast<double>(getInt(i));
     case DataType::Code::kUInt:
       return static_cast<double>(getUInt(i));
+    case DataType::Code::kHandle:
+      break;
   }
   TS_CHECK(false) << "unsupported dtype " << t.name();
   return 0;
@@ -276,6 +278,8 @@ void NDArray::setFloat(int64_t i, double v) const {
     case DataType::Code::kBFloat:
       reinterpret_cast<uint16_t*>(p)[i] = floatToBfloat16(static_cast<float>(v));
       return;
+    case DataType::Code::kHandle:
+      break;
     case DataType::Code::kInt:
     case DataType::Code::kUInt: {
       if (t.isBool()) {

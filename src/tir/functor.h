@@ -1,0 +1,74 @@
+// Traversal of TensorIR: IRVisitor walks expressions and statements; IRMutator rebuilds them,
+// copying only the nodes whose children changed (an unchanged subtree keeps its identity, which
+// block ids and loop variables rely on). Recursion depth is the nesting depth of the program,
+// which schedules and lowering bound (a few dozen levels), not the size of any user input.
+#pragma once
+
+#include <functional>
+#include <unordered_map>
+
+#include "tir/function.h"
+
+namespace tessera::tir {
+
+class IRVisitor {
+ public:
+  virtual ~IRVisitor() = default;
+  virtual void visitExpr(const PrimExpr& e);
+  virtual void visitStmt(const Stmt& s);
+
+ protected:
+  // Expressions; the defaults visit the children.
+  virtual void visitVar(const VarNode* op) {}
+  virtual void visitBufferLoad(const BufferLoadNode* op);
+  virtual void visitCall(const CallNode* op);
+  virtual void visitReduce(const ReduceNode* op);
+  virtual void visitLet(const LetNode* op);
+  // Statements.
+  virtual void visitBufferStore(const BufferStoreNode* op);
+  virtual void visitFor(const ForNode* op);
+  virtual void visitBlock(const BlockNode* op);
+  virtual void visitBlockRealize(const BlockRealizeNode* op);
+  virtual void visitIfThenElse(const IfThenElseNode* op);
+  virtual void visitLetStmt(const LetStmtNode* op);
+  virtual void visitAllocate(const AllocateNode* op);
+  virtual void visitOtherStmt(const Stmt& s);  ///< Seq, Evaluate, Attr, Assert, DeclBuffer
+  void visitRegion(const BufferRegion& region);
+};
+
+class IRMutator {
+ public:
+  virtual ~IRMutator() = default;
+  virtual PrimExpr visitExpr(const PrimExpr& e);
+  virtual Stmt visitStmt(const Stmt& s);
+  /// Every buffer reference (loads, stores, regions, allocations) passes through here.
+  virtual Buffer visitBuffer(const Buffer& b) { return b; }
+
+ protected:
+  virtual PrimExpr visitVar(const VarNode* op, const PrimExpr& self) { return self; }
+  virtual PrimExpr visitBufferLoad(const BufferLoadNode* op, const PrimExpr& self);
+  virtual PrimExpr visitCall(const CallNode* op, const PrimExpr& self);
+  virtual PrimExpr visitOtherExpr(const PrimExpr& self);  ///< rebuilds any other node
+  virtual Stmt visitBufferStore(const BufferStoreNode* op, const Stmt& self);
+  virtual Stmt visitFor(const ForNode* op, const Stmt& self);
+  virtual Stmt visitBlock(const BlockNode* op, const Stmt& self);
+  virtual Stmt visitBlockRealize(const BlockRealizeNode* op, const Stmt& self);
+  virtual Stmt visitSeqStmt(const SeqStmtNode* op, const Stmt& self);
+  virtual Stmt visitOtherStmt(const Stmt& self);  ///< rebuilds any other node
+  BufferRegion visitRegion(const BufferRegion& region);
+  std::vector<PrimExpr> visitExprs(const std::vector<PrimExpr>& es, bool* changed);
+};
+
+using VarMap = std::unordered_map<const VarNode*, PrimExpr>;
+
+/// Replaces variables by expressions (free occurrences; TensorIR binds each variable once).
+PrimExpr substitute(const PrimExpr& e, const VarMap& map);
+Stmt substitute(const Stmt& s, const VarMap& map);
+
+/// Calls `fn` on every statement in pre-order; returning false skips the children.
+void preOrderVisit(const Stmt& s, const std::function<bool(const Stmt&)>& fn);
+/// Calls `fn` on every expression node (including those inside statements) in post-order.
+void postOrderVisitExprs(const Stmt& s, const std::function<void(const PrimExpr&)>& fn);
+void postOrderVisitExpr(const PrimExpr& e, const std::function<void(const PrimExpr&)>& fn);
+
+}  // namespace tessera::tir

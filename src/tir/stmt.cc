@@ -1,0 +1,167 @@
+#include "tir/stmt.h"
+
+#include <atomic>
+
+#include "support/check.h"
+#include "tir/function.h"
+
+namespace tessera::tir {
+
+// --- buffers -------------------------------------------------------------------------------------
+
+Buffer makeBuffer(std::string name, std::vector<PrimExpr> shape, DataType dtype, std::string scope) {
+  auto b = std::make_shared<BufferNode>();
+  b->data = makeVar(name, DataType::handle());
+  b->name = std::move(name);
+  b->dtype = dtype;
+  b->shape = std::move(shape);
+  b->scope = std::move(scope);
+  return b;
+}
+
+Buffer withShape(const Buffer& buffer, std::vector<PrimExpr> shape) {
+  auto b = std::make_shared<BufferNode>(*buffer);
+  b->shape = std::move(shape);
+  b->strides.clear();
+  return b;
+}
+
+BufferRegion fullRegion(const Buffer& buffer) {
+  BufferRegion r{buffer, {}};
+  for (const PrimExpr& d : buffer->shape) r.region.push_back(Range{intImm(0, d->dtype), d});
+  return r;
+}
+
+// --- statements ----------------------------------------------------------------------------------
+
+const char* forKindName(ForKind kind) {
+  switch (kind) {
+    case ForKind::kSerial: return "serial";
+    case ForKind::kParallel: return "parallel";
+    case ForKind::kVectorized: return "vectorized";
+    case ForKind::kUnrolled: return "unroll";
+    case ForKind::kThreadBinding: return "thread_binding";
+  }
+  return "?";
+}
+
+uint64_t BlockNode::nextId() {
+  static std::atomic<uint64_t> counter{1};
+  return counter.fetch_add(1);
+}
+
+Stmt bufferStore(Buffer buffer, PrimExpr value, std::vector<PrimExpr> indices) {
+  TS_CHECK(buffer && value) << "bufferStore needs a buffer and a value";
+  return std::make_shared<BufferStoreNode>(std::move(buffer), std::move(value), std::move(indices));
+}
+Stmt evaluate(PrimExpr value) { return std::make_shared<EvaluateNode>(std::move(value)); }
+Stmt letStmt(Var var, PrimExpr value, Stmt body) {
+  return std::make_shared<LetStmtNode>(std::move(var), std::move(value), std::move(body));
+}
+Stmt attrStmt(Var node, std::string key, PrimExpr value, Stmt body) {
+  return std::make_shared<AttrStmtNode>(std::move(node), std::move(key), std::move(value),
+                                        std::move(body));
+}
+Stmt assertStmt(PrimExpr condition, std::string message, Stmt body) {
+  return std::make_shared<AssertStmtNode>(std::move(condition), std::move(message),
+                                          std::move(body));
+}
+Stmt ifThenElse(PrimExpr condition, Stmt thenCase, Stmt elseCase) {
+  return std::make_shared<IfThenElseNode>(std::move(condition), std::move(thenCase),
+                                          std::move(elseCase));
+}
+Stmt forLoop(Var loopVar, PrimExpr min, PrimExpr extent, ForKind kind, Stmt body) {
+  return std::make_shared<ForNode>(std::move(loopVar), std::move(min), std::move(extent), kind,
+                                   std::move(body));
+}
+
+Stmt seq(std::vector<Stmt> stmts) {
+  std::vector<Stmt> flat;
+  for (Stmt& s : stmts) {
+    if (!s) continue;
+    if (const auto* inner = s->as<SeqStmtNode>()) {
+      for (const Stmt& x : inner->seq) flat.push_back(x);
+    } else {
+      flat.push_back(std::move(s));
+    }
+  }
+  if (flat.size() == 1) return flat[0];
+  return std::make_shared<SeqStmtNode>(std::move(flat));
+}
+
+Stmt blockRealize(std::vector<PrimExpr> iterValues, PrimExpr predicate, Block block) {
+  TS_CHECK(iterValues.size() == block->iterVars.size())
+      << "block " << block->name << " has " << block->iterVars.size() << " iter vars but "
+      << iterValues.size() << " bindings";
+  if (!predicate) predicate = boolImm(true);
+  return std::make_shared<BlockRealizeNode>(std::move(iterValues), std::move(predicate),
+                                            std::move(block));
+}
+
+Stmt allocate(Var bufferVar, DataType dtype, std::vector<PrimExpr> extents, std::string scope,
+              Stmt body) {
+  return std::make_shared<AllocateNode>(std::move(bufferVar), dtype, std::move(extents),
+                                        std::move(scope), std::move(body));
+}
+Stmt declBuffer(Buffer buffer, Stmt body) {
+  return std::make_shared<DeclBufferNode>(std::move(buffer), std::move(body));
+}
+
+std::shared_ptr<BlockNode> copyBlock(const BlockNode& block) {
+  return std::make_shared<BlockNode>(block);
+}
+
+Stmt loopNest(const std::vector<Var>& loopVars, const std::vector<PrimExpr>& extents, Stmt body) {
+  TS_CHECK(loopVars.size() == extents.size()) << "loopNest: vars and extents differ in length";
+  for (size_t i = loopVars.size(); i-- > 0;)
+    body = forLoop(loopVars[i], intImm(0, loopVars[i]->dtype), extents[i], ForKind::kSerial,
+                   std::move(body));
+  return body;
+}
+
+// --- functions -----------------------------------------------------------------------------------
+
+Buffer PrimFuncNode::bufferOf(const Var& param) const {
+  for (const auto& [var, buffer] : bufferMap)
+    if (var == param) return buffer;
+  return nullptr;
+}
+
+std::vector<Buffer> PrimFuncNode::paramBuffers() const {
+  std::vector<Buffer> out;
+  for (const Var& p : params)
+    if (Buffer b = bufferOf(p)) out.push_back(b);
+  return out;
+}
+
+PrimFunc makePrimFunc(std::string name, const std::vector<Buffer>& buffers, Stmt body) {
+  auto f = std::make_shared<PrimFuncNode>();
+  for (const Buffer& b : buffers) {
+    Var param = makeVar("var_" + b->name, DataType::handle());
+    f->params.push_back(param);
+    f->bufferMap.emplace_back(param, b);
+  }
+  f->body = std::move(body);
+  f->attrs.set("global_symbol", AttrValue::string(name));
+  f->attrs.set("tir.noalias", AttrValue::boolean(true));
+  f->name = std::move(name);
+  return f;
+}
+
+void TirModule::add(PrimFunc func) {
+  for (PrimFunc& f : functions_) {
+    if (f->name == func->name) {
+      f = std::move(func);
+      return;
+    }
+  }
+  functions_.push_back(std::move(func));
+}
+
+PrimFunc TirModule::find(const std::string& name) const {
+  for (const PrimFunc& f : functions_)
+    if (f->name == name) return f;
+  return nullptr;
+}
+
+}  // namespace tessera::tir
