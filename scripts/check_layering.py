@@ -31,6 +31,8 @@ LEVELS = {
     "relay/interp": 5,
     "relay/pattern": 4,
     "relay/transform": 6,
+    "relay/strategy": 6.5,
+    "frontend": 7,
     "driver": 10,
     "tools": 11,
 }

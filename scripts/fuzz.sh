@@ -4,8 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-20000}"
-bash scripts/build.sh fuzz parser_fuzz npy_fuzz
-for target in parser npy; do
+bash scripts/build.sh fuzz parser_fuzz npy_fuzz onnx_fuzz
+for target in parser npy onnx; do
   work="build/fuzz/corpus-$target"
   mkdir -p "$work"
   echo "-- ${target}_fuzz: $runs runs"

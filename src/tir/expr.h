@@ -321,6 +321,10 @@ inline PrimExpr operator*(int64_t a, PrimExpr b) { return mul(intImm(a, b->dtype
 // Var converts to PrimExpr through shared_ptr's converting constructor; these avoid ambiguity.
 inline PrimExpr operator+(const Var& a, int64_t b) { return PrimExpr(a) + b; }
 inline PrimExpr operator*(const Var& a, int64_t b) { return PrimExpr(a) * b; }
+// With two Var arguments an unqualified min/max would otherwise pick std::min<shared_ptr> (found
+// by argument-dependent lookup) and compare pointers; these exact-match overloads win instead.
+inline PrimExpr min(const Var& a, const Var& b) { return min(PrimExpr(a), PrimExpr(b)); }
+inline PrimExpr max(const Var& a, const Var& b) { return max(PrimExpr(a), PrimExpr(b)); }
 
 // --- queries -------------------------------------------------------------------------------------
 

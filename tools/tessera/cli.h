@@ -2,10 +2,13 @@
 // printing.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "relay/module.h"
 #include "relay/value.h"
 
 namespace tessera::cli {
@@ -44,6 +47,12 @@ void writeTextFile(const std::string& path, const std::string& text);
 /// Prints `text` (ending it with a newline) to OUT when given, else to standard output.
 void emitText(std::string text, const std::optional<std::string>& out);
 
+/// `--input-shape NAME=D0,D1,...` values as a map; malformed ones are UsageErrors.
+std::map<std::string, std::vector<int64_t>> parseInputShapes(const std::vector<std::string>& specs);
+/// The module in `path`: an ONNX model (by the .onnx extension or its content) imported with the
+/// given `--input-shape` values, or Relay text.
+relay::IRModule loadModule(const std::string& path, const std::vector<std::string>& inputShapes);
+
 /// "Tensor[(1, 10), float32]\n[[0.1, ...]]" — numpy-like, eliding after `maxElements` values.
 std::string formatValue(const relay::Value& v, int maxElements = 64);
 
@@ -52,11 +61,15 @@ int cmdRun(Args& args);
 int cmdDemo(Args& args);
 int cmdVta(Args& args);
 int cmdOpt(Args& args);
+int cmdImport(Args& args);
+int cmdTir(Args& args);
 
 extern const char* const kPrintUsage;
 extern const char* const kRunUsage;
 extern const char* const kDemoUsage;
 extern const char* const kVtaUsage;
 extern const char* const kOptUsage;
+extern const char* const kImportUsage;
+extern const char* const kTirUsage;
 
 }  // namespace tessera::cli

@@ -5,7 +5,6 @@
 
 #include "cli.h"
 #include "driver/pipeline.h"
-#include "relay/text/parser.h"
 #include "relay/text/printer.h"
 #include "relay/transform/pass_table.h"
 
@@ -16,7 +15,7 @@ const char* const kOptUsage =
     "                        [--print-after-all] [--time-passes] [--list-passes] [--metadata] [-o "
     "OUT]\n"
     "\n"
-    "Optimizes the module in FILE and prints the result.\n"
+    "Optimizes the module in FILE (Relay text or an ONNX model, .onnx) and prints the result.\n"
     "  --passes A,B,...    run these passes in order (each runs whatever the opt level)\n"
     "                      default: the relay.build pipeline, gated by --opt-level\n"
     "  --opt-level N       the pass context's opt level (default 3, as the seeds use)\n"
@@ -25,6 +24,7 @@ const char* const kOptUsage =
     "  --time-passes       report the time of each pass on stderr\n"
     "  --list-passes       list the known passes with their opt levels and exit\n"
     "  --metadata          print the round-trippable form (header + constants' values)\n"
+    "  --input-shape NAME=D0,D1,...  shape of an ONNX graph input (repeatable)\n"
     "  -o OUT              write the result to OUT (whole or not at all)\n";
 
 namespace {
@@ -60,6 +60,7 @@ int cmdOpt(Args& args) {
   if (args.flag("--metadata")) print.header = print.metadata = true;
   std::optional<std::string> passList = args.value("--passes");
   std::optional<std::string> out = args.value("-o");
+  std::vector<std::string> inputShapes = args.values("--input-shape");
   std::vector<std::string> files = args.positionals();
   if (files.size() != 1) throw UsageError{"expected exactly one FILE"};
 
@@ -73,7 +74,7 @@ int cmdOpt(Args& args) {
     }
     pipeline = relay::sequential(std::move(passes), "UserPasses");
   }
-  const relay::IRModule module = relay::parseModule(readTextFile(files[0]), files[0]);
+  const relay::IRModule module = loadModule(files[0], inputShapes);
   const relay::IRModule result = (*pipeline)(module, ctx);
   if (ctx.timePasses) {
     for (const relay::PassTiming& t : ctx.timings)

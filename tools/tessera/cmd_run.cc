@@ -6,7 +6,6 @@
 #include "cli.h"
 #include "driver/pipeline.h"
 #include "relay/interp/interpreter.h"
-#include "relay/text/parser.h"
 #include "runtime/npy.h"
 #include "support/diagnostic.h"
 
@@ -17,6 +16,7 @@ const char* const kRunUsage =
     "OUT.npy]\n"
     "                        [--entry NAME] [--opt-level N] [--no-optimize] [--interpreter]\n"
     "\n"
+    "FILE is Relay text or an ONNX model (.onnx).\n"
     "Optimizes FILE with the relay.build pipeline, runs @main (or --entry NAME) and prints the "
     "result.\n"
     "  --input NAME=FILE.npy   value of parameter %NAME (repeat for each parameter)\n"
@@ -25,6 +25,7 @@ const char* const kRunUsage =
     "  --output OUT            save the result: OUT.npy for a tensor, OUT.npz for a tuple\n"
     "  --opt-level N           opt level of the optimization pipeline (default 3)\n"
     "  --no-optimize           run the module exactly as written\n"
+    "  --input-shape NAME=D0,D1,...  shape of an ONNX graph input (repeatable)\n"
     "  --interpreter           use the reference interpreter (currently the only engine)\n";
 
 namespace {
@@ -67,6 +68,7 @@ int cmdRun(Args& args) {
   std::optional<std::string> seedText = args.value("--random-inputs");
   std::optional<std::string> output = args.value("--output");
   std::string entry = args.value("--entry").value_or("main");
+  std::vector<std::string> inputShapes = args.values("--input-shape");
   std::vector<std::string> files = args.positionals();
   if (files.size() != 1) throw UsageError{"expected exactly one FILE"};
 
@@ -88,7 +90,7 @@ int cmdRun(Args& args) {
     }
   }
 
-  relay::IRModule module = relay::parseModule(readTextFile(files[0]), files[0]);
+  relay::IRModule module = loadModule(files[0], inputShapes);
   if (optimizeModule) {
     relay::PassContext ctx;
     ctx.optLevel = optLevel;

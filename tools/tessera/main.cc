@@ -13,9 +13,11 @@ const char* const kMainUsage =
     "usage: tessera <command> [options]\n"
     "\n"
     "Tessera is a deep-learning compiler. Commands:\n"
-    "  print FILE      parse a Relay text module, infer its types, print it\n"
+    "  import MODEL    import an ONNX model and print it as Relay text\n"
+    "  print FILE      parse a Relay text module (or an ONNX model), infer its types, print it\n"
     "  opt FILE        optimize a module with graph passes and print it\n"
     "  run FILE        run a module's @main on .npy inputs with the reference interpreter\n"
+    "  tir FILE        print a module's kernels as TensorIR (scheduled by a trace, lowered)\n"
     "  demo            build seed 003's conv+batch_norm+relu block, print it and run it\n"
     "  vta sim|disasm  run a VTA program on the functional simulator, or disassemble it\n"
     "  help [COMMAND]  show help for a command\n"
@@ -29,9 +31,11 @@ struct Command {
 };
 
 const Command kCommands[] = {
+    {"import", tessera::cli::cmdImport, &tessera::cli::kImportUsage},
     {"print", tessera::cli::cmdPrint, &tessera::cli::kPrintUsage},
     {"opt", tessera::cli::cmdOpt, &tessera::cli::kOptUsage},
     {"run", tessera::cli::cmdRun, &tessera::cli::kRunUsage},
+    {"tir", tessera::cli::cmdTir, &tessera::cli::kTirUsage},
     {"demo", tessera::cli::cmdDemo, &tessera::cli::kDemoUsage},
     {"vta", tessera::cli::cmdVta, &tessera::cli::kVtaUsage},
 };

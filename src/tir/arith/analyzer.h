@@ -52,8 +52,8 @@ class Analyzer {
   /// True only when `cond` (a bool expression) holds for every value in the bound domains.
   bool canProve(const PrimExpr& cond);
   bool canProveEqual(const PrimExpr& a, const PrimExpr& b);
-  bool canProveLess(const PrimExpr& a, int64_t bound);           ///< a < bound
-  bool canProveGreaterEqual(const PrimExpr& a, int64_t bound);   ///< a >= bound
+  bool canProveLess(const PrimExpr& a, int64_t bound);          ///< a < bound
+  bool canProveGreaterEqual(const PrimExpr& a, int64_t bound);  ///< a >= bound
   ConstIntBound constIntBound(const PrimExpr& e);
   /// The interval `e` covers when each variable in `dom` ranges over its domain (variables not
   /// in `dom` stay symbolic; bound variables of the analyzer keep their value).

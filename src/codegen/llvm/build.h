@@ -1,0 +1,54 @@
+// Compiling a lowered TirModule to machine code: in-process through ORC JIT, exportable as a
+// shared library, and reloadable from one with the same call interface. Functions follow the C
+// ABI of abi.h. Input must be lowered TensorIR (no blocks; see tir/transform/lower.h).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/llvm/abi.h"
+#include "codegen/llvm/target.h"
+#include "runtime/ndarray.h"
+#include "tir/function.h"
+
+namespace tessera::codegen {
+
+/// Compiled functions, callable by name. Copies share the loaded code, which stays loaded while
+/// any copy lives.
+class CompiledModule {
+ public:
+  CompiledModule() = default;
+
+  /// The function named `name` (its global_symbol), or null when there is none.
+  PackedFunction getFunction(const std::string& name) const;
+  /// Calls `name` with one NDArray per parameter (rank-0 arrays for scalar parameters). Throws
+  /// DiagnosticError (code "codegen_call") for an unknown name or with the function's own error
+  /// message when it fails.
+  void call(const std::string& name, const std::vector<NDArray>& args) const;
+  /// The names of the compiled functions, in module order.
+  const std::vector<std::string>& functionNames() const;
+  /// The name of the module's entry function ("" unless the module has exactly one function).
+  std::string entryName() const;
+  /// The optimized LLVM IR (empty for a module loaded from a library).
+  const std::string& llvmIR() const;
+  /// Writes a shared library that loadLibrary reopens (in this or another process). Throws
+  /// DiagnosticError (code "codegen_export") when linking fails.
+  void exportLibrary(const std::string& path) const;
+
+  struct Impl;
+  explicit CompiledModule(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+/// Compiles every function of `module` for `target` with LLVM's O3 pipeline. The module can be
+/// called in-process only when the target is host-compatible; otherwise only exported. Throws
+/// DiagnosticError (code "codegen") for IR it cannot compile (blocks, nested parallel loops,
+/// unknown intrinsics).
+CompiledModule compile(const tir::TirModule& module, const Target& target = Target::host());
+/// Opens a library written by exportLibrary. Throws DiagnosticError (code "codegen_load").
+CompiledModule loadLibrary(const std::string& path);
+
+}  // namespace tessera::codegen

@@ -1,0 +1,109 @@
+// CodeGenLLVM: translates lowered TensorIR into an llvm::Module. One instance per module; each
+// PrimFunc becomes an external function with the packed signature of abi.h, each parallel loop a
+// private task function. Split by concern: codegen_llvm.cc (functions, statements), codegen_expr.cc
+// (expressions), codegen_math.cc (intrinsic calls and vectorizable math), codegen_parallel.cc
+// (parallel loops), codegen_packed_api.cc (argument checks and binding).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include "tir/function.h"
+
+namespace tessera::codegen {
+
+class CodeGenLLVM {
+ public:
+  CodeGenLLVM(llvm::LLVMContext& ctx, llvm::Module& module);
+
+  /// Emits `func` as an exported function named by its global_symbol (else its name).
+  void addFunction(const tir::PrimFunc& func);
+  /// Emits `__tessera_functions__` (the comma-separated function symbols, which loadLibrary
+  /// reads) and, for a one-function module, `__tessera_main__` naming the entry function.
+  void addModuleInfo(const std::vector<std::string>& symbols);
+  /// The exported symbol of `func`: its global_symbol, else its name.
+  static std::string symbolOf(const tir::PrimFunc& func);
+
+  // --- used by the per-concern files ------------------------------------------------------------
+  llvm::Type* llvmType(DataType dtype);
+  /// The in-memory type of an element (bool is a byte).
+  llvm::Type* memoryType(DataType dtype);
+  llvm::Value* emitExpr(const tir::PrimExpr& e);
+  void emitStmt(const tir::Stmt& s);
+
+ private:
+  /// Per-function state; parallel task functions get their own while their body is emitted.
+  struct FunctionState {
+    llvm::Function* function = nullptr;
+    llvm::BasicBlock* allocaBlock = nullptr;  ///< entry block; static allocas go here
+    std::unordered_map<const tir::VarNode*, llvm::Value*> vars;
+    bool insideParallel = false;
+  };
+
+  // Expressions (codegen_expr.cc).
+  llvm::Value* emitCast(DataType to, const tir::PrimExpr& value);
+  llvm::Value* emitBinary(const tir::BinaryNode* op);
+  llvm::Value* emitFloorDivMod(bool isDiv, DataType dtype, llvm::Value* a, llvm::Value* b);
+  llvm::Value* emitLoad(const tir::BufferLoadNode* op);
+  llvm::Value* emitRamp(const tir::RampNode* op);
+  llvm::Value* broadcastTo(llvm::Value* scalar, int lanes);
+  llvm::Value* bufferPointer(const tir::Buffer& buffer);
+  /// The flat element index of a load/store (row-major when not yet flattened).
+  tir::PrimExpr flatIndex(const tir::Buffer& buffer, const std::vector<tir::PrimExpr>& indices);
+  llvm::Value* lookupVar(const tir::VarNode* var);
+
+  // Calls (codegen_math.cc).
+  llvm::Value* emitCall(const tir::CallNode* op);
+  llvm::Value* emitIfThenElse(const tir::CallNode* op);
+  llvm::Value* emitExp(llvm::Value* x);
+  llvm::Value* emitLog(llvm::Value* x);
+  llvm::Value* emitTanh(llvm::Value* x);
+  llvm::Value* emitErf(llvm::Value* x);
+  llvm::Value* emitSigmoid(llvm::Value* x);
+  llvm::Value* callLibm(const std::string& name, llvm::Value* x);
+  llvm::Value* fconst(llvm::Type* type, double value);
+
+  // Statements (codegen_llvm.cc).
+  void emitStore(const tir::BufferStoreNode* op);
+  void emitFor(const tir::ForNode* op);
+  void emitSerialLoop(const tir::Var& loopVar, llvm::Value* begin, llvm::Value* end,
+                      const tir::Stmt& body, llvm::MDNode* loopMetadata);
+  void emitAllocate(const tir::AllocateNode* op);
+  void emitAssert(const tir::AssertStmtNode* op);
+  /// Branches to a block that sets `message` and returns -1 when `ok` is false.
+  void emitCheck(llvm::Value* ok, const std::string& message, llvm::Value* actual = nullptr);
+  void emitParallelFor(const tir::ForNode* op);  // codegen_parallel.cc
+
+  /// Checks the packed arguments and binds parameters, data pointers and shape variables in fn_
+  /// (codegen_packed_api.cc).
+  void emitPackedPrologue(const tir::PrimFunc& func, llvm::Value* args, llvm::Value* numArgs);
+  /// The variables `s` uses that are bound in the current function, in first-use order: what an
+  /// outlined function (compute body, parallel task) receives.
+  std::vector<const tir::VarNode*> capturedVars(const tir::Stmt& s) const;
+  /// A private function `i32 name(prefix..., captured...)` whose handle parameters are noalias
+  /// when `noalias`; fn_ is switched to it (the caller saves and restores the previous state).
+  llvm::Function* beginOutlined(const std::string& name, const std::vector<llvm::Type*>& prefix,
+                                const std::vector<const tir::VarNode*>& captured, bool noalias);
+
+  llvm::Value* runtimeFunction(const std::string& slot, llvm::FunctionType* type);
+  llvm::Value* stringConstant(const std::string& text);
+  llvm::AllocaInst* entryAlloca(llvm::Type* type, llvm::Value* count, int align);
+
+  llvm::LLVMContext& ctx_;
+  llvm::Module& module_;
+  llvm::IRBuilder<> builder_;
+  FunctionState fn_;
+  std::unordered_map<std::string, llvm::GlobalVariable*> slots_;
+  std::unordered_map<std::string, llvm::Constant*> strings_;
+  std::string funcName_;  ///< the PrimFunc being emitted (for error messages)
+  bool noalias_ = false;  ///< the PrimFunc has tir.noalias
+  int lambdaCount_ = 0;
+};
+
+}  // namespace tessera::codegen

@@ -1,0 +1,72 @@
+// Target machines, the optimization pipeline and object emission.
+#include "codegen/llvm/llvm_backend.h"
+
+#include <mutex>
+
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "support/diagnostic.h"
+
+namespace tessera::codegen {
+
+void initializeLLVM() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+  });
+}
+
+std::unique_ptr<llvm::TargetMachine> createTargetMachine(const Target& target) {
+  initializeLLVM();
+  std::string error;
+  const llvm::Target* llvmTarget = llvm::TargetRegistry::lookupTarget(target.triple, error);
+  if (llvmTarget == nullptr) {
+    throwDiagnostic("target", "LLVM cannot generate code for '" + target.triple + "': " + error);
+  }
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> machine(llvmTarget->createTargetMachine(
+      target.triple, target.cpu, target.features, options, llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+  if (!machine) throwDiagnostic("target", "cannot create a target machine for " + target.str());
+  return machine;
+}
+
+void optimizeModule(llvm::Module& module, llvm::TargetMachine& machine) {
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  tuning.LoopUnrolling = true;
+  tuning.LoopInterleaving = true;
+  llvm::PassBuilder builder(&machine, tuning);
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager passes = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  passes.run(module, mam);
+}
+
+std::string emitObject(llvm::Module& module, llvm::TargetMachine& machine) {
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream out(buffer);
+  llvm::legacy::PassManager passes;
+  if (machine.addPassesToEmitFile(passes, out, nullptr, llvm::CodeGenFileType::ObjectFile)) {
+    throwDiagnostic("target", "the target machine cannot emit object files");
+  }
+  passes.run(module);
+  return std::string(buffer.data(), buffer.size());
+}
+
+}  // namespace tessera::codegen

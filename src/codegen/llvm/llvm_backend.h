@@ -1,0 +1,25 @@
+// LLVM plumbing shared by compile() and its tests: target machines, the O3 pipeline, object
+// emission. Internal to codegen/llvm (it exposes LLVM types).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include "codegen/llvm/target.h"
+
+namespace tessera::codegen {
+
+/// Registers LLVM's targets once per process.
+void initializeLLVM();
+/// A machine for `target` (position-independent code, aggressive optimization). Throws
+/// DiagnosticError (code "target") for a triple LLVM does not know.
+std::unique_ptr<llvm::TargetMachine> createTargetMachine(const Target& target);
+/// Runs LLVM's O3 pipeline (new pass manager) with loop and SLP vectorization for `machine`.
+void optimizeModule(llvm::Module& module, llvm::TargetMachine& machine);
+/// The module as a relocatable object file.
+std::string emitObject(llvm::Module& module, llvm::TargetMachine& machine);
+
+}  // namespace tessera::codegen

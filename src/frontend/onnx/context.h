@@ -1,0 +1,165 @@
+// The state of one ONNX import and the view a converter gets of the node it translates: typed
+// inputs, known-constant values, attributes read with type checks, and errors that name the node.
+// Internal to src/frontend/onnx/.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "frontend/onnx/onnx_proto.h"
+#include "ir/type.h"
+#include "relay/expr.h"
+#include "runtime/ndarray.h"
+
+namespace tessera::frontend::onnx {
+
+/// Tensors a fold or a creation op may materialise at import time (elements); larger results stay
+/// expressions so a hostile model cannot make the importer allocate gigabytes.
+inline constexpr int64_t kMaxFoldElements = int64_t{1} << 22;
+/// Largest window attribute (pads, strides, dilations, kernel extents) and tensor rank accepted;
+/// larger values are diagnostics rather than overflows in the ops' shape arithmetic.
+inline constexpr int64_t kMaxWindowValue = int64_t{1} << 30;
+inline constexpr int64_t kMaxRank = 64;
+
+/// The graph being imported: ONNX value names bound to Relay expressions, and a type cache over
+/// the expressions built so far (each node's type is computed once, from its op's type relation).
+class GraphContext {
+ public:
+  explicit GraphContext(int64_t opset) : opset_(opset) {}
+
+  int64_t opset() const { return opset_; }
+  /// Binds an ONNX value name; an internal error if the name is already bound.
+  void bind(const std::string& name, relay::Expr expr);
+  /// The expression bound to `name`, or null.
+  relay::Expr lookup(const std::string& name) const;
+  bool isBound(const std::string& name) const { return values_.count(name) != 0; }
+  /// The type of an expression built from bound values (Var, Constant, op Call, Tuple,
+  /// TupleGetItem); type errors are reported as the op's diagnostics.
+  Type typeOf(const relay::Expr& e);
+  /// `e` evaluated to a Constant when it depends on no graph input and every tensor it computes
+  /// has at most kMaxFoldElements elements; otherwise `e` unchanged.
+  relay::Expr tryFold(const relay::Expr& e);
+
+ private:
+  Type computeType(const relay::Expr& e);
+  bool isSmall(const Type& t);
+
+  int64_t opset_;
+  std::map<std::string, relay::Expr> values_;
+  std::unordered_set<const relay::ExprNode*> boundNodes_;
+  std::unordered_map<const relay::ExprNode*, std::pair<relay::Expr, Type>> types_;
+};
+
+/// One ONNX node being converted.
+class NodeContext {
+ public:
+  NodeContext(GraphContext& graph, const ::onnx::NodeProto& node, int index);
+
+  int64_t opset() const { return graph_.opset(); }
+  const std::string& opType() const { return node_.op_type(); }
+  /// "node #3 'conv1' (Conv)": how diagnostics name this node.
+  std::string describe() const;
+
+  // --- inputs --------------------------------------------------------------------------------
+  /// Declared inputs, counting omitted optional ones (empty names).
+  size_t numInputs() const { return static_cast<size_t>(node_.input_size()); }
+  /// True when input `i` is given (declared with a non-empty name).
+  bool hasInput(size_t i) const;
+  /// Input `i`; a diagnostic when it is missing.
+  relay::Expr input(size_t i) const;
+  /// Input `i`'s tensor type.
+  const TensorTypeNode& inputType(size_t i) const;
+  std::vector<int64_t> inputShape(size_t i) const { return shapeOf(input(i)); }
+  int64_t inputRank(size_t i) const { return static_cast<int64_t>(inputShape(i).size()); }
+  DataType inputDtype(size_t i) const { return inputType(i).dtype; }
+  /// Input `i`'s value when it is known at import time (an initializer or a folded result).
+  std::optional<NDArray> constantInput(size_t i) const;
+  /// Input `i` as integers; it must be known at import time (`what` names it, e.g. "shape").
+  std::vector<int64_t> constantInts(size_t i, const std::string& what) const;
+  /// Input `i` as one number; it must be a known single-element tensor.
+  double constantScalar(size_t i, const std::string& what) const;
+
+  // --- attributes ----------------------------------------------------------------------------
+  bool hasAttr(const std::string& name) const { return findAttr(name) != nullptr; }
+  int64_t attrInt(const std::string& name, int64_t fallback) const;
+  std::optional<int64_t> attrIntOpt(const std::string& name) const;
+  double attrFloat(const std::string& name, double fallback) const;
+  std::optional<double> attrFloatOpt(const std::string& name) const;
+  std::optional<std::vector<int64_t>> attrInts(const std::string& name) const;
+  std::optional<std::vector<float>> attrFloats(const std::string& name) const;
+  std::string attrString(const std::string& name, const std::string& fallback) const;
+  std::optional<NDArray> attrTensor(const std::string& name) const;
+  /// Reports an attribute whose value the importer does not support, listing what it does.
+  [[noreturn]] void badAttr(const std::string& name, const std::string& found,
+                            const std::string& supported) const;
+
+  // --- outputs -------------------------------------------------------------------------------
+  size_t numOutputs() const { return static_cast<size_t>(node_.output_size()); }
+  /// True when output `i` is declared with a non-empty name (someone may consume it).
+  bool outputUsed(size_t i) const;
+  /// Binds output `i` (ignored when the output is not declared).
+  void setOutput(size_t i, relay::Expr value);
+  /// Reports a declared extra output (Dropout's mask, ...) that the importer cannot produce.
+  void requireOutputsAtMost(size_t n, const std::string& why) const;
+
+  // --- helpers -------------------------------------------------------------------------------
+  Type typeOf(const relay::Expr& e) const { return graph_.typeOf(e); }
+  /// `e` as a Constant when it only combines known values (e.g. a transposed weight).
+  relay::Expr fold(const relay::Expr& e) const { return graph_.tryFold(e); }
+  std::vector<int64_t> shapeOf(const relay::Expr& e) const;
+  DataType dtypeOf(const relay::Expr& e) const;
+  /// `axis` in [-rank, rank) normalised to [0, rank); `what` names it in the diagnostic.
+  int64_t normalizeAxis(int64_t axis, int64_t rank, const std::string& what = "axis") const;
+  /// A diagnostic naming this node, with `code` and `message`.
+  [[noreturn]] void fail(const std::string& code, const std::string& message) const;
+
+  const ::onnx::NodeProto& proto() const { return node_; }
+  std::vector<std::pair<size_t, relay::Expr>>& outputs() { return outputs_; }
+
+ private:
+  const ::onnx::AttributeProto* findAttr(const std::string& name) const;
+  const ::onnx::AttributeProto* typedAttr(const std::string& name,
+                                          ::onnx::AttributeProto::AttributeType type) const;
+
+  GraphContext& graph_;
+  const ::onnx::NodeProto& node_;
+  int index_;
+  std::vector<std::pair<size_t, relay::Expr>> outputs_;
+};
+
+/// Translates one node: reads inputs and attributes, calls setOutput.
+using Converter = void (*)(NodeContext& node);
+
+/// One row of the converter table.
+struct ConverterRow {
+  const char* opType;
+  Converter convert;
+  const char* note;  ///< opset forms and limits, shown in docs and in the supported list
+};
+
+/// The converter families, one per file.
+std::span<const ConverterRow> nnConverters();
+std::span<const ConverterRow> linalgConverters();
+std::span<const ConverterRow> mathConverters();
+std::span<const ConverterRow> shapeConverters();
+std::span<const ConverterRow> tensorConverters();
+std::span<const ConverterRow> reduceConverters();
+
+/// A scalar constant of `dtype`.
+relay::Expr scalarConstant(double value, DataType dtype);
+/// A 1-D int64 constant.
+relay::Expr int64Constant(const std::vector<int64_t>& values);
+/// The numpy broadcast of two static shapes; nullopt when they are incompatible.
+std::optional<std::vector<int64_t>> broadcastShapes(const std::vector<int64_t>& a,
+                                                    const std::vector<int64_t>& b);
+/// Product of the extents in [begin, end).
+int64_t extentProduct(const std::vector<int64_t>& shape, size_t begin, size_t end);
+
+}  // namespace tessera::frontend::onnx

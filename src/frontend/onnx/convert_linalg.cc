@@ -1,0 +1,169 @@
+// Matrix products and normalisations: Gemm, MatMul (batched and broadcast), BatchNormalization,
+// LayerNormalization, Softmax and LogSoftmax (opset < 13 coerces to 2-D), and Dropout (inference:
+// identity). Weight-side rearrangements (transposes of constants) are folded at import.
+#include <algorithm>
+
+#include "frontend/onnx/context.h"
+#include "relay/op/nn.h"
+#include "relay/op/tensor.h"
+
+namespace tessera::frontend::onnx {
+
+namespace {
+
+using relay::Expr;
+
+Expr transpose2d(NodeContext& n, const Expr& x) {
+  return n.fold(relay::transpose(x, std::vector<int64_t>{1, 0}));
+}
+
+// Gemm: alpha * A' B' + beta * C, with nn.dense computing A' B' from B' transposed.
+void gemm(NodeContext& n) {
+  if (n.inputRank(0) != 2 || n.inputRank(1) != 2) n.fail("onnx_shape", "A and B must be 2-D");
+  const double alpha = n.attrFloat("alpha", 1.0);
+  const double beta = n.attrFloat("beta", 1.0);
+  const DataType dtype = n.inputDtype(0);
+  Expr a = n.attrInt("transA", 0) ? relay::transpose(n.input(0), std::vector<int64_t>{1, 0})
+                                  : n.input(0);
+  Expr w = n.attrInt("transB", 0) ? n.input(1) : transpose2d(n, n.input(1));
+  Expr y = relay::nn::dense(a, w);
+  if (alpha != 1.0) y = relay::multiply(y, scalarConstant(alpha, dtype));
+  if (n.hasInput(2)) {
+    Expr c = n.input(2);
+    if (beta != 1.0) c = n.fold(relay::multiply(c, scalarConstant(beta, dtype)));
+    y = relay::add(y, c);
+  }
+  n.setOutput(0, y);
+}
+
+Expr reshapeTo(const Expr& x, const std::vector<int64_t>& shape) {
+  return relay::reshape(x, shape, std::find(shape.begin(), shape.end(), 0) != shape.end());
+}
+
+// MatMul with numpy semantics. A 2-D (or effectively 2-D) B uses nn.dense over A's leading axes;
+// otherwise both operands are broadcast over the batch axes and flattened to 3-D batch_matmul.
+void matmul(NodeContext& n) {
+  std::vector<int64_t> sa = n.inputShape(0), sb = n.inputShape(1);
+  if (sa.empty() || sb.empty()) n.fail("onnx_shape", "MatMul operands must have rank >= 1");
+  Expr a = n.input(0), b = n.input(1);
+  const int64_t k = sa.back();
+  const int64_t kb = sb.size() == 1 ? sb[0] : sb[sb.size() - 2];
+  if (k != kb)
+    n.fail("onnx_shape", "the reduction extents differ: A has " + std::to_string(k) +
+                             " columns and B has " + std::to_string(kb) + " rows");
+  if (sb.size() == 1) {
+    // (..., K) x (K): dense against a one-row weight, then drop the unit axis.
+    std::vector<int64_t> out(sa.begin(), sa.end() - 1);
+    Expr row = n.fold(relay::expandDims(b, 0));
+    n.setOutput(0, reshapeTo(relay::nn::dense(a, row), out));
+    return;
+  }
+  const int64_t cols = sb.back();
+  const bool bIs2d = extentProduct(sb, 0, sb.size() - 2) == 1 && sb.size() <= sa.size();
+  if (bIs2d) {
+    if (sb.size() > 2) b = n.fold(reshapeTo(b, {kb, cols}));
+    n.setOutput(0, relay::nn::dense(a, transpose2d(n, b)));
+    return;
+  }
+  const bool aVector = sa.size() == 1;
+  if (aVector) sa.insert(sa.begin(), 1);
+  const std::vector<int64_t> ba(sa.begin(), sa.end() - 2), bb(sb.begin(), sb.end() - 2);
+  std::optional<std::vector<int64_t>> batch = broadcastShapes(ba, bb);
+  if (!batch) n.fail("onnx_shape", "the batch axes of A and B do not broadcast");
+  const int64_t rows = sa[sa.size() - 2];
+  const int64_t batchSize = extentProduct(*batch, 0, batch->size());
+  auto to3d = [&](Expr x, const std::vector<int64_t>& shape, int64_t r, int64_t c) {
+    std::vector<int64_t> full = *batch;
+    full.push_back(r);
+    full.push_back(c);
+    if (full != shape) x = relay::broadcastTo(reshapeTo(x, shape), full);
+    return reshapeTo(x, {batchSize, r, c});
+  };
+  Expr y = relay::nn::batchMatmul(to3d(a, sa, rows, k), n.fold(to3d(b, sb, kb, cols)),
+                                  DataType::voidType(), false, false);
+  std::vector<int64_t> out = *batch;
+  if (!aVector) out.push_back(rows);
+  out.push_back(cols);
+  n.setOutput(0, reshapeTo(y, out));
+}
+
+void batchNorm(NodeContext& n) {
+  n.requireOutputsAtMost(1, "training-mode statistics are not supported");
+  if (n.attrInt("training_mode", 0) != 0) n.badAttr("training_mode", "1", "0 (inference)");
+  if (n.inputRank(0) < 2) n.fail("onnx_shape", "the input must have rank >= 2");
+  Expr bn = relay::nn::batchNorm(n.input(0), n.input(1), n.input(2), n.input(3), n.input(4),
+                                 {.axis = 1, .epsilon = n.attrFloat("epsilon", 1e-5)});
+  n.setOutput(0, relay::makeTupleGetItem(bn, 0));
+}
+
+// LayerNormalization (opset 17) normalises over axes [axis, rank); nn.layer_norm normalises one
+// axis, so several trailing axes are flattened into one and restored afterwards.
+void layerNorm(NodeContext& n) {
+  n.requireOutputsAtMost(1, "the Mean and InvStdDev outputs are not supported");
+  const std::vector<int64_t> shape = n.inputShape(0);
+  const auto rank = static_cast<int64_t>(shape.size());
+  const auto axis = static_cast<size_t>(n.normalizeAxis(n.attrInt("axis", -1), rank));
+  const int64_t width = extentProduct(shape, axis, shape.size());
+  const DataType dtype = n.inputDtype(0);
+  auto vector = [&](const Expr& p) {
+    if (extentProduct(n.shapeOf(p), 0, n.shapeOf(p).size()) != width)
+      n.fail("onnx_shape", "scale and bias must have the normalised shape's " +
+                               std::to_string(width) + " elements");
+    return n.fold(reshapeTo(p, {width}));
+  };
+  Expr gamma = vector(n.input(1));
+  Expr beta =
+      n.hasInput(2) ? vector(n.input(2)) : relay::makeConstant(NDArray::empty({width}, dtype));
+  Expr x = n.input(0);
+  const bool flatten = axis + 1 != shape.size();
+  if (flatten) x = reshapeTo(x, {extentProduct(shape, 0, axis), width});
+  Expr y =
+      relay::nn::layerNorm(x, gamma, beta, {.axis = -1, .epsilon = n.attrFloat("epsilon", 1e-5)});
+  n.setOutput(0, flatten ? reshapeTo(y, shape) : y);
+}
+
+// Before opset 13 Softmax flattens to 2-D at `axis` (default 1) and normalises the trailing
+// block; since 13 it normalises the one axis (default -1).
+template <bool kLog>
+void softmax(NodeContext& n) {
+  const std::vector<int64_t> shape = n.inputShape(0);
+  const auto rank = static_cast<int64_t>(shape.size());
+  const bool legacy = n.opset() < 13;
+  const int64_t axis = n.normalizeAxis(n.attrInt("axis", legacy ? 1 : -1), rank);
+  auto apply = [](const Expr& x, int64_t a) {
+    return kLog ? relay::nn::logSoftmax(x, {.axis = a}) : relay::nn::softmax(x, {.axis = a});
+  };
+  if (!legacy || axis == rank - 1) {
+    n.setOutput(0, apply(n.input(0), axis));
+    return;
+  }
+  const auto split = static_cast<size_t>(axis);
+  Expr flat = reshapeTo(
+      n.input(0), {extentProduct(shape, 0, split), extentProduct(shape, split, shape.size())});
+  n.setOutput(0, reshapeTo(apply(flat, 1), shape));
+}
+
+void dropout(NodeContext& n) {
+  n.requireOutputsAtMost(1, "the mask output exists only in training mode");
+  if (n.hasInput(2) && (!n.constantInput(2) || n.constantScalar(2, "training_mode") != 0))
+    n.fail("onnx_unsupported_attr", "training_mode must be a constant false (inference)");
+  n.setOutput(0, n.input(0));
+}
+
+constexpr ConverterRow kRows[] = {
+    {"BatchNormalization", batchNorm, "inference mode"},
+    {"Dropout", dropout, "inference: identity"},
+    {"Gemm", gemm, "alpha, beta, transA, transB"},
+    {"LayerNormalization", layerNorm, "opset 17; any axis; Y output only"},
+    {"LogSoftmax", softmax<true>, "opset < 13: 2-D coercion; 13+: axis"},
+    {"MatMul", matmul, "numpy semantics incl. 1-D operands and batch broadcasting"},
+    {"Softmax", softmax<false>, "opset < 13: 2-D coercion; 13+: axis"},
+};
+
+}  // namespace
+
+std::span<const ConverterRow> linalgConverters() {
+  return kRows;
+}
+
+}  // namespace tessera::frontend::onnx

@@ -1,0 +1,202 @@
+// Elementwise ONNX operators: activations, unary math, broadcast binary arithmetic and
+// comparisons, variadic Max/Min/Sum/Mean, Clip, Where, Cast and Identity. Each maps to one Relay
+// op or a short composition of them.
+#include <cmath>
+
+#include "frontend/onnx/context.h"
+#include "frontend/onnx/tensor_proto.h"
+#include "relay/op/nn.h"
+#include "relay/op/tensor.h"
+
+namespace tessera::frontend::onnx {
+
+namespace {
+
+using relay::Expr;
+
+// Most elementwise ops are one Relay call; the templates keep each table row to one line.
+template <Expr (*F)(Expr)>
+void unary(NodeContext& n) {
+  n.setOutput(0, F(n.input(0)));
+}
+
+template <Expr (*F)(Expr, Expr)>
+void binary(NodeContext& n) {
+  n.setOutput(0, F(n.input(0), n.input(1)));
+}
+
+Expr relu(Expr x) {
+  return relay::nn::relu(std::move(x));
+}
+
+void reciprocal(NodeContext& n) {
+  n.setOutput(0, relay::divide(scalarConstant(1, n.inputDtype(0)), n.input(0)));
+}
+
+void identity(NodeContext& n) {
+  n.setOutput(0, n.input(0));
+}
+
+void leakyRelu(NodeContext& n) {
+  n.setOutput(0, relay::nn::leakyRelu(n.input(0), {.alpha = n.attrFloat("alpha", 0.01)}));
+}
+
+// PRelu: x for x >= 0, slope * x otherwise; the slope broadcasts unidirectionally.
+void prelu(NodeContext& n) {
+  Expr x = n.input(0);
+  Expr zero = scalarConstant(0, n.inputDtype(0));
+  n.setOutput(
+      0, relay::add(relay::maximum(x, zero), relay::multiply(n.input(1), relay::minimum(x, zero))));
+}
+
+// HardSigmoid: max(0, min(1, alpha * x + beta)).
+Expr hardSigmoidOf(NodeContext& n, const Expr& x, double alpha, double beta) {
+  const DataType dtype = n.dtypeOf(x);
+  Expr linear =
+      relay::add(relay::multiply(x, scalarConstant(alpha, dtype)), scalarConstant(beta, dtype));
+  return relay::clip(linear, 0, 1);
+}
+
+void hardSigmoid(NodeContext& n) {
+  n.setOutput(0, hardSigmoidOf(n, n.input(0), n.attrFloat("alpha", 0.2), n.attrFloat("beta", 0.5)));
+}
+
+void hardSwish(NodeContext& n) {
+  Expr x = n.input(0);
+  n.setOutput(0, relay::multiply(x, hardSigmoidOf(n, x, 1.0 / 6, 0.5)));
+}
+
+// Pow allows an exponent of another type; Relay's power needs one dtype, the base's.
+void pow(NodeContext& n) {
+  Expr exponent = n.input(1);
+  if (n.inputDtype(1) != n.inputDtype(0)) exponent = relay::cast(exponent, n.inputDtype(0));
+  n.setOutput(0, relay::power(n.input(0), exponent));
+}
+
+// Mod: fmod=0 takes the divisor's sign (floor_mod), fmod=1 the dividend's (C fmod).
+void mod(NodeContext& n) {
+  const int64_t fmod = n.attrInt("fmod", 0);
+  if (fmod != 0 && fmod != 1) n.badAttr("fmod", std::to_string(fmod), "0 or 1");
+  if (fmod == 0 && n.inputDtype(0).isFloat())
+    n.fail("onnx_attr", "fmod=0 is not allowed for floating-point inputs (the ONNX spec)");
+  n.setOutput(0,
+              fmod ? relay::mod(n.input(0), n.input(1)) : relay::floorMod(n.input(0), n.input(1)));
+}
+
+template <Expr (*F)(Expr, Expr)>
+void variadic(NodeContext& n) {
+  Expr acc = n.input(0);
+  for (size_t i = 1; i < n.numInputs(); ++i) acc = F(acc, n.input(i));
+  n.setOutput(0, acc);
+}
+
+// Mean: the sum of the inputs divided by their count.
+void mean(NodeContext& n) {
+  Expr acc = n.input(0);
+  for (size_t i = 1; i < n.numInputs(); ++i) acc = relay::add(acc, n.input(i));
+  const double count = static_cast<double>(n.numInputs());
+  n.setOutput(0, count == 1 ? acc : relay::divide(acc, scalarConstant(count, n.inputDtype(0))));
+}
+
+// Clip: bounds are optional inputs since opset 11 (attributes min/max before). A missing bound is
+// unbounded; run-time bounds become maximum/minimum with the bound tensors.
+void clip(NodeContext& n) {
+  Expr x = n.input(0);
+  const DataType dtype = n.inputDtype(0);
+  std::optional<double> lo = n.attrFloatOpt("min");
+  std::optional<double> hi = n.attrFloatOpt("max");
+  Expr loExpr, hiExpr;
+  if (n.hasInput(1)) {
+    if (n.constantInput(1))
+      lo = n.constantScalar(1, "min");
+    else
+      loExpr = n.input(1);
+  }
+  if (n.hasInput(2)) {
+    if (n.constantInput(2))
+      hi = n.constantScalar(2, "max");
+    else
+      hiExpr = n.input(2);
+  }
+  if (lo && hi && !loExpr && !hiExpr) {
+    n.setOutput(0, relay::clip(x, *lo, *hi));
+    return;
+  }
+  if (lo) loExpr = scalarConstant(*lo, dtype);
+  if (hi) hiExpr = scalarConstant(*hi, dtype);
+  if (loExpr) x = relay::maximum(x, loExpr);
+  if (hiExpr) x = relay::minimum(x, hiExpr);
+  n.setOutput(0, x);
+}
+
+void where(NodeContext& n) {
+  n.setOutput(0, relay::where(n.input(0), n.input(1), n.input(2)));
+}
+
+// Cast: `to` is a TensorProto.DataType code; strings and complex types have no Relay dtype.
+void cast(NodeContext& n) {
+  std::optional<int64_t> to = n.attrIntOpt("to");
+  if (!to) n.fail("onnx_attr", "attribute 'to' is required");
+  std::optional<DataType> dtype = dataTypeOf(static_cast<int32_t>(*to));
+  if (!dtype)
+    n.badAttr("to", onnxTypeName(static_cast<int32_t>(*to)), "numeric and bool element types");
+  n.setOutput(0, relay::cast(n.input(0), *dtype));
+}
+
+void isNaN(NodeContext& n) {
+  n.setOutput(0, relay::isnan(n.input(0)));
+}
+
+constexpr ConverterRow kRows[] = {
+    {"Abs", unary<relay::abs>, ""},
+    {"Add", binary<relay::add>, "numpy broadcasting"},
+    {"And", binary<relay::logicalAnd>, ""},
+    {"Cast", cast, "numeric and bool types"},
+    {"Ceil", unary<relay::ceil>, ""},
+    {"Clip", clip, "min/max as inputs (opset 11+) or attributes; run-time bounds allowed"},
+    {"Cos", unary<relay::cos>, ""},
+    {"Div", binary<relay::divide>, "integers truncate"},
+    {"Equal", binary<relay::equal>, ""},
+    {"Erf", unary<relay::erf>, ""},
+    {"Exp", unary<relay::exp>, ""},
+    {"Floor", unary<relay::floor>, ""},
+    {"Greater", binary<relay::greater>, ""},
+    {"GreaterOrEqual", binary<relay::greaterEqual>, ""},
+    {"HardSigmoid", hardSigmoid, ""},
+    {"HardSwish", hardSwish, ""},
+    {"Identity", identity, ""},
+    {"IsNaN", isNaN, ""},
+    {"LeakyRelu", leakyRelu, ""},
+    {"Less", binary<relay::less>, ""},
+    {"LessOrEqual", binary<relay::lessEqual>, ""},
+    {"Log", unary<relay::log>, ""},
+    {"Max", variadic<relay::maximum>, "any number of inputs"},
+    {"Mean", mean, "any number of inputs"},
+    {"Min", variadic<relay::minimum>, "any number of inputs"},
+    {"Mod", mod, "fmod 0 and 1"},
+    {"Mul", binary<relay::multiply>, ""},
+    {"Neg", unary<relay::negative>, ""},
+    {"Not", unary<relay::logicalNot>, ""},
+    {"Or", binary<relay::logicalOr>, ""},
+    {"PRelu", prelu, ""},
+    {"Pow", pow, "the exponent is cast to the base's type"},
+    {"Reciprocal", reciprocal, ""},
+    {"Relu", unary<relu>, ""},
+    {"Sigmoid", unary<relay::sigmoid>, ""},
+    {"Sign", unary<relay::sign>, ""},
+    {"Sin", unary<relay::sin>, ""},
+    {"Sqrt", unary<relay::sqrt>, ""},
+    {"Sub", binary<relay::subtract>, ""},
+    {"Sum", variadic<relay::add>, "any number of inputs"},
+    {"Tanh", unary<relay::tanh>, ""},
+    {"Where", where, ""},
+    {"Xor", binary<relay::bitwiseXor>, "bool inputs"},
+};
+
+}  // namespace
+
+std::span<const ConverterRow> mathConverters() {
+  return kRows;
+}
+
+}  // namespace tessera::frontend::onnx

@@ -1,0 +1,230 @@
+// Windowed ONNX operators: Conv, MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool, and Pad.
+// 2-D windows map to nn.conv2d / nn.*_pool2d (NCHW); 1-D windows run as 2-D ones over a unit
+// height. auto_pad is resolved here from the static input shape.
+#include <algorithm>
+
+#include "frontend/onnx/context.h"
+#include "relay/op/nn.h"
+#include "relay/op/tensor.h"
+
+namespace tessera::frontend::onnx {
+
+namespace {
+
+using relay::Expr;
+
+// A sliding window over the spatial axes, in ONNX's conventions (pads: all begins, then all ends).
+struct Window {
+  std::vector<int64_t> kernel, strides, dilations, pads;
+};
+
+std::vector<int64_t> listAttr(NodeContext& n, const std::string& name, size_t count,
+                              int64_t fallback, int64_t min) {
+  std::vector<int64_t> v = n.attrInts(name).value_or(std::vector<int64_t>(count, fallback));
+  if (v.size() != count)
+    n.fail("onnx_attr", "attribute '" + name + "' has " + std::to_string(v.size()) +
+                            " values but the window has " +
+                            std::to_string(count / (name == "pads" ? 2 : 1)) + " spatial axes");
+  for (int64_t x : v)
+    if (x < min || x > kMaxWindowValue)
+      n.badAttr(name, std::to_string(x),
+                "values from " + std::to_string(min) + " to " + std::to_string(kMaxWindowValue));
+  return v;
+}
+
+Window windowOf(NodeContext& n, const std::vector<int64_t>& spatialIn,
+                std::vector<int64_t> kernel) {
+  const size_t s = spatialIn.size();
+  Window w{.kernel = std::move(kernel),
+           .strides = listAttr(n, "strides", s, 1, 1),
+           .dilations = listAttr(n, "dilations", s, 1, 1),
+           .pads = listAttr(n, "pads", 2 * s, 0, 0)};
+  if (w.kernel.size() != s)
+    n.fail("onnx_attr", "kernel_shape has " + std::to_string(w.kernel.size()) + " values for " +
+                            std::to_string(s) + " spatial axes");
+  for (int64_t k : w.kernel)
+    if (k < 1 || k > kMaxWindowValue)
+      n.badAttr("kernel_shape", std::to_string(k), "values from 1 to 2^30");
+  const std::string autoPad = n.attrString("auto_pad", "NOTSET");
+  if (autoPad == "NOTSET") return w;
+  if (autoPad == "VALID") {
+    std::fill(w.pads.begin(), w.pads.end(), 0);
+    return w;
+  }
+  if (autoPad != "SAME_UPPER" && autoPad != "SAME_LOWER")
+    n.badAttr("auto_pad", autoPad, "NOTSET, VALID, SAME_UPPER, SAME_LOWER");
+  // SAME: output extent ceil(in / stride); the odd padding element goes at the end (UPPER) or
+  // the beginning (LOWER).
+  for (size_t k = 0; k < s; ++k) {
+    const int64_t out = (spatialIn[k] + w.strides[k] - 1) / w.strides[k];
+    const int64_t span = (w.kernel[k] - 1) * w.dilations[k] + 1;
+    const int64_t total = std::max<int64_t>(0, (out - 1) * w.strides[k] + span - spatialIn[k]);
+    const int64_t small = total / 2;
+    w.pads[k] = autoPad == "SAME_UPPER" ? small : total - small;
+    w.pads[k + s] = total - w.pads[k];
+  }
+  return w;
+}
+
+// Spatial rank of an NC... input: 1 or 2 (3-D windows have no Relay op yet).
+size_t spatialRank(NodeContext& n, size_t input) {
+  const int64_t rank = n.inputRank(input);
+  if (rank != 3 && rank != 4)
+    n.fail("onnx_unsupported_rank", "input " + std::to_string(input) + " has rank " +
+                                        std::to_string(rank) +
+                                        "; supported: 1-D (N, C, W) and 2-D (N, C, H, W) windows");
+  return static_cast<size_t>(rank - 2);
+}
+
+// 1-D windows become 2-D ones over a unit height: lift (N, C, W) to (N, C, 1, W) and the window.
+Expr lift(const Expr& x) {
+  return relay::expandDims(x, 2);
+}
+
+void liftWindow(Window& w) {
+  w.kernel.insert(w.kernel.begin(), 1);
+  w.strides.insert(w.strides.begin(), 1);
+  w.dilations.insert(w.dilations.begin(), 1);
+  w.pads = {0, w.pads[0], 0, w.pads[1]};
+}
+
+Expr unlift(const Expr& x) {
+  return relay::squeeze(x, std::vector<int64_t>{2});
+}
+
+void conv(NodeContext& n) {
+  const size_t s = spatialRank(n, 0);
+  const std::vector<int64_t> in = n.inputShape(0);
+  const std::vector<int64_t> wshape = n.inputShape(1);
+  if (wshape.size() != in.size())
+    n.fail("onnx_shape", "the weight has rank " + std::to_string(wshape.size()) +
+                             " but the data has rank " + std::to_string(in.size()));
+  const std::vector<int64_t> kernelFromWeight(wshape.begin() + 2, wshape.end());
+  std::vector<int64_t> kernel = n.attrInts("kernel_shape").value_or(kernelFromWeight);
+  if (kernel != kernelFromWeight)
+    n.fail("onnx_attr", "kernel_shape does not match the weight's spatial extents");
+  Window w = windowOf(n, std::vector<int64_t>(in.begin() + 2, in.end()), kernel);
+  const int64_t groups = n.attrInt("group", 1);
+  if (groups < 1 || in[1] % groups != 0 || wshape[0] % groups != 0)
+    n.badAttr("group", std::to_string(groups), "a divisor of the input and output channels");
+  Expr data = n.input(0);
+  Expr weight = n.input(1);
+  if (s == 1) {
+    data = lift(data);
+    weight = n.fold(lift(weight));
+    liftWindow(w);
+  }
+  Expr y = relay::nn::conv2d(data, weight,
+                             {.strides = w.strides,
+                              .padding = {w.pads[0], w.pads[1], w.pads[2], w.pads[3]},
+                              .dilation = w.dilations,
+                              .groups = groups,
+                              .channels = wshape[0],
+                              .kernelSize = std::vector<int64_t>{w.kernel[0], w.kernel[1]}});
+  if (n.hasInput(2)) y = relay::nn::biasAdd(y, n.input(2), {.axis = 1});
+  n.setOutput(0, s == 1 ? unlift(y) : y);
+}
+
+template <bool kMax>
+void pool(NodeContext& n) {
+  const size_t s = spatialRank(n, 0);
+  const std::vector<int64_t> in = n.inputShape(0);
+  std::optional<std::vector<int64_t>> kernel = n.attrInts("kernel_shape");
+  if (!kernel) n.fail("onnx_attr", "attribute 'kernel_shape' is required");
+  Window w = windowOf(n, std::vector<int64_t>(in.begin() + 2, in.end()), *kernel);
+  const bool ceilMode = n.attrInt("ceil_mode", 0) != 0;
+  Expr data = n.input(0);
+  if (s == 1) {
+    data = lift(data);
+    liftWindow(w);
+  }
+  const std::vector<int64_t> padding = {w.pads[0], w.pads[1], w.pads[2], w.pads[3]};
+  Expr y;
+  if constexpr (kMax) {
+    n.requireOutputsAtMost(1, "MaxPool's Indices output is not supported");
+    if (n.attrInt("storage_order", 0) != 0)
+      n.badAttr("storage_order", std::to_string(n.attrInt("storage_order", 0)), "0");
+    y = relay::nn::maxPool2d(data, {.poolSize = w.kernel,
+                                    .strides = w.strides,
+                                    .dilation = w.dilations,
+                                    .padding = padding,
+                                    .ceilMode = ceilMode});
+  } else {
+    y = relay::nn::avgPool2d(data, {.poolSize = w.kernel,
+                                    .strides = w.strides,
+                                    .dilation = w.dilations,
+                                    .padding = padding,
+                                    .ceilMode = ceilMode,
+                                    .countIncludePad = n.attrInt("count_include_pad", 0) != 0});
+  }
+  n.setOutput(0, s == 1 ? unlift(y) : y);
+}
+
+// Global pools: the 2-D Relay op for NCHW, a keepdims reduction over the spatial axes otherwise.
+template <bool kMax>
+void globalPool(NodeContext& n) {
+  const int64_t rank = n.inputRank(0);
+  if (rank < 3)
+    n.fail("onnx_shape", "the input must have rank >= 3 but has " + std::to_string(rank));
+  Expr x = n.input(0);
+  if (rank == 4) {
+    n.setOutput(0, kMax ? relay::nn::globalMaxPool2d(x) : relay::nn::globalAvgPool2d(x));
+    return;
+  }
+  std::vector<int64_t> axes;
+  for (int64_t k = 2; k < rank; ++k) axes.push_back(k);
+  relay::ReduceAttrs attrs{.axis = axes, .keepdims = true};
+  n.setOutput(0, kMax ? relay::max(x, attrs) : relay::mean(x, attrs));
+}
+
+// Pad (opset 11+): pads and the optional constant value are inputs (attributes before opset 11
+// are accepted too). Negative pads (cropping) are not supported.
+void pad(NodeContext& n) {
+  const int64_t rank = n.inputRank(0);
+  std::vector<int64_t> pads;
+  if (n.hasInput(1))
+    pads = n.constantInts(1, "pads");
+  else
+    pads = n.attrInts("pads").value_or(std::vector<int64_t>{});
+  if (static_cast<int64_t>(pads.size()) != 2 * rank)
+    n.fail("onnx_input", "pads has " + std::to_string(pads.size()) + " values; rank " +
+                             std::to_string(rank) + " needs " + std::to_string(2 * rank));
+  std::vector<std::vector<int64_t>> width;
+  for (int64_t k = 0; k < rank; ++k) {
+    if (pads[k] < 0 || pads[k + rank] < 0)
+      n.fail("onnx_unsupported_attr", "negative pads (cropping) are not supported");
+    if (pads[k] > kMaxWindowValue || pads[k + rank] > kMaxWindowValue)
+      n.fail("onnx_unsupported_attr", "pads larger than 2^30 are not supported");
+    width.push_back({pads[k], pads[k + rank]});
+  }
+  const std::string mode = n.attrString("mode", "constant");
+  if (mode != "constant" && mode != "edge" && mode != "reflect")
+    n.badAttr("mode", mode, "constant, edge, reflect");
+  Expr value = scalarConstant(n.attrFloat("value", 0), n.inputDtype(0));
+  if (n.hasInput(2)) {
+    value = n.input(2);
+    if (!n.inputShape(2).empty() && n.inputShape(2) != std::vector<int64_t>{1})
+      n.fail("onnx_input", "constant_value must be a scalar");
+    if (!n.inputShape(2).empty()) value = relay::reshape(value, std::vector<int64_t>{});
+  }
+  n.setOutput(0, relay::nn::pad(n.input(0), value, {.padWidth = width, .padMode = mode}));
+}
+
+constexpr ConverterRow kRows[] = {
+    {"AveragePool", pool<false>,
+     "1-D and 2-D; pads, auto_pad, strides, ceil_mode, count_include_pad"},
+    {"Conv", conv, "1-D and 2-D; group, pads, auto_pad, strides, dilations, bias"},
+    {"GlobalAveragePool", globalPool<false>, ""},
+    {"GlobalMaxPool", globalPool<true>, ""},
+    {"MaxPool", pool<true>,
+     "1-D and 2-D; pads, auto_pad, strides, dilations, ceil_mode; no Indices"},
+    {"Pad", pad, "constant, edge, reflect; non-negative constant pads"},
+};
+
+}  // namespace
+
+std::span<const ConverterRow> nnConverters() {
+  return kRows;
+}
+
+}  // namespace tessera::frontend::onnx

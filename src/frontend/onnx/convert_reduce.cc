@@ -1,0 +1,88 @@
+// Reductions: ReduceMean/Sum/Max/Min/Prod/SumSquare/L2 and ArgMax/ArgMin. Axes come from the
+// attribute, or (ReduceSum since opset 13) from an optional input that must be known at import.
+#include "frontend/onnx/context.h"
+#include "relay/op/tensor.h"
+
+namespace tessera::frontend::onnx {
+
+namespace {
+
+using relay::Expr;
+
+enum class Reduction { kMean, kSum, kMax, kMin, kProd, kSumSquare, kL2 };
+
+// The Reduce* family shares axes/keepdims handling; the kind picks the Relay reduction.
+template <Reduction kKind>
+void reduce(NodeContext& n) {
+  const int64_t rank = n.inputRank(0);
+  std::vector<int64_t> axes = n.attrInts("axes").value_or(std::vector<int64_t>{});
+  if (n.hasInput(1)) {
+    if (n.hasAttr("axes"))
+      n.fail("onnx_attr", "axes are given both as an attribute and as an input");
+    axes = n.constantInts(1, "axes");
+  }
+  Expr x = n.input(0);
+  // Empty axes reduce everything, unless noop_with_empty_axes makes the node an identity.
+  if (axes.empty() && n.attrInt("noop_with_empty_axes", 0) != 0) {
+    n.setOutput(0, x);
+    return;
+  }
+  for (int64_t& a : axes) a = n.normalizeAxis(a, rank, "axes entry");
+  relay::ReduceAttrs attrs;
+  if (!axes.empty()) attrs.axis = axes;
+  attrs.keepdims = n.attrInt("keepdims", 1) != 0;
+  switch (kKind) {
+    case Reduction::kMean:
+      n.setOutput(0, relay::mean(x, attrs));
+      return;
+    case Reduction::kSum:
+      n.setOutput(0, relay::sum(x, attrs));
+      return;
+    case Reduction::kMax:
+      n.setOutput(0, relay::max(x, attrs));
+      return;
+    case Reduction::kMin:
+      n.setOutput(0, relay::min(x, attrs));
+      return;
+    case Reduction::kProd:
+      n.setOutput(0, relay::prod(x, attrs));
+      return;
+    case Reduction::kSumSquare:
+      n.setOutput(0, relay::sum(relay::multiply(x, x), attrs));
+      return;
+    case Reduction::kL2:
+      n.setOutput(0, relay::sqrt(relay::sum(relay::multiply(x, x), attrs)));
+      return;
+  }
+}
+
+// ArgMax/ArgMin: one axis, int64 indices (Relay's are int32, so the result is cast).
+template <bool kMax>
+void argReduce(NodeContext& n) {
+  const int64_t axis = n.normalizeAxis(n.attrInt("axis", 0), n.inputRank(0));
+  const relay::ArgReduceAttrs attrs{.axis = std::vector<int64_t>{axis},
+                                    .keepdims = n.attrInt("keepdims", 1) != 0,
+                                    .selectLastIndex = n.attrInt("select_last_index", 0) != 0};
+  Expr y = kMax ? relay::argmax(n.input(0), attrs) : relay::argmin(n.input(0), attrs);
+  n.setOutput(0, relay::cast(y, DataType::int64()));
+}
+
+constexpr ConverterRow kRows[] = {
+    {"ArgMax", argReduce<true>, "int64 result"},
+    {"ArgMin", argReduce<false>, "int64 result"},
+    {"ReduceL2", reduce<Reduction::kL2>, "axes attribute"},
+    {"ReduceMax", reduce<Reduction::kMax>, "axes attribute (or input)"},
+    {"ReduceMean", reduce<Reduction::kMean>, "axes attribute (or input)"},
+    {"ReduceMin", reduce<Reduction::kMin>, "axes attribute (or input)"},
+    {"ReduceProd", reduce<Reduction::kProd>, "axes attribute (or input)"},
+    {"ReduceSum", reduce<Reduction::kSum>, "axes attribute before opset 13, input since"},
+    {"ReduceSumSquare", reduce<Reduction::kSumSquare>, "axes attribute (or input)"},
+};
+
+}  // namespace
+
+std::span<const ConverterRow> reduceConverters() {
+  return kRows;
+}
+
+}  // namespace tessera::frontend::onnx

@@ -1,0 +1,217 @@
+// Shape-manipulating ONNX operators: Reshape, Flatten, Transpose, Unsqueeze, Squeeze, Expand,
+// Shape and Size. Input shapes are static, so each target shape is computed here (ONNX's 0 and -1
+// resolved) and the Relay op gets explicit extents; Shape and Size become constants.
+#include <algorithm>
+#include <set>
+
+#include "frontend/onnx/context.h"
+#include "relay/op/tensor.h"
+
+namespace tessera::frontend::onnx {
+
+namespace {
+
+using relay::Expr;
+
+int64_t checkedProduct(NodeContext& n, const std::vector<int64_t>& dims) {
+  int64_t p = 1;
+  for (int64_t d : dims)
+    if (__builtin_mul_overflow(p, d, &p)) n.fail("onnx_shape", "the shape's size overflows");
+  return p;
+}
+
+std::string listText(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+void checkRank(NodeContext& n, size_t rank) {
+  if (static_cast<int64_t>(rank) > kMaxRank)
+    n.fail("onnx_shape",
+           "rank " + std::to_string(rank) + " exceeds the supported " + std::to_string(kMaxRank));
+}
+
+// Relay's reshape reads 0 as "copy the input extent"; a genuine zero extent needs allowzero.
+Expr reshapeTo(const Expr& data, const std::vector<int64_t>& shape) {
+  const bool hasZero = std::find(shape.begin(), shape.end(), 0) != shape.end();
+  return relay::reshape(data, shape, hasZero);
+}
+
+// Reshape: 0 copies the input extent (unless allowzero, opset 14+), one -1 is inferred.
+void reshape(NodeContext& n) {
+  const std::vector<int64_t> in = n.inputShape(0);
+  const std::vector<int64_t> spec = n.constantInts(1, "shape");
+  checkRank(n, spec.size());
+  const bool allowzero = n.attrInt("allowzero", 0) != 0;
+  std::vector<int64_t> out;
+  std::optional<size_t> inferred;
+  for (size_t k = 0; k < spec.size(); ++k) {
+    int64_t d = spec[k];
+    if (d == 0 && !allowzero) {
+      if (k >= in.size())
+        n.fail("onnx_shape", "shape " + listText(spec) + " copies extent " + std::to_string(k) +
+                                 " (0) but the input " + listText(in) + " has rank " +
+                                 std::to_string(in.size()));
+      d = in[k];
+    } else if (d == -1) {
+      if (inferred) n.fail("onnx_shape", "shape " + listText(spec) + " has more than one -1");
+      inferred = k;
+    } else if (d < -1) {
+      n.fail("onnx_shape",
+             "shape " + listText(spec) + " has the invalid extent " + std::to_string(d));
+    }
+    out.push_back(d);
+  }
+  const int64_t total = checkedProduct(n, in);
+  if (inferred) {
+    std::vector<int64_t> rest = out;
+    rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(*inferred));
+    const int64_t known = checkedProduct(n, rest);
+    if (known == 0 || total % known != 0)
+      n.fail("onnx_shape", "cannot reshape " + listText(in) + " to " + listText(spec));
+    out[*inferred] = total / known;
+  } else if (checkedProduct(n, out) != total) {
+    n.fail("onnx_shape", "cannot reshape " + listText(in) + " (" + std::to_string(total) +
+                             " elements) to " + listText(out));
+  }
+  n.setOutput(0, out == in ? n.input(0) : reshapeTo(n.input(0), out));
+}
+
+// Flatten: (prod(d[:axis]), prod(d[axis:])); axis may equal the rank (then the second extent is 1).
+void flatten(NodeContext& n) {
+  const std::vector<int64_t> in = n.inputShape(0);
+  const int64_t rank = static_cast<int64_t>(in.size());
+  int64_t axis = n.attrInt("axis", 1);
+  if (axis < -rank || axis > rank)
+    n.fail("onnx_axis",
+           "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  if (axis < 0) axis += rank;
+  const auto split = static_cast<size_t>(axis);
+  n.setOutput(
+      0, reshapeTo(n.input(0), {extentProduct(in, 0, split), extentProduct(in, split, in.size())}));
+}
+
+// Transpose: `perm` must be a permutation; without it the axes are reversed.
+void transpose(NodeContext& n) {
+  const int64_t rank = n.inputRank(0);
+  std::optional<std::vector<int64_t>> perm = n.attrInts("perm");
+  if (!perm) {
+    n.setOutput(0, relay::transpose(n.input(0)));
+    return;
+  }
+  std::vector<bool> seen(rank, false);
+  if (static_cast<int64_t>(perm->size()) != rank)
+    n.fail("onnx_attr", "perm " + listText(*perm) + " must list each of the " +
+                            std::to_string(rank) + " axes once");
+  for (int64_t& p : *perm) {
+    p = n.normalizeAxis(p, rank, "perm entry");
+    if (seen[p])
+      n.fail("onnx_attr",
+             "perm " + listText(*perm) + " lists axis " + std::to_string(p) + " twice");
+    seen[p] = true;
+  }
+  n.setOutput(0, relay::transpose(n.input(0), *perm));
+}
+
+// Axes come from an attribute before opset 13 and from an optional input since.
+std::optional<std::vector<int64_t>> axesOf(NodeContext& n) {
+  if (n.opset() >= 13 || n.hasInput(1)) {
+    if (n.hasAttr("axes") && n.opset() >= 13)
+      n.fail("onnx_attr", "since opset 13 'axes' is an input, not an attribute");
+    if (!n.hasInput(1)) return std::nullopt;
+    return n.constantInts(1, "axes");
+  }
+  return n.attrInts("axes");
+}
+
+std::vector<int64_t> normalizedAxes(NodeContext& n, const std::vector<int64_t>& axes,
+                                    int64_t rank) {
+  std::vector<int64_t> out;
+  std::set<int64_t> seen;
+  for (int64_t a : axes) {
+    const int64_t k = n.normalizeAxis(a, rank, "axes entry");
+    if (!seen.insert(k).second)
+      n.fail("onnx_attr", "axes " + listText(axes) + " repeat axis " + std::to_string(k));
+    out.push_back(k);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void unsqueeze(NodeContext& n) {
+  std::optional<std::vector<int64_t>> axes = axesOf(n);
+  if (!axes) n.fail("onnx_attr", "axes are required");
+  const int64_t outRank = n.inputRank(0) + static_cast<int64_t>(axes->size());
+  checkRank(n, static_cast<size_t>(outRank));
+  // Ascending insertion positions of the output, so each expand_dims sees its final index.
+  Expr x = n.input(0);
+  for (int64_t k : normalizedAxes(n, *axes, outRank)) x = relay::expandDims(x, static_cast<int>(k));
+  n.setOutput(0, x);
+}
+
+// Squeeze: listed axes must have extent 1; without axes every unit axis is dropped.
+void squeeze(NodeContext& n) {
+  const std::vector<int64_t> in = n.inputShape(0);
+  std::optional<std::vector<int64_t>> axes = axesOf(n);
+  std::vector<int64_t> drop;
+  if (axes) {
+    drop = normalizedAxes(n, *axes, static_cast<int64_t>(in.size()));
+    for (int64_t k : drop)
+      if (in[k] != 1)
+        n.fail("onnx_shape", "axis " + std::to_string(k) + " of shape " + listText(in) +
+                                 " has extent " + std::to_string(in[k]) + ", not 1");
+  } else {
+    for (size_t k = 0; k < in.size(); ++k)
+      if (in[k] == 1) drop.push_back(static_cast<int64_t>(k));
+  }
+  n.setOutput(0, drop.empty() ? n.input(0) : relay::squeeze(n.input(0), drop));
+}
+
+// Expand broadcasts both ways: the result has the broadcast of the input and the given shape.
+void expand(NodeContext& n) {
+  const std::vector<int64_t> in = n.inputShape(0);
+  const std::vector<int64_t> shape = n.constantInts(1, "shape");
+  checkRank(n, shape.size());
+  for (int64_t d : shape)
+    if (d < 0) n.fail("onnx_shape", "shape " + listText(shape) + " has a negative extent");
+  std::optional<std::vector<int64_t>> out = broadcastShapes(in, shape);
+  if (!out) n.fail("onnx_shape", "cannot broadcast " + listText(in) + " to " + listText(shape));
+  n.setOutput(0, *out == in ? n.input(0) : relay::broadcastTo(n.input(0), *out));
+}
+
+// Shape (with opset 15's start/end slice) of a statically shaped tensor is a constant.
+void shape(NodeContext& n) {
+  const std::vector<int64_t> in = n.inputShape(0);
+  const auto rank = static_cast<int64_t>(in.size());
+  auto clampIndex = [&](int64_t i) { return std::clamp(i < 0 ? i + rank : i, int64_t{0}, rank); };
+  const int64_t start = clampIndex(n.attrInt("start", 0));
+  const int64_t end = clampIndex(n.attrInt("end", rank));
+  std::vector<int64_t> dims;
+  for (int64_t k = start; k < end; ++k) dims.push_back(in[k]);
+  n.setOutput(0, int64Constant(dims));
+}
+
+void size(NodeContext& n) {
+  const std::vector<int64_t> in = n.inputShape(0);
+  n.setOutput(0, relay::makeConstant(NDArray::scalarInt(checkedProduct(n, in), DataType::int64())));
+}
+
+constexpr ConverterRow kRows[] = {
+    {"Expand", expand, "constant shape; bidirectional broadcast"},
+    {"Flatten", flatten, ""},
+    {"Reshape", reshape, "constant shape; 0 and -1; allowzero (opset 14)"},
+    {"Shape", shape, "static input shapes; start/end (opset 15)"},
+    {"Size", size, "static input shapes"},
+    {"Squeeze", squeeze, "axes attribute before opset 13, input since"},
+    {"Transpose", transpose, ""},
+    {"Unsqueeze", unsqueeze, "axes attribute before opset 13, input since"},
+};
+
+}  // namespace
+
+std::span<const ConverterRow> shapeConverters() {
+  return kRows;
+}
+
+}  // namespace tessera::frontend::onnx

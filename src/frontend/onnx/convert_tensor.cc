@@ -1,0 +1,239 @@
+// ONNX operators that select, join or create tensors: Concat, Split, Slice, Gather, Constant,
+// ConstantOfShape and Range. Index-like inputs (split sizes, slice bounds) must be known at import
+// time; creation ops produce constants when small and Relay `full` otherwise.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "frontend/onnx/context.h"
+#include "relay/op/tensor.h"
+
+namespace tessera::frontend::onnx {
+
+namespace {
+
+using relay::Expr;
+
+// Concat: `axis` is required (no default in any opset); negative counts from the end.
+void concat(NodeContext& n) {
+  std::optional<int64_t> axis = n.attrIntOpt("axis");
+  if (!axis) n.fail("onnx_attr", "attribute 'axis' is required");
+  std::vector<Expr> fields;
+  for (size_t i = 0; i < n.numInputs(); ++i) fields.push_back(n.input(i));
+  if (fields.empty()) n.fail("onnx_input", "Concat needs at least one input");
+  const int64_t k = n.normalizeAxis(*axis, n.inputRank(0));
+  n.setOutput(0, relay::concatenate(fields, static_cast<int>(k)));
+}
+
+// Split sizes: the 'split' attribute before opset 13, an optional input since; equal parts (one
+// per output) when neither is given.
+void split(NodeContext& n) {
+  const std::vector<int64_t> in = n.inputShape(0);
+  const int64_t axis = n.normalizeAxis(n.attrInt("axis", 0), static_cast<int64_t>(in.size()));
+  const int64_t extent = in[axis];
+  std::optional<std::vector<int64_t>> sizes;
+  if (n.opset() >= 13 && n.hasAttr("split"))
+    n.fail("onnx_attr", "since opset 13 'split' is an input, not an attribute");
+  if (n.hasInput(1))
+    sizes = n.constantInts(1, "split");
+  else
+    sizes = n.attrInts("split");
+  const auto parts = static_cast<int64_t>(n.numOutputs());
+  if (parts == 0) n.fail("onnx_output", "Split needs at least one output");
+  if (!sizes) {
+    if (extent % parts != 0)
+      n.fail("onnx_shape", "axis " + std::to_string(axis) + " of extent " + std::to_string(extent) +
+                               " does not split into " + std::to_string(parts) + " equal parts");
+    sizes = std::vector<int64_t>(parts, extent / parts);
+  }
+  if (static_cast<int64_t>(sizes->size()) != parts)
+    n.fail("onnx_attr", "split has " + std::to_string(sizes->size()) + " sizes for " +
+                            std::to_string(parts) + " outputs");
+  std::vector<int64_t> indices;
+  int64_t offset = 0;
+  for (int64_t s : *sizes) {
+    if (s < 0 || s > extent - offset)
+      n.fail("onnx_attr", "split sizes do not add up to the extent " + std::to_string(extent) +
+                              " of axis " + std::to_string(axis));
+    offset += s;
+    indices.push_back(offset);
+  }
+  if (offset != extent)
+    n.fail("onnx_attr", "split sizes add up to " + std::to_string(offset) + ", not the extent " +
+                            std::to_string(extent) + " of axis " + std::to_string(axis));
+  if (parts == 1) {
+    n.setOutput(0, n.input(0));
+    return;
+  }
+  indices.pop_back();
+  Expr tuple = relay::split(n.input(0), indices, static_cast<int>(axis));
+  for (int64_t i = 0; i < parts; ++i)
+    n.setOutput(static_cast<size_t>(i), relay::makeTupleGetItem(tuple, static_cast<int>(i)));
+}
+
+// Slice (opset 10+ input form): starts, ends, optional axes and steps, all known at import time.
+// strided_slice clamps like ONNX (negative indices count from the end).
+void slice(NodeContext& n) {
+  const int64_t rank = n.inputRank(0);
+  const std::vector<int64_t> starts = n.constantInts(1, "starts");
+  const std::vector<int64_t> ends = n.constantInts(2, "ends");
+  std::vector<int64_t> axes;
+  if (n.hasInput(3)) {
+    for (int64_t a : n.constantInts(3, "axes"))
+      axes.push_back(n.normalizeAxis(a, rank, "axes entry"));
+  } else {
+    for (size_t k = 0; k < starts.size(); ++k) axes.push_back(static_cast<int64_t>(k));
+  }
+  std::vector<int64_t> steps =
+      n.hasInput(4) ? n.constantInts(4, "steps") : std::vector<int64_t>(starts.size(), 1);
+  if (starts.size() != ends.size() || starts.size() != axes.size() || starts.size() != steps.size())
+    n.fail("onnx_input", "starts, ends, axes and steps must have the same length");
+  for (int64_t s : steps)
+    if (s == 0) n.fail("onnx_input", "steps must not be 0");
+  for (size_t i = 0; i < axes.size(); ++i)
+    for (size_t j = i + 1; j < axes.size(); ++j)
+      if (axes[i] == axes[j])
+        n.fail("onnx_input", "axis " + std::to_string(axes[i]) + " is sliced twice");
+  if (axes.empty()) {
+    n.setOutput(0, n.input(0));
+    return;
+  }
+  // A step longer than the axis selects at most one element either way; clamping it keeps the
+  // slice arithmetic far from overflow.
+  const std::vector<int64_t> in = n.inputShape(0);
+  for (size_t k = 0; k < steps.size(); ++k) {
+    const int64_t limit = std::max<int64_t>(in[axes[k]], 1);
+    steps[k] = steps[k] > 0 ? std::min(steps[k], limit) : std::max(steps[k], -limit);
+  }
+  n.setOutput(0, relay::stridedSlice(n.input(0), starts, ends, steps, axes));
+}
+
+// Gather: known indices are range-checked and made non-negative; run-time indices wrap, which
+// matches ONNX for every valid (possibly negative) index.
+void gather(NodeContext& n) {
+  const std::vector<int64_t> in = n.inputShape(0);
+  const int64_t axis = n.normalizeAxis(n.attrInt("axis", 0), static_cast<int64_t>(in.size()));
+  if (!n.inputDtype(1).isInteger()) n.fail("onnx_input", "indices must be integers");
+  std::optional<NDArray> indices = n.constantInput(1);
+  if (!indices) {
+    n.setOutput(0, relay::take(n.input(0), n.input(1), axis, "wrap"));
+    return;
+  }
+  NDArray fixed = NDArray::empty(indices->shape(), DataType::int64());
+  for (int64_t i = 0; i < indices->numel(); ++i) {
+    int64_t v = indices->getInt(i);
+    if (v < -in[axis] || v >= in[axis])
+      n.fail("onnx_input", "index " + std::to_string(v) + " is out of range for axis " +
+                               std::to_string(axis) + " of extent " + std::to_string(in[axis]));
+    fixed.as<int64_t>()[i] = v < 0 ? v + in[axis] : v;
+  }
+  n.setOutput(0, relay::take(n.input(0), relay::makeConstant(fixed), axis));
+}
+
+void constant(NodeContext& n) {
+  const ::onnx::NodeProto& p = n.proto();
+  if (p.attribute_size() != 1)
+    n.fail("onnx_attr",
+           "Constant needs exactly one attribute but has " + std::to_string(p.attribute_size()));
+  const std::string& name = p.attribute(0).name();
+  if (name == "value") {
+    n.setOutput(0, relay::makeConstant(*n.attrTensor("value")));
+  } else if (name == "value_float") {
+    n.setOutput(0, scalarConstant(*n.attrFloatOpt("value_float"), DataType::float32()));
+  } else if (name == "value_int") {
+    n.setOutput(
+        0, relay::makeConstant(NDArray::scalarInt(*n.attrIntOpt("value_int"), DataType::int64())));
+  } else if (name == "value_floats") {
+    const std::vector<float> v = *n.attrFloats("value_floats");
+    NDArray a = NDArray::empty({static_cast<int64_t>(v.size())}, DataType::float32());
+    for (size_t i = 0; i < v.size(); ++i) a.as<float>()[i] = v[i];
+    n.setOutput(0, relay::makeConstant(a));
+  } else if (name == "value_ints") {
+    n.setOutput(0, int64Constant(*n.attrInts("value_ints")));
+  } else {
+    n.badAttr(name, "(given)", "value, value_float, value_floats, value_int, value_ints");
+  }
+}
+
+// ConstantOfShape: `value` (a one-element tensor, default float 0) repeated over a known shape.
+void constantOfShape(NodeContext& n) {
+  const std::vector<int64_t> shape = n.constantInts(0, "shape");
+  if (static_cast<int64_t>(shape.size()) > kMaxRank)
+    n.fail("onnx_shape", "rank " + std::to_string(shape.size()) + " exceeds the supported " +
+                             std::to_string(kMaxRank));
+  NDArray fill = NDArray::scalar(0, DataType::float32());
+  if (std::optional<NDArray> value = n.attrTensor("value")) {
+    if (value->numel() != 1) n.fail("onnx_attr", "'value' must hold exactly one element");
+    fill = value->reshaped({});
+  }
+  int64_t numel = 1;
+  for (int64_t d : shape) {
+    if (d < 0) n.fail("onnx_shape", "the shape has a negative extent " + std::to_string(d));
+    if (__builtin_mul_overflow(numel, d, &numel))
+      n.fail("onnx_shape", "the shape's size overflows");
+  }
+  if (numel > kMaxFoldElements) {
+    n.setOutput(0, relay::full(relay::makeConstant(fill), shape, fill.dtype()));
+    return;
+  }
+  NDArray out = NDArray::empty(shape, fill.dtype());
+  const size_t elem = static_cast<size_t>(fill.dtype().bytes());
+  for (int64_t i = 0; i < numel; ++i)
+    std::memcpy(static_cast<char*>(out.data()) + i * elem, fill.data(), elem);
+  n.setOutput(0, relay::makeConstant(out));
+}
+
+// Range: start, limit and delta must be known; the result is a constant.
+void range(NodeContext& n) {
+  const DataType dtype = n.inputDtype(0);
+  for (size_t i = 1; i < 3; ++i)
+    if (n.inputDtype(i) != dtype) n.fail("onnx_input", "start, limit and delta must share a type");
+  if (dtype.isFloat()) {
+    const double start = n.constantScalar(0, "start");
+    const double delta = n.constantScalar(2, "delta");
+    if (delta == 0) n.fail("onnx_input", "delta must not be 0");
+    const double count = std::ceil((n.constantScalar(1, "limit") - start) / delta);
+    if (!(count < static_cast<double>(kMaxFoldElements)))
+      n.fail("onnx_shape", "the range is too long or not finite");
+    const int64_t length = count > 0 ? static_cast<int64_t>(count) : 0;
+    NDArray out = NDArray::empty({length}, dtype);
+    for (int64_t i = 0; i < length; ++i) out.setFloat(i, start + static_cast<double>(i) * delta);
+    n.setOutput(0, relay::makeConstant(out));
+    return;
+  }
+  auto one = [&](size_t i, const char* what) {
+    std::vector<int64_t> v = n.constantInts(i, what);
+    if (v.size() != 1) n.fail("onnx_input", std::string(what) + " must hold one value");
+    return v[0];
+  };
+  const int64_t start = one(0, "start"), limit = one(1, "limit"), delta = one(2, "delta");
+  if (delta == 0) n.fail("onnx_input", "delta must not be 0");
+  // Count in double: exact enough to bound the length, and it cannot overflow.
+  const double count = std::ceil((static_cast<double>(limit) - static_cast<double>(start)) /
+                                 static_cast<double>(delta));
+  if (!(count < static_cast<double>(kMaxFoldElements)))
+    n.fail("onnx_shape", "the range is too long");
+  const int64_t length = count > 0 ? static_cast<int64_t>(count) : 0;
+  NDArray out = NDArray::empty({length}, dtype);
+  for (int64_t i = 0; i < length; ++i) out.setInt(i, start + i * delta);
+  n.setOutput(0, relay::makeConstant(out));
+}
+
+constexpr ConverterRow kRows[] = {
+    {"Concat", concat, ""},
+    {"Constant", constant, "value, value_float(s), value_int(s)"},
+    {"ConstantOfShape", constantOfShape, "constant shape"},
+    {"Gather", gather, "negative indices"},
+    {"Range", range, "constant start, limit and delta"},
+    {"Slice", slice, "constant starts/ends/axes/steps; negative indices and steps"},
+    {"Split", split, "split attribute before opset 13, input since; equal parts"},
+};
+
+}  // namespace
+
+std::span<const ConverterRow> tensorConverters() {
+  return kRows;
+}
+
+}  // namespace tessera::frontend::onnx

@@ -1,0 +1,269 @@
+// The import driver: parse the ModelProto, check the opset, bind initializers and graph inputs,
+// convert the nodes in order (folding every node whose inputs are all known), and wrap the graph
+// outputs in @main. Any problem throws before a module exists, so nothing is half-built.
+#include "frontend/onnx/importer.h"
+
+#include <algorithm>
+#include <cctype>
+#include <climits>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "frontend/onnx/context.h"
+#include "frontend/onnx/tensor_proto.h"
+#include "relay/type_infer.h"
+#include "support/diagnostic.h"
+
+namespace tessera::frontend::onnx {
+
+namespace {
+
+using relay::Expr;
+
+const ConverterRow* findConverter(const std::string& opType) {
+  for (auto family : {nnConverters(), linalgConverters(), mathConverters(), shapeConverters(),
+                      tensorConverters(), reduceConverters()})
+    for (const ConverterRow& row : family)
+      if (opType == row.opType) return &row;
+  return nullptr;
+}
+
+std::string supportedList() {
+  std::string out;
+  for (const SupportedOp& op : supportedOps())
+    out += (out.empty() ? "" : ", ") + std::string(op.opType);
+  return out;
+}
+
+bool isDefaultDomain(const std::string& domain) {
+  return domain.empty() || domain == "ai.onnx";
+}
+
+int64_t defaultOpset(const ::onnx::ModelProto& model, const std::string& source) {
+  std::optional<int64_t> version;
+  for (const ::onnx::OperatorSetIdProto& id : model.opset_import())
+    if (isDefaultDomain(id.domain())) version = id.version();
+  if (!version)
+    throwDiagnostic("onnx_opset", "the model imports no opset of the default ONNX domain", Span{},
+                    source);
+  if (*version < kMinOpset || *version > kMaxOpset)
+    throwDiagnostic("onnx_opset",
+                    "opset " + std::to_string(*version) + " is not supported; supported opsets " +
+                        "of the default domain are " + std::to_string(kMinOpset) + " to " +
+                        std::to_string(kMaxOpset),
+                    Span{}, source);
+  return *version;
+}
+
+// Relay variable names are [A-Za-z_][A-Za-z0-9_]*; ONNX names are free-form ("input.1", "x:0").
+std::string relayName(const std::string& onnxName, std::set<std::string>& used) {
+  std::string s;
+  for (char c : onnxName) s += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "v_" + s;
+  std::string unique = s;
+  for (int k = 1; used.count(unique); ++k) unique = s + "_" + std::to_string(k);
+  used.insert(unique);
+  return unique;
+}
+
+class GraphImporter {
+ public:
+  GraphImporter(const ::onnx::GraphProto& graph, int64_t opset, const ImportOptions& options)
+      : graph_(graph), ctx_(opset), options_(options) {}
+
+  relay::IRModule run() {
+    bindInitializers();
+    bindInputs();
+    for (int i = 0; i < graph_.node_size(); ++i) convertNode(graph_.node(i), i);
+    return buildModule();
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& code, const std::string& message,
+                         const std::string& where) const {
+    throwDiagnostic(code, message, Span{}, options_.sourceName + ": " + where);
+  }
+
+  // Initializers are bound first: a graph input with the same name is then a constant.
+  void bindInitializers() {
+    if (graph_.sparse_initializer_size() > 0)
+      fail("onnx_tensor", "sparse initializers are not supported", "graph");
+    for (const ::onnx::TensorProto& t : graph_.initializer()) {
+      const std::string what = "initializer '" + t.name() + "'";
+      if (t.name().empty()) fail("onnx_tensor", "an initializer has no name", "graph");
+      if (ctx_.isBound(t.name())) fail("onnx_duplicate", "the name is defined twice", what);
+      ctx_.bind(t.name(),
+                relay::makeConstant(tensorFromProto(t, options_.sourceName + ": " + what)));
+    }
+  }
+
+  // The caller's shape wins over the declared one; otherwise every dimension must be a known value
+  // (dim_param and missing dims need an override).
+  std::vector<int64_t> inputShape(const ::onnx::ValueInfoProto& info, const std::string& what) {
+    if (auto it = options_.inputShapes.find(info.name()); it != options_.inputShapes.end()) {
+      for (int64_t d : it->second)
+        if (d < 0) fail("onnx_input", "the given shape has a negative extent", what);
+      return it->second;
+    }
+    const ::onnx::TypeProto_Tensor& tensor = info.type().tensor_type();
+    if (!tensor.has_shape())
+      fail("onnx_input",
+           "the input has no declared shape; give one with --input-shape " + info.name() +
+               "=D0,D1,...",
+           what);
+    std::vector<int64_t> dims;
+    for (const ::onnx::TensorShapeProto_Dimension& d : tensor.shape().dim()) {
+      if (!d.has_dim_value() || d.dim_value() < 0)
+        fail("onnx_dynamic",
+             "dimension " + std::to_string(dims.size()) + " is dynamic" +
+                 (d.has_dim_param() ? " ('" + d.dim_param() + "')" : std::string()) +
+                 "; give a static shape with --input-shape " + info.name() + "=D0,D1,... " +
+                 "(ImportOptions::inputShapes)",
+             what);
+      dims.push_back(d.dim_value());
+    }
+    return dims;
+  }
+
+  void bindInputs() {
+    // Check the overrides first: a misspelt name is the likelier mistake than a dynamic input.
+    std::set<std::string> inputs;
+    for (const ::onnx::ValueInfoProto& info : graph_.input())
+      if (!ctx_.isBound(info.name())) inputs.insert(info.name());
+    for (const auto& [name, shape] : options_.inputShapes)
+      if (!inputs.count(name))
+        fail("onnx_input",
+             "a shape is given for '" + name +
+                 "', which is not a graph input (or is an initializer)",
+             "input shapes");
+    for (const ::onnx::ValueInfoProto& info : graph_.input()) {
+      if (ctx_.isBound(info.name())) continue;  // an initializer: a constant, not a parameter
+      const std::string what = "graph input '" + info.name() + "'";
+      if (info.name().empty()) fail("onnx_input", "a graph input has no name", "graph");
+      if (!info.type().has_tensor_type())
+        fail("onnx_input", "only tensor inputs are supported", what);
+      const int32_t elem = info.type().tensor_type().elem_type();
+      std::optional<DataType> dtype = dataTypeOf(elem);
+      if (!dtype)
+        fail("onnx_input", "element type " + onnxTypeName(elem) + " is not supported", what);
+      Type type = tensorType(inputShape(info, what), *dtype);
+      relay::Var v = relay::makeVar(relayName(info.name(), paramNames_), type);
+      params_.push_back(v);
+      ctx_.bind(info.name(), v);
+    }
+  }
+
+  void convertNode(const ::onnx::NodeProto& node, int index) {
+    NodeContext nc(ctx_, node, index);
+    try {
+      if (!isDefaultDomain(node.domain()))
+        nc.fail("onnx_unsupported_op", "operator domain '" + node.domain() +
+                                           "' is not supported; only the default ONNX domain is");
+      const ConverterRow* row = findConverter(node.op_type());
+      if (!row)
+        nc.fail("onnx_unsupported_op",
+                "operator '" + node.op_type() +
+                    "' is not supported; supported operators: " + supportedList());
+      std::set<std::string> outputs;
+      for (int k = 0; k < node.output_size(); ++k)
+        if (!node.output(k).empty() &&
+            (ctx_.isBound(node.output(k)) || !outputs.insert(node.output(k)).second))
+          nc.fail("onnx_duplicate", "output '" + node.output(k) + "' is already defined");
+      row->convert(nc);
+      // Type errors surface here, naming this node. A node whose inputs are all known is
+      // evaluated now, so shape computations (Shape -> Gather -> Concat -> Reshape) reach later
+      // nodes as constants.
+      for (auto& [slot, value] : nc.outputs()) {
+        (void)ctx_.typeOf(value);
+        value = ctx_.tryFold(value);
+      }
+    } catch (const DiagnosticError& e) {
+      throw DiagnosticError(withNode(e.diagnostic(), nc));
+    }
+    for (auto& [slot, value] : nc.outputs()) ctx_.bind(node.output(static_cast<int>(slot)), value);
+  }
+
+  // Every error raised while converting a node (ours, a type relation's, a kernel's while folding)
+  // is re-issued naming the model and the node.
+  Diagnostic withNode(Diagnostic d, const NodeContext& nc) const {
+    const std::string where = options_.sourceName + ": " + nc.describe();
+    if (d.context.find(nc.describe()) != std::string::npos) {
+      d.context = options_.sourceName + ": " + d.context;
+      return d;
+    }
+    // An op's type relation or a kernel failed: keep its message, name the node first.
+    if (!d.context.empty()) d.message = d.context + ": " + d.message;
+    d.context = where;
+    return d;
+  }
+
+  // Graph inputs that no node reads stay parameters, so @main's signature matches the model's.
+  relay::IRModule buildModule() {
+    std::vector<Expr> outputs;
+    for (const ::onnx::ValueInfoProto& info : graph_.output()) {
+      Expr e = ctx_.lookup(info.name());
+      if (!e)
+        fail("onnx_undefined", "graph output '" + info.name() + "' is never computed", "graph");
+      outputs.push_back(e);
+    }
+    if (outputs.empty()) fail("onnx_output", "the graph has no outputs", "graph");
+    Expr body = outputs.size() == 1 ? outputs[0] : relay::makeTuple(outputs);
+    relay::IRModule module;
+    module.add("main", relay::makeFunction(params_, body));
+    return relay::inferTypes(module);
+  }
+
+  const ::onnx::GraphProto& graph_;
+  GraphContext ctx_;
+  const ImportOptions& options_;
+  std::vector<relay::Var> params_;
+  std::set<std::string> paramNames_;
+};
+
+}  // namespace
+
+relay::IRModule importOnnxBytes(std::string_view bytes, const ImportOptions& options) {
+  if (bytes.size() > static_cast<size_t>(INT_MAX))
+    throwDiagnostic("onnx_parse", "the model is larger than 2 GiB (protobuf's limit)", Span{},
+                    options.sourceName);
+  ::onnx::ModelProto model;
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    throwDiagnostic("onnx_parse",
+                    "not a valid ONNX model: the protobuf data is truncated or malformed", Span{},
+                    options.sourceName);
+  if (!model.has_graph())
+    throwDiagnostic("onnx_parse", "not a valid ONNX model: it has no graph", Span{},
+                    options.sourceName);
+  const int64_t opset = defaultOpset(model, options.sourceName);
+  return GraphImporter(model.graph(), opset, options).run();
+}
+
+relay::IRModule importOnnx(const std::string& path, const ImportOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throwDiagnostic("io", "cannot open file", Span{}, path);
+  std::ostringstream os;
+  os << in.rdbuf();
+  ImportOptions named = options;
+  if (named.sourceName == ImportOptions{}.sourceName) named.sourceName = path;
+  return importOnnxBytes(os.str(), named);
+}
+
+bool looksLikeOnnx(std::string_view bytes) {
+  // ModelProto's first serialized field is normally ir_version (field 1, varint: tag 0x08); text
+  // never starts with a backspace character.
+  return !bytes.empty() && bytes[0] == '\x08';
+}
+
+std::vector<SupportedOp> supportedOps() {
+  std::vector<SupportedOp> out;
+  for (auto family : {nnConverters(), linalgConverters(), mathConverters(), shapeConverters(),
+                      tensorConverters(), reduceConverters()})
+    for (const ConverterRow& row : family) out.push_back({row.opType, row.note});
+  std::sort(out.begin(), out.end(), [](const SupportedOp& a, const SupportedOp& b) {
+    return std::string_view(a.opType) < b.opType;
+  });
+  return out;
+}
+
+}  // namespace tessera::frontend::onnx

@@ -1,0 +1,48 @@
+// The ONNX importer: reads an ONNX ModelProto (opsets 11 to 17) and builds a type-checked Relay
+// IRModule whose @main takes the graph's non-initializer inputs. Protobuf stays behind this
+// header: callers see only paths, bytes and the module.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "relay/module.h"
+
+namespace tessera::frontend::onnx {
+
+/// The default-domain opsets the importer accepts.
+inline constexpr int64_t kMinOpset = 11;
+inline constexpr int64_t kMaxOpset = 17;
+
+/// What the caller may decide about an import.
+struct ImportOptions {
+  /// Shapes for graph inputs by ONNX name; they replace the declared shape (required for inputs
+  /// with symbolic or missing dimensions). Naming an input the graph lacks is an error.
+  std::map<std::string, std::vector<int64_t>> inputShapes = {};
+  /// Name used for the model in diagnostics (the file name when importing from a path).
+  std::string sourceName = "model.onnx";
+};
+
+/// Imports the model in the file at `path`. Throws DiagnosticError for unreadable files, malformed
+/// protobuf, unsupported opsets, operators or attribute values; nothing is returned half-built.
+relay::IRModule importOnnx(const std::string& path, const ImportOptions& options = {});
+
+/// Imports a model from its serialized bytes (as read from a .onnx file).
+relay::IRModule importOnnxBytes(std::string_view bytes, const ImportOptions& options = {});
+
+/// True when `bytes` look like a serialized ONNX model rather than text (the first byte is a
+/// protobuf field tag of ModelProto); used by the CLI to dispatch on content.
+bool looksLikeOnnx(std::string_view bytes);
+
+/// One supported operator: its ONNX type and a note on opset-dependent forms or limits.
+struct SupportedOp {
+  const char* opType;
+  const char* note;
+};
+/// Every supported operator, sorted by name (the table in docs/user/onnx.md).
+std::vector<SupportedOp> supportedOps();
+
+}  // namespace tessera::frontend::onnx

@@ -1,0 +1,201 @@
+// Computes of the tensor-level ops: unary and binary elementwise ops (by name, through TOPI's
+// tables), reductions, casts, shape manipulation, selection and creation.
+#include <any>
+
+#include "relay/op/tensor.h"
+#include "relay/strategy/strategy_util.h"
+#include "support/check.h"
+#include "support/diagnostic.h"
+#include "topi/broadcast.h"
+#include "topi/elemwise.h"
+#include "topi/reduction.h"
+#include "topi/transform.h"
+
+namespace tessera::relay::strategy {
+namespace {
+
+using te::Tensor;
+using Tensors = std::vector<Tensor>;
+
+// A compute of one input and one output.
+void setUnary(const std::string& op,
+              std::function<Tensor(const Attrs&, const Tensor&, const Type&)> f) {
+  setCompute(op, [f](const Attrs& attrs, const Tensors& in, const Type& outType) {
+    return Tensors{f(attrs, in.at(0), outType)};
+  });
+}
+
+// numpy-style slice resolution of one axis (the reference's rules): the first index and the step.
+std::pair<int64_t, int64_t> sliceStart(std::optional<int64_t> begin, int64_t stride, int64_t extent,
+                                       bool sizeMode) {
+  if (sizeMode) stride = 1;
+  auto canon = [&](int64_t index) {
+    if (index < 0) index += extent;
+    const int64_t lo = stride < 0 ? -1 : 0;
+    const int64_t hi = stride < 0 ? extent - 1 : extent;
+    return std::min(std::max(index, lo), hi);
+  };
+  const int64_t b = begin ? canon(*begin) : (stride > 0 ? 0 : extent - 1);
+  return {b, stride};
+}
+
+Tensor stridedSliceCompute(const Attrs& attrs, const Tensor& x, const Type& outType) {
+  const auto& a = attrsOf<StridedSliceAttrs>(attrs);
+  const std::vector<int64_t> shape = topi::constShape(x, "strided_slice");
+  const int rank = x.ndim();
+  std::vector<int64_t> first(static_cast<size_t>(rank), 0), step(static_cast<size_t>(rank), 1);
+  const std::vector<int64_t> begin = a.begin.value_or(std::vector<int64_t>{});
+  const std::vector<int64_t> end = a.end.value_or(std::vector<int64_t>{});
+  const std::vector<int64_t> strides = a.strides.value_or(std::vector<int64_t>{});
+  std::vector<int> axes;
+  if (a.axes) {
+    for (int64_t ax : *a.axes) axes.push_back(topi::normalizeAxis(ax, rank, "strided_slice"));
+  } else {
+    for (size_t k = 0; k < std::max(begin.size(), end.size()); ++k)
+      axes.push_back(static_cast<int>(k));
+  }
+  for (size_t j = 0; j < axes.size(); ++j) {
+    const size_t ax = static_cast<size_t>(axes[j]);
+    const int64_t stride = j < strides.size() ? strides[j] : 1;
+    auto [b, s] = sliceStart(j < begin.size() ? std::optional(begin[j]) : std::nullopt, stride,
+                             shape[ax], a.sliceMode == "size");
+    first[ax] = b;
+    step[ax] = s;
+  }
+  return topi::stridedSlice(x, first, step, staticShapeOf(outType, "strided_slice"));
+}
+
+Tensors splitCompute(const Attrs& attrs, const Tensors& in, const Type& outType) {
+  const auto& a = attrsOf<SplitAttrs>(attrs);
+  const auto* tuple = outType->as<TupleTypeNode>();
+  TS_CHECK(tuple) << "split's type is a tuple";
+  const int axis = topi::normalizeAxis(a.axis, in.at(0).ndim(), "split");
+  std::vector<int64_t> extents;
+  for (const Type& field : tuple->fields)
+    extents.push_back(
+        topi::constDim(staticShapeOf(field, "split")[static_cast<size_t>(axis)], "split"));
+  return topi::split(in.at(0), extents, axis);
+}
+
+Tensors takeCompute(const Attrs& attrs, const Tensors& in, const Type&) {
+  const auto& a = attrsOf<TakeAttrs>(attrs);
+  return {topi::take(in.at(0), in.at(1), a.axis, a.batchDims, a.mode)};
+}
+
+void registerReductions() {
+  const std::pair<const char*, topi::ReduceKind> rows[] = {
+      {"sum", topi::ReduceKind::kSum},   {"mean", topi::ReduceKind::kMean},
+      {"max", topi::ReduceKind::kMax},   {"min", topi::ReduceKind::kMin},
+      {"prod", topi::ReduceKind::kProd},
+  };
+  for (const auto& [name, kind] : rows) {
+    const topi::ReduceKind k = kind;
+    setUnary(name, [k](const Attrs& attrs, const Tensor& x, const Type&) {
+      const auto& a = attrsOf<ReduceAttrs>(attrs);
+      return topi::reduce(k, x, {.axis = a.axis, .keepdims = a.keepdims, .exclude = a.exclude});
+    });
+  }
+  for (bool isMax : {true, false}) {
+    setUnary(isMax ? "argmax" : "argmin",
+             [isMax](const Attrs& attrs, const Tensor& x, const Type&) {
+               const auto& a = attrsOf<ArgReduceAttrs>(attrs);
+               return topi::reduce(isMax ? topi::ReduceKind::kArgMax : topi::ReduceKind::kArgMin, x,
+                                   {.axis = a.axis,
+                                    .keepdims = a.keepdims,
+                                    .exclude = a.exclude,
+                                    .selectLastIndex = a.selectLastIndex});
+             });
+  }
+}
+
+// Ops that keep the row-major element order: the relay type already has the new shape.
+void registerReshapes() {
+  for (const char* op : {"reshape", "expand_dims", "squeeze", "nn.batch_flatten"}) {
+    setUnary(op, [op](const Attrs&, const Tensor& x, const Type& outType) {
+      return topi::reshape(x, staticShapeOf(outType, op));
+    });
+  }
+  setCompute("reshape_like", [](const Attrs&, const Tensors& in, const Type& outType) {
+    return Tensors{topi::reshape(in.at(0), staticShapeOf(outType, "reshape_like"))};
+  });
+}
+
+void registerCreation() {
+  for (const auto& [op, value] : {std::pair{"zeros", 0.0}, std::pair{"ones", 1.0}}) {
+    const double v = value;
+    const std::string name = op;
+    setCompute(op, [v, name](const Attrs&, const Tensors&, const Type& outType) {
+      return Tensors{topi::fullConst(staticShapeOf(outType, name), tensorTypeOf(outType).dtype, v,
+                                     "T_" + name)};
+    });
+    setUnary(name + "_like", [v, name](const Attrs&, const Tensor&, const Type& outType) {
+      return topi::fullConst(staticShapeOf(outType, name + "_like"), tensorTypeOf(outType).dtype, v,
+                             "T_" + name + "_like");
+    });
+  }
+  setCompute("full", [](const Attrs&, const Tensors& in, const Type& outType) {
+    return Tensors{
+        topi::full(staticShapeOf(outType, "full"), tensorTypeOf(outType).dtype, in.at(0))};
+  });
+  setCompute("full_like", [](const Attrs&, const Tensors& in, const Type& outType) {
+    return Tensors{
+        topi::full(staticShapeOf(outType, "full_like"), tensorTypeOf(outType).dtype, in.at(1))};
+  });
+}
+
+}  // namespace
+
+void registerTensorComputes() {
+  for (const std::string& op : OpRegistry::global().names()) {
+    if (topi::isUnaryOp(op))
+      setUnary(op,
+               [op](const Attrs&, const Tensor& x, const Type&) { return topi::unaryOp(op, x); });
+    if (topi::isBinaryOp(op))
+      setCompute(op, [op](const Attrs&, const Tensors& in, const Type&) {
+        return Tensors{topi::binaryOp(op, in.at(0), in.at(1))};
+      });
+  }
+  registerReductions();
+  registerReshapes();
+  registerCreation();
+  setUnary("cast", [](const Attrs& attrs, const Tensor& x, const Type&) {
+    return topi::cast(x, attrsOf<CastAttrs>(attrs).dtype);
+  });
+  setUnary("clip", [](const Attrs& attrs, const Tensor& x, const Type&) {
+    const auto& a = attrsOf<ClipAttrs>(attrs);
+    return topi::clip(x, a.aMin, a.aMax);
+  });
+  setUnary("fixed_point_multiply", [](const Attrs& attrs, const Tensor& x, const Type&) {
+    const auto& a = attrsOf<FixedPointMultiplyAttrs>(attrs);
+    return topi::fixedPointMultiply(x, a.multiplier, a.shift);
+  });
+  // Annotations compute nothing; the value passes through (a copy keeps one block per op).
+  for (const char* op : {"annotation.stop_fusion", "annotation.cast_hint"})
+    setUnary(op,
+             [](const Attrs&, const Tensor& x, const Type&) { return topi::unaryOp("copy", x); });
+  setUnary("transpose", [](const Attrs& attrs, const Tensor& x, const Type&) {
+    return topi::transpose(x, attrsOf<TransposeAttrs>(attrs).axes.value_or(std::vector<int64_t>{}));
+  });
+  setUnary("broadcast_to", [](const Attrs&, const Tensor& x, const Type& outType) {
+    return topi::broadcastTo(x, staticShapeOf(outType, "broadcast_to"));
+  });
+  setUnary("layout_transform", [](const Attrs& attrs, const Tensor& x, const Type& outType) {
+    const auto& a = attrsOf<LayoutTransformAttrs>(attrs);
+    return topi::layoutTransform(x, a.srcLayout, a.dstLayout,
+                                 staticShapeOf(outType, "layout_transform"));
+  });
+  setCompute("concatenate", [](const Attrs& attrs, const Tensors& in, const Type&) {
+    return Tensors{topi::concatenate(in, attrsOf<ConcatenateAttrs>(attrs).axis)};
+  });
+  setCompute("stack", [](const Attrs& attrs, const Tensors& in, const Type&) {
+    return Tensors{topi::stack(in, attrsOf<StackAttrs>(attrs).axis)};
+  });
+  setCompute("split", splitCompute);
+  setUnary("strided_slice", stridedSliceCompute);
+  setCompute("take", takeCompute);
+  setCompute("where", [](const Attrs&, const Tensors& in, const Type&) {
+    return Tensors{topi::where(in.at(0), in.at(1), in.at(2))};
+  });
+}
+
+}  // namespace tessera::relay::strategy

@@ -1,0 +1,59 @@
+// registerComputes and the helpers the compute registrations share.
+#include "relay/strategy/strategy.h"
+
+#include <any>
+#include <mutex>
+
+#include "relay/op_registry.h"
+#include "relay/strategy/strategy_util.h"
+#include "support/check.h"
+#include "support/diagnostic.h"
+
+namespace tessera::relay::strategy {
+
+std::vector<tir::PrimExpr> staticShapeOf(const Type& type, const std::string& what) {
+  const TensorTypeNode& t = tensorTypeOf(type);
+  std::vector<tir::PrimExpr> out;
+  for (const Dim& d : t.shape) {
+    if (!d.isConst())
+      throwDiagnostic("dynamic_shape", what + ": shape " + shapeToString(t.shape) +
+                                           " is not static; TE lowering needs static shapes");
+    out.push_back(tir::intImm(d.value()));
+  }
+  return out;
+}
+
+const TensorTypeNode& tensorTypeOf(const Type& type) {
+  const auto* t = type ? type->as<TensorTypeNode>() : nullptr;
+  TS_CHECK(t) << "expected a tensor type, got " << (type ? typeToString(type) : "nothing");
+  return *t;
+}
+
+const Type& tupleField(const Type& type, size_t i) {
+  const auto* t = type ? type->as<TupleTypeNode>() : nullptr;
+  TS_CHECK(t && i < t->fields.size()) << "expected a tuple type with field " << i;
+  return t->fields[i];
+}
+
+void setCompute(const std::string& op, FTVMCompute f) {
+  OpRegistry::global().setAttr(op, kComputeAttr, std::any(std::move(f)), 10);
+}
+
+void registerComputes() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    registerTensorComputes();
+    registerNnComputes();
+  });
+}
+
+std::vector<std::pair<std::string, std::string>> opsWithoutCompute() {
+  registerComputes();
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string& op : OpRegistry::global().names())
+    if (!OpRegistry::global().getAttr(op, kComputeAttr))
+      out.emplace_back(op, "no TE compute is registered");
+  return out;
+}
+
+}  // namespace tessera::relay::strategy

@@ -1,0 +1,37 @@
+// Helpers shared by the compute registrations: static shapes from relay types, attrs with
+// defaults, and the registration call.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/type.h"
+#include "relay/op/op_common.h"
+#include "relay/strategy/strategy.h"
+#include "tir/expr.h"
+
+namespace tessera::relay::strategy {
+
+/// The static shape of a tensor type as int32 immediates; DiagnosticError "dynamic_shape"
+/// naming `what` for symbolic or unknown extents.
+std::vector<tir::PrimExpr> staticShapeOf(const Type& type, const std::string& what);
+/// The TensorType of `type` (an internal error for anything else).
+const TensorTypeNode& tensorTypeOf(const Type& type);
+/// Field `i` of a tuple type.
+const Type& tupleField(const Type& type, size_t i);
+
+/// The attrs struct T of a call, or T's defaults when the call has none.
+template <typename T>
+const T& attrsOf(const Attrs& attrs) {
+  return attrsOrDefault<T>(attrs.get());
+}
+
+/// Registers `f` as op `op`'s compute at level 10.
+void setCompute(const std::string& op, FTVMCompute f);
+
+/// Registration of the tensor-level ops (elementwise, broadcast, reductions, shapes, creation)
+/// and the nn.* ops; called by registerComputes.
+void registerTensorComputes();
+void registerNnComputes();
+
+}  // namespace tessera::relay::strategy

@@ -1,0 +1,52 @@
+// The backend runtime that compiled kernels call: a low-overhead thread pool for parallel loops
+// (TVM's TVMBackendParallelLaunch contract, spec §4.4), 64-byte aligned workspace memory, and the
+// per-thread error message a failing kernel leaves for its caller. The C entry points have fixed
+// names and signatures because generated code calls them (see codegen/llvm/abi.h).
+#pragma once
+
+#include <cstdint>
+
+extern "C" {
+
+/// What a parallel task sees of its launch: a handle for TesseraBackendParallelBarrier and the
+/// number of tasks running (task ids are 0 .. numTask-1).
+struct TesseraParallelEnv {
+  void* syncHandle;
+  int32_t numTask;
+};
+
+/// One task of a parallel launch; a non-zero return reports failure to the launcher.
+typedef int32_t (*TesseraParallelTask)(int32_t taskId, TesseraParallelEnv* env, void* cdata);
+
+/// Runs `task` as `numTask` concurrent tasks (0: the pool's concurrency; larger requests are
+/// clamped to it, so every task runs concurrently and barriers cannot deadlock). The caller runs
+/// task 0. A launch from inside a task, or while another thread's launch holds the pool, runs
+/// inline with one task. Returns 0, or the first non-zero task result.
+int32_t TesseraBackendParallelLaunch(TesseraParallelTask task, void* cdata, int32_t numTask);
+/// Waits until every task of the current launch has reached the barrier.
+int32_t TesseraBackendParallelBarrier(int32_t taskId, TesseraParallelEnv* env);
+
+/// `nbytes` of 64-byte aligned memory (null when it cannot be allocated). The device and dtype
+/// arguments are part of the ABI for future devices; only the CPU (device type 1) exists.
+void* TesseraBackendAllocWorkspace(int32_t deviceType, int32_t deviceId, uint64_t nbytes,
+                                   int32_t dtypeCode, int32_t dtypeBits);
+int32_t TesseraBackendFreeWorkspace(int32_t deviceType, int32_t deviceId, void* ptr);
+
+/// Records the calling thread's error message (a kernel then returns non-zero).
+void TesseraAPISetLastError(const char* message);
+/// Like TesseraAPISetLastError, appending " (got <value>)" so shape errors name the actual size.
+void TesseraAPISetLastErrorInt(const char* message, int64_t value);
+/// The calling thread's last error message ("" when none).
+const char* TesseraGetLastError();
+}
+
+namespace tessera::runtime {
+
+/// The pool's concurrency: TESSERA_NUM_THREADS, else OMP_NUM_THREADS, else the number of physical
+/// cores, unless setNumThreads changed it.
+int numThreads();
+/// Resizes the pool to `n` threads including the caller (n >= 1; 1 makes every launch inline).
+/// Must not be called while a launch is running.
+void setNumThreads(int n);
+
+}  // namespace tessera::runtime

@@ -1,0 +1,60 @@
+// annotate / unannotate: set or remove a string-keyed hint on a loop or a block.
+#include "tir/schedule/schedule_state.h"
+
+namespace tessera::tir {
+
+namespace {
+
+void setLoopAnnotations(Schedule::Impl& s, const StmtPath& path, const Annotations& ann) {
+  auto n = std::make_shared<ForNode>(*path.stmt()->as<ForNode>());
+  n->annotations = ann;
+  s.commit(Schedule::Impl::replaceInBody(path, n));
+}
+
+void setBlockAnnotations(Schedule::Impl& s, const StmtPath& path, const Annotations& ann) {
+  auto n = copyBlock(*path.stmt()->as<BlockNode>());
+  n->annotations = ann;
+  s.commit(Schedule::Impl::replaceInBody(path, n));
+}
+
+}  // namespace
+
+void Schedule::annotate(const LoopRV& loop, const std::string& key, const AttrValue& value) {
+  StmtPath path = impl_->loopPath("annotate", loop);
+  Annotations ann = path.stmt()->as<ForNode>()->annotations;
+  ann.set(key, value);
+  setLoopAnnotations(*impl_, path, ann);
+  impl_->record({.kind = "Annotate", .inputs = {loop, value}, .attrs = {AttrValue::string(key)}});
+}
+
+void Schedule::annotate(const BlockRV& block, const std::string& key, const AttrValue& value) {
+  StmtPath path = impl_->blockPath("annotate", block);
+  Annotations ann = path.stmt()->as<BlockNode>()->annotations;
+  ann.set(key, value);
+  setBlockAnnotations(*impl_, path, ann);
+  impl_->record({.kind = "Annotate", .inputs = {block, value}, .attrs = {AttrValue::string(key)}});
+}
+
+void Schedule::unannotate(const LoopRV& loop, const std::string& key) {
+  StmtPath path = impl_->loopPath("unannotate", loop);
+  Annotations ann = path.stmt()->as<ForNode>()->annotations;
+  if (!ann.has(key))
+    throwScheduleError("unannotate", "loop '" + path.stmt()->as<ForNode>()->loopVar->name +
+                                         "' has no annotation '" + key + "'");
+  ann.erase(key);
+  setLoopAnnotations(*impl_, path, ann);
+  impl_->record({.kind = "Unannotate", .inputs = {loop}, .attrs = {AttrValue::string(key)}});
+}
+
+void Schedule::unannotate(const BlockRV& block, const std::string& key) {
+  StmtPath path = impl_->blockPath("unannotate", block);
+  Annotations ann = path.stmt()->as<BlockNode>()->annotations;
+  if (!ann.has(key))
+    throwScheduleError("unannotate", "block '" + path.stmt()->as<BlockNode>()->name +
+                                         "' has no annotation '" + key + "'");
+  ann.erase(key);
+  setBlockAnnotations(*impl_, path, ann);
+  impl_->record({.kind = "Unannotate", .inputs = {block}, .attrs = {AttrValue::string(key)}});
+}
+
+}  // namespace tessera::tir

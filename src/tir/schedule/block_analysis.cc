@@ -1,0 +1,114 @@
+// Block property checks shared by the primitives.
+#include "tir/schedule/block_analysis.h"
+
+#include "tir/functor.h"
+
+namespace tessera::tir {
+
+std::unordered_set<const VarNode*> varsOf(const PrimExpr& e) {
+  std::unordered_set<const VarNode*> out;
+  postOrderVisitExpr(e, [&](const PrimExpr& x) {
+    if (const auto* v = x->as<VarNode>()) out.insert(v);
+  });
+  return out;
+}
+
+bool bindsVarAs(const BlockRealizeNode* realize, const VarNode* v, IterVarType type) {
+  const auto& ivs = realize->block->iterVars;
+  for (size_t i = 0; i < ivs.size(); ++i) {
+    if (ivs[i].type == type && usesVar(realize->iterValues[i], v)) return true;
+  }
+  return false;
+}
+
+bool hasOnlySpatialAndReduce(const BlockNode* block) {
+  for (const IterVar& iv : block->iterVars) {
+    if (iv.type != IterVarType::kDataPar && iv.type != IterVarType::kCommReduce) return false;
+  }
+  return true;
+}
+
+namespace {
+
+bool isQuasiAffine(const PrimExpr& e) {
+  if (e->as<IntImmNode>() || e->as<VarNode>()) return true;
+  if (const auto* c = e->as<CastNode>()) return isQuasiAffine(c->value);
+  const auto* b = e->as<BinaryNode>();
+  if (!b) return false;
+  switch (b->op) {
+    case BinaryOp::kAdd:
+    case BinaryOp::kSub:
+      return isQuasiAffine(b->a) && isQuasiAffine(b->b);
+    case BinaryOp::kMul:
+      return isQuasiAffine(b->a) && isQuasiAffine(b->b) && (asConstInt(b->a) || asConstInt(b->b));
+    case BinaryOp::kFloorDiv:
+    case BinaryOp::kFloorMod: {
+      const int64_t* d = asConstInt(b->b);
+      return d && *d > 0 && isQuasiAffine(b->a);
+    }
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+bool hasAffineBindings(const BlockRealizeNode* realize) {
+  for (const PrimExpr& v : realize->iterValues) {
+    if (!isQuasiAffine(v)) return false;
+  }
+  return true;
+}
+
+bool readsBuffer(const BlockNode* block, const BufferNode* buffer) {
+  for (const BufferRegion& r : block->reads) {
+    if (r.buffer.get() == buffer) return true;
+  }
+  return false;
+}
+
+bool writesBuffer(const BlockNode* block, const BufferNode* buffer) {
+  for (const BufferRegion& r : block->writes) {
+    if (r.buffer.get() == buffer) return true;
+  }
+  return false;
+}
+
+bool isCompleteBlock(const BlockNode* block) {
+  for (const IterVar& iv : block->iterVars) {
+    if (iv.type != IterVarType::kDataPar) return false;
+  }
+  for (const BufferRegion& w : block->writes) {
+    if (readsBuffer(block, w.buffer.get())) return false;
+  }
+  return true;
+}
+
+bool isReductionBlock(const BlockNode* block) {
+  if (!block->init || !hasOnlySpatialAndReduce(block)) return false;
+  for (const IterVar& iv : block->iterVars) {
+    if (iv.type != IterVarType::kCommReduce) continue;
+    for (const BufferRegion& w : block->writes) {
+      for (const Range& r : w.region) {
+        if (usesVar(r.min, iv.var.get())) return false;
+      }
+    }
+  }
+  return true;
+}
+
+std::vector<const BlockRealizeNode*> realizesUnder(const Stmt& root) {
+  std::vector<const BlockRealizeNode*> out;
+  Stmt start = root;
+  if (const auto* b = root->as<BlockNode>()) start = b->body;
+  preOrderVisit(start, [&](const Stmt& s) {
+    if (const auto* r = s->as<BlockRealizeNode>()) {
+      out.push_back(r);
+      return false;
+    }
+    return true;
+  });
+  return out;
+}
+
+}  // namespace tessera::tir

@@ -1,0 +1,76 @@
+// The candidate locations of sample_compute_location (specs/tir_relax.md §3.10): inline (-2) when
+// compute_inline would succeed, root (-1), then the first consumer's loops from the outermost down
+// to the loop enclosing every consumer, skipping unit loops and stopping where computing the
+// block there would interleave it with a reduction.
+#include "support/diagnostic.h"
+#include "tir/schedule/block_analysis.h"
+#include "tir/schedule/primitive/block_primitives.h"
+#include "tir/schedule/primitive/block_scope.h"
+
+namespace tessera::tir {
+
+namespace {
+
+bool canInline(const PrimFunc& f, uint64_t blockId) {
+  try {
+    computeInline(f, blockId);
+    return true;
+  } catch (const DiagnosticError&) {
+    return false;
+  }
+}
+
+// Whether `loop` binds only spatial iter vars of `realize` (or none).
+bool isSpatialFor(const BlockRealizeNode* realize, const VarNode* loop) {
+  return !bindsVarAs(realize, loop, IterVarType::kCommReduce) &&
+         !bindsVarAs(realize, loop, IterVarType::kOrdered) &&
+         !bindsVarAs(realize, loop, IterVarType::kOpaque);
+}
+
+}  // namespace
+
+ComputeLocations collectComputeLocations(const PrimFunc& f, uint64_t blockId) {
+  StmtPath path = requireBlockPath(f, blockId, "sample-compute-location");
+  ComputeLocations out;
+  if (canInline(f, blockId)) out.candidates.push_back(-2);
+  out.candidates.push_back(-1);
+  if (path.scopeIndex() < 0) return out;
+  const Stmt& scope = path.chain[path.scopeIndex()];
+  std::vector<const BlockRealizeNode*> consumers = consumersIn(scope, path.stmt()->as<BlockNode>());
+  if (consumers.empty()) return out;
+  // The deepest loop enclosing every consumer bounds the candidates.
+  std::vector<std::vector<Stmt>> chains;
+  for (const BlockRealizeNode* c : consumers)
+    chains.push_back(findBlockPath(scope, c->block->id)->chain);
+  size_t common = chains[0].size() - 2;  // exclude the realize and the block
+  for (const auto& chain : chains) {
+    size_t k = 0;
+    while (k < common && k < chain.size() - 2 && chain[k] == chains[0][k]) ++k;
+    common = k;
+  }
+  std::vector<For> loops;
+  int lcaLoop = -1;
+  for (size_t i = 1; i + 2 < chains[0].size(); ++i) {
+    if (chains[0][i]->kind != StmtKind::kFor) continue;
+    loops.push_back(std::static_pointer_cast<const ForNode>(chains[0][i]));
+    if (i < common) lcaLoop = static_cast<int>(loops.size()) - 1;
+  }
+  for (const For& l : loops) out.loops.push_back(l->loopVar);
+  const BlockRealizeNode* first = consumers[0];
+  bool sawReduce = false;
+  int lastSpatial = -1;
+  std::vector<int64_t> picked;
+  for (int i = 0; i <= lcaLoop; ++i) {
+    if (isOne(loops[i]->extent)) continue;
+    bool spatial = isSpatialFor(first, loops[i]->loopVar.get());
+    if (spatial && sawReduce) break;
+    if (spatial) lastSpatial = i;
+    sawReduce = sawReduce || !spatial;
+    picked.push_back(i);
+  }
+  for (int64_t i : picked)
+    if (i <= lastSpatial) out.candidates.push_back(i);
+  return out;
+}
+
+}  // namespace tessera::tir

@@ -1,0 +1,91 @@
+// Neural-network TOPI computes: pad, matmul/dense/batch_matmul, conv2d (NCHW, NHWC, NCHWc,
+// grouped and depthwise), pooling, softmax, normalisations, bias_add. Names follow TVM's TOPI
+// (spec tir_relax.md §1.5): pad_temp / conv2d_nchw, T_matmul_NT, T_softmax_*, ...
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "topi/topi_util.h"
+
+namespace tessera::topi {
+
+// --- pad (topi/nn_conv.cc) ---------------------------------------------------------------------
+
+/// Constant padding: `padValue` (null: 0) outside the data; `name` "PadInput" as in TVM.
+Tensor pad(const Tensor& data, const std::vector<int64_t>& before,
+           const std::vector<int64_t>& after, PrimExpr padValue = nullptr,
+           const std::string& name = "PadInput");
+/// nn.pad with mode "constant", "edge" or "reflect" (the pad value is a 0-d tensor).
+Tensor padMode(const Tensor& data, const std::vector<std::array<int64_t, 2>>& widths,
+               const Tensor& padValue, const std::string& mode);
+
+// --- convolution (topi/nn_conv.cc) -------------------------------------------------------------
+
+struct Conv2DParams {
+  std::array<int64_t, 2> strides = {1, 1};
+  std::array<int64_t, 4> padding = {0, 0, 0, 0};  ///< top, left, bottom, right
+  std::array<int64_t, 2> dilation = {1, 1};
+  int64_t groups = 1;
+  DataType outDtype = DataType::voidType();  ///< void: the data's dtype
+};
+/// (top, left, bottom, right) from TVM's 1-, 2- or 4-value padding forms.
+std::array<int64_t, 4> padTuple(const std::vector<int64_t>& padding);
+
+/// data NCHW, weight OIHW (O = out channels, I = in channels / groups). A depthwise weight
+/// (C, multiplier, KH, KW) is accepted as the grouped (C * multiplier, 1, KH, KW).
+Tensor conv2dNchw(const Tensor& data, const Tensor& weight, const Conv2DParams& p);
+/// data NHWC, weight HWIO.
+Tensor conv2dNhwc(const Tensor& data, const Tensor& weight, const Conv2DParams& p);
+/// Depthwise: groups = channels.
+Tensor depthwiseConv2dNchw(const Tensor& data, const Tensor& weight, Conv2DParams p);
+/// data NCHW[x]c, weight OIHW[x]i[y]o, out NCHW[y]c (groups = 1).
+Tensor conv2dNCHWc(const Tensor& data, const Tensor& weight, const Conv2DParams& p);
+/// The NCHWc layout strings of a block size: ("NCHW8c", "OIHW8i8o").
+std::pair<std::string, std::string> nchwcLayouts(int64_t inBlock, int64_t outBlock);
+
+// --- dense family (topi/nn_dense.cc) -----------------------------------------------------------
+
+/// a @ b with optional transposes; leading batch dims broadcast; name T_matmul_NN/NT/TN/TT.
+Tensor matmul(const Tensor& a, const Tensor& b, bool transposeA = false, bool transposeB = false,
+              DataType outDtype = DataType::voidType());
+/// data (..., K) x weight (N, K) -> (..., N): matmul with transpose_b.
+Tensor dense(const Tensor& data, const Tensor& weight, DataType outDtype = DataType::voidType());
+/// (B, I, K) x (B, J, K) (per the transposes) -> (B, I, J); a batch of 1 broadcasts.
+Tensor batchMatmul(const Tensor& a, const Tensor& b, bool transposeA, bool transposeB,
+                   DataType outDtype = DataType::voidType());
+
+// --- pooling (topi/nn_pool.cc) -----------------------------------------------------------------
+
+struct Pool2DParams {
+  std::array<int64_t, 2> poolSize = {1, 1};
+  std::array<int64_t, 2> strides = {1, 1};
+  std::array<int64_t, 2> dilation = {1, 1};
+  std::array<int64_t, 4> padding = {0, 0, 0, 0};
+  bool ceilMode = false;
+  bool countIncludePad = false;
+  std::string layout = "NCHW";
+};
+Tensor maxPool2d(const Tensor& data, const Pool2DParams& p);
+Tensor avgPool2d(const Tensor& data, const Pool2DParams& p);
+Tensor globalPool2d(const Tensor& data, bool isMax, const std::string& layout);
+Tensor adaptiveAvgPool2d(const Tensor& data, std::array<int64_t, 2> outSize,
+                         const std::string& layout);
+
+// --- normalisation (topi/nn_norm.cc) -----------------------------------------------------------
+
+Tensor softmax(const Tensor& x, int64_t axis);
+Tensor logSoftmax(const Tensor& x, int64_t axis);
+Tensor layerNorm(const Tensor& x, const Tensor& gamma, const Tensor& beta, int64_t axis,
+                 double epsilon, bool center, bool scale);
+/// Inference form: (x - mean) / sqrt(var + eps) * gamma + beta along `axis`.
+Tensor batchNormInference(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                          const Tensor& mean, const Tensor& var, int64_t axis, double epsilon,
+                          bool center, bool scale);
+Tensor biasAdd(const Tensor& x, const Tensor& bias, int64_t axis);
+/// prelu: x > 0 ? x : alpha[c] * x.
+Tensor prelu(const Tensor& x, const Tensor& alpha, int64_t axis);
+
+}  // namespace tessera::topi

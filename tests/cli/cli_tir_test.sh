@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Usage: cli_tir_test.sh TESSERA_BINARY SOURCE_DIR. `tessera tir`: kernels of a graph module as
+# TensorIR, a schedule trace replayed on one, lowering; misuse exits 2, bad input exits 1.
+set -u
+tessera="$1"
+data="$2/tests/data/tir"
+model="$data/dense_relu.relay"
+trace="$data/dense_tile_trace.json"
+kernel=fused_nn_dense_add_nn_relu
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+expect() {
+  local want="$1" what="$2"
+  shift 3
+  "$@" >"$work/out" 2>"$work/err"
+  local got=$?
+  if [ "$got" -ne "$want" ]; then
+    echo "FAIL: $what: exit $got, expected $want"
+    sed 's/^/  stderr: /' "$work/err" | head -5
+    failures=$((failures + 1))
+  fi
+}
+contains() {
+  if ! grep -qF -- "$2" "$1"; then
+    echo "FAIL: $3: '$2' not found"
+    sed 's/^/  | /' "$1" | head -8
+    failures=$((failures + 1))
+  fi
+}
+lacks() {
+  if grep -qF -- "$2" "$1"; then
+    echo "FAIL: $3: '$2' present"
+    failures=$((failures + 1))
+  fi
+}
+
+expect 0 "tir --help" -- "$tessera" tir --help
+contains "$work/out" "usage: tessera tir" "tir help"
+
+expect 0 "list kernels" -- "$tessera" tir "$model" --list
+contains "$work/out" "$kernel" "dense+bias+relu fuse into one kernel"
+
+expect 0 "print kernels" -- "$tessera" tir "$model"
+contains "$work/out" "def $kernel(p0: T.Buffer((1, 784), \"float32\")" "kernel signature"
+contains "$work/out" 'with T.block("T_matmul_NT"):' "dense block"
+contains "$work/out" 'v_i0, v_i1, v_k = T.axis.remap("SSR", [i0, i1, k])' "reduction iter vars"
+contains "$work/out" "T.max(T_add[v_i0, v_i1], T.float32(0.0))" "relu"
+
+# The trace tiles the dense loop by the recorded decision [16, 8] and splits off the init.
+expect 0 "replay a trace" -- "$tessera" tir "$model" --func "$kernel" --trace "$trace"
+contains "$work/out" "for i0, i1_0 in T.grid(1, 16):" "split by the decision"
+contains "$work/out" 'with T.block("T_matmul_NT_init"):' "decomposed init"
+contains "$work/out" "v_i1 = T.axis.spatial(128, i1_0 * 8 + i1_1)" "split binding"
+
+expect 0 "lower after the trace" -- "$tessera" tir "$model" --func "$kernel" --trace "$trace" --lower
+contains "$work/out" "T.decl_buffer((128,))" "intermediate allocated flat"
+lacks "$work/out" "T.block(" "no blocks after lowering"
+expect 0 "print after a lowering pass" -- "$tessera" tir "$model" --lower --print-after FlattenBuffer
+contains "$work/err" "# after FlattenBuffer" "pass output on stderr"
+
+expect 0 "write to a file" -- "$tessera" tir "$model" -o "$work/k.py"
+contains "$work/k.py" "@I.ir_module" "file written"
+
+# Misuse: exit 2. Bad input: exit 1 with a diagnostic, and no output file.
+expect 2 "trace without --func" -- "$tessera" tir "$model" --trace "$trace"
+expect 2 "print-after without --lower" -- "$tessera" tir "$model" --print-after Simplify
+expect 2 "no file" -- "$tessera" tir
+expect 1 "unknown kernel" -- "$tessera" tir "$model" --func nope
+contains "$work/err" "no kernel named nope; the kernels are: $kernel" "kernel names listed"
+echo '[[["GetBlock",[],["nope","'$kernel'"],["b0"]]],[]]' >"$work/bad_block.json"
+expect 1 "trace naming a missing block" -- "$tessera" tir "$model" --func "$kernel" --trace "$work/bad_block.json" -o "$work/none.py"
+contains "$work/err" "nope" "the missing block is named"
+[ -e "$work/none.py" ] && { echo "FAIL: output written on error"; failures=$((failures + 1)); }
+echo '[[["GetBlock",' >"$work/truncated.json"
+expect 1 "malformed trace JSON" -- "$tessera" tir "$model" --func "$kernel" --trace "$work/truncated.json"
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures check(s) failed"
+  exit 1
+fi
+echo "cli_tir: all checks passed"

@@ -1,0 +1,202 @@
+// Compiled scalar and vector expressions against the reference evaluator: float and integer
+// arithmetic, floor division/modulo on negative operands, casts, select/if_then_else, vector
+// ramps and broadcasts, and a reduction.
+#include <gtest/gtest.h>
+
+#include "codegen_test_util.h"
+
+namespace tessera::codegen::test {
+namespace {
+
+using tessera::test::randomTensor;
+
+TEST(CodegenElementwise, FloatArithmetic2D) {
+  Buffer a = makeBuffer("A", {intImm(7), intImm(9)});
+  Buffer b = makeBuffer("B", {intImm(7), intImm(9)});
+  Buffer c = makeBuffer("C", {intImm(7), intImm(9)});
+  Buffer af = flat(a), bf = flat(b), cf = flat(c);
+  Stmt body = loop("i", 7, [&](Var i) {
+    return loop("j", 9, [&](Var j) {
+      PrimExpr idx = i * 9 + PrimExpr(j);
+      PrimExpr x = bufferLoad(af, {idx});
+      PrimExpr y = bufferLoad(bf, {idx});
+      PrimExpr v = (x + y * floatImm(2.5)) - truncdiv(x, y + floatImm(3.0)) + max(x, y) * min(x, y);
+      return bufferStore(cf, v, {idx});
+    });
+  });
+  PrimFunc f = makePrimFunc("arith", {a, b, c}, body);
+  EXPECT_TRUE(matchesEvaluator(f, {randomTensor({7, 9}, DataType::float32(), 1),
+                                   randomTensor({7, 9}, DataType::float32(), 2),
+                                   NDArray::empty({7, 9}, DataType::float32())}));
+}
+
+// Multi-dimensional accesses that were not flattened are linearized row-major by codegen.
+TEST(CodegenElementwise, UnflattenedAccessesAreRowMajor) {
+  Buffer a = makeBuffer("A", {intImm(3), intImm(5)});
+  Buffer c = makeBuffer("C", {intImm(5), intImm(3)});
+  Stmt body = loop("i", 3, [&](Var i) {
+    return loop("j", 5, [&](Var j) { return bufferStore(c, bufferLoad(a, {i, j}), {j, i}); });
+  });
+  PrimFunc f = makePrimFunc("transpose", {a, c}, body);
+  EXPECT_TRUE(matchesEvaluator(f, {randomTensor({3, 5}, DataType::float32(), 3),
+                                   NDArray::empty({5, 3}, DataType::float32())}));
+}
+
+void checkFloorDivMod(DataType dtype) {
+  int64_t n = 64;
+  Buffer a = makeBuffer("A", {intImm(n)}, dtype);
+  Buffer b = makeBuffer("B", {intImm(n)}, dtype);
+  std::vector<Buffer> outs;
+  for (const char* name : {"FD", "FM", "TD", "TM"}) outs.push_back(makeBuffer(name, {intImm(n)}, dtype));
+  Stmt body = loop("i", n, [&](Var i) {
+    PrimExpr x = bufferLoad(a, {i});
+    PrimExpr y = bufferLoad(b, {i});
+    return seq({bufferStore(outs[0], floordiv(x, y), {i}), bufferStore(outs[1], floormod(x, y), {i}),
+                bufferStore(outs[2], truncdiv(x, y), {i}), bufferStore(outs[3], truncmod(x, y), {i})});
+  });
+  PrimFunc f = makePrimFunc("divmod", {a, b, outs[0], outs[1], outs[2], outs[3]}, body);
+  NDArray x = randomTensor({n}, dtype, 4, -50, 50);
+  NDArray y = randomTensor({n}, dtype, 5, -7, 7);
+  for (int64_t i = 0; i < n; ++i) {
+    if (y.getInt(i) == 0) y.setInt(i, i % 2 ? 3 : -3);
+  }
+  std::vector<NDArray> args = {x, y};
+  for (int k = 0; k < 4; ++k) args.push_back(NDArray::empty({n}, dtype));
+  EXPECT_TRUE(matchesEvaluator(f, args));
+}
+
+TEST(CodegenElementwise, FloorDivModOnNegativesInt32) { checkFloorDivMod(DataType::int32()); }
+TEST(CodegenElementwise, FloorDivModOnNegativesInt64) { checkFloorDivMod(DataType::int64()); }
+
+TEST(CodegenElementwise, FloorDivModSpotValues) {
+  Buffer a = makeBuffer("A", {intImm(4)}, DataType::int32());
+  Buffer q = makeBuffer("Q", {intImm(4)}, DataType::int32());
+  Buffer r = makeBuffer("R", {intImm(4)}, DataType::int32());
+  Stmt body = loop("i", 4, [&](Var i) {
+    PrimExpr x = bufferLoad(a, {i});
+    PrimExpr d = select(lt(PrimExpr(i), intImm(2)), intImm(2), intImm(-2));
+    return seq({bufferStore(q, floordiv(x, d), {i}), bufferStore(r, floormod(x, d), {i})});
+  });
+  PrimFunc f = makePrimFunc("spot", {a, q, r}, body);
+  NDArray qa = NDArray::empty({4}, DataType::int32()), ra = NDArray::empty({4}, DataType::int32());
+  compileOne(f).call("spot", {tessera::test::tensorOf({4}, DataType::int32(), {-7, 7, 7, -7}), qa, ra});
+  EXPECT_EQ(tessera::test::valuesOf(qa), (std::vector<double>{-4, 3, -4, 3}));
+  EXPECT_EQ(tessera::test::valuesOf(ra), (std::vector<double>{1, 1, -1, -1}));
+}
+
+TEST(CodegenElementwise, Casts) {
+  int64_t n = 32;
+  Buffer a = makeBuffer("A", {intImm(n)});
+  Buffer k = makeBuffer("K", {intImm(n)}, DataType::int32());
+  Buffer toInt = makeBuffer("I", {intImm(n)}, DataType::int32());
+  Buffer toU8 = makeBuffer("U", {intImm(n)}, DataType::uint8());
+  Buffer toF64 = makeBuffer("D", {intImm(n)}, DataType::float64());
+  Buffer toBool = makeBuffer("B", {intImm(n)}, DataType::boolType());
+  Buffer fromInt = makeBuffer("F", {intImm(n)});
+  Stmt body = loop("i", n, [&](Var i) {
+    PrimExpr x = bufferLoad(a, {i});
+    PrimExpr y = bufferLoad(k, {i});
+    return seq({bufferStore(toInt, cast(DataType::int32(), x * floatImm(10.0)), {i}),
+                bufferStore(toU8, cast(DataType::uint8(), y), {i}),
+                bufferStore(toF64, cast(DataType::float64(), x), {i}),
+                bufferStore(toBool, cast(DataType::boolType(), y), {i}),
+                bufferStore(fromInt, cast(DataType::float32(), y) * floatImm(0.5), {i})});
+  });
+  PrimFunc f = makePrimFunc("casts", {a, k, toInt, toU8, toF64, toBool, fromInt}, body);
+  NDArray ints = randomTensor({n}, DataType::int32(), 7, -300, 300);
+  ints.setInt(0, 0);
+  EXPECT_TRUE(matchesEvaluator(
+      f, {randomTensor({n}, DataType::float32(), 6, -20, 20), ints,
+          NDArray::empty({n}, DataType::int32()), NDArray::empty({n}, DataType::uint8()),
+          NDArray::empty({n}, DataType::float64()), NDArray::empty({n}, DataType::boolType()),
+          NDArray::empty({n}, DataType::float32())}));
+}
+
+// if_then_else is lazy: the out-of-bounds load on the last element must not run.
+TEST(CodegenElementwise, IfThenElseIsLazyAndSelectChooses) {
+  int64_t n = 17;
+  Buffer a = makeBuffer("A", {intImm(n)});
+  Buffer c = makeBuffer("C", {intImm(n)});
+  Buffer d = makeBuffer("D", {intImm(n)});
+  Stmt body = loop("i", n, [&](Var i) {
+    PrimExpr next = ifThenElse(lt(PrimExpr(i), intImm(n - 1)), bufferLoad(a, {i + 1}), floatImm(-1.0));
+    PrimExpr x = bufferLoad(a, {i});
+    return seq({bufferStore(c, next, {i}),
+                bufferStore(d, select(gt(x, floatImm(0.0)), x, x * floatImm(0.1)), {i})});
+  });
+  PrimFunc f = makePrimFunc("shift", {a, c, d}, body);
+  EXPECT_TRUE(matchesEvaluator(f, {randomTensor({n}, DataType::float32(), 8),
+                                   NDArray::empty({n}, DataType::float32()),
+                                   NDArray::empty({n}, DataType::float32())}));
+}
+
+TEST(CodegenElementwise, VectorRampsAndBroadcasts) {
+  Buffer a = makeBuffer("A", {intImm(32)});
+  Buffer b = makeBuffer("B", {intImm(32)});
+  Buffer c = makeBuffer("C", {intImm(32)});
+  Buffer g = makeBuffer("G", {intImm(32)});
+  Stmt body = loop("i", 4, [&](Var i) {
+    PrimExpr base = PrimExpr(i) * 8;
+    PrimExpr va = bufferLoad(a, {ramp(base, intImm(1), 8)});
+    PrimExpr vb = bufferLoad(b, {ramp(base, intImm(1), 8)});
+    // A strided gather: G[i*8 + l] = A[i + 4*l].
+    PrimExpr gathered = bufferLoad(a, {ramp(PrimExpr(i), intImm(4), 8)});
+    PrimExpr v = max(va * broadcast(floatImm(2.0), 8) + vb, broadcast(floatImm(0.0), 8));
+    return seq({bufferStore(c, v, {ramp(base, intImm(1), 8)}),
+                bufferStore(g, gathered, {ramp(base, intImm(1), 8)})});
+  });
+  PrimFunc f = makePrimFunc("vec", {a, b, c, g}, body);
+  EXPECT_TRUE(matchesEvaluator(f, {randomTensor({32}, DataType::float32(), 9),
+                                   randomTensor({32}, DataType::float32(), 10),
+                                   NDArray::empty({32}, DataType::float32()),
+                                   NDArray::empty({32}, DataType::float32())}));
+}
+
+TEST(CodegenElementwise, IntegerVectorScatterStore) {
+  Buffer a = makeBuffer("A", {intImm(16)}, DataType::int32());
+  Buffer c = makeBuffer("C", {intImm(16)}, DataType::int32());
+  // C[15 - l] = A[l] * 3 for the 16 lanes: a store with a non-unit stride ramp.
+  PrimExpr v = bufferLoad(a, {ramp(intImm(0), intImm(1), 16)}) * broadcast(intImm(3), 16);
+  Stmt body = bufferStore(c, v, {ramp(intImm(15), intImm(-1), 16)});
+  PrimFunc f = makePrimFunc("rev", {a, c}, body);
+  EXPECT_TRUE(matchesEvaluator(f, {randomTensor({16}, DataType::int32(), 11, -100, 100),
+                                   NDArray::empty({16}, DataType::int32())}));
+}
+
+TEST(CodegenElementwise, MatVecReduction) {
+  int64_t m = 13, k = 37;
+  Buffer a = makeBuffer("A", {intImm(m), intImm(k)});
+  Buffer x = makeBuffer("X", {intImm(k)});
+  Buffer y = makeBuffer("Y", {intImm(m)});
+  Buffer af = flat(a);
+  Stmt body = loop("i", m, [&](Var i) {
+    Stmt init = bufferStore(y, floatImm(0.0), {i});
+    Stmt update = loop("r", k, [&](Var r) {
+      PrimExpr acc = bufferLoad(y, {i}) + bufferLoad(af, {PrimExpr(i) * k + PrimExpr(r)}) * bufferLoad(x, {r});
+      return bufferStore(y, acc, {i});
+    });
+    return seq({init, update});
+  });
+  PrimFunc f = makePrimFunc("matvec", {a, x, y}, body);
+  EXPECT_TRUE(matchesEvaluator(f, {randomTensor({m, k}, DataType::float32(), 12),
+                                   randomTensor({k}, DataType::float32(), 13),
+                                   NDArray::empty({m}, DataType::float32())},
+                               1e-5, 1e-5));
+}
+
+TEST(CodegenElementwise, ComparisonsToBool) {
+  Buffer a = makeBuffer("A", {intImm(20)}, DataType::int64());
+  Buffer c = makeBuffer("C", {intImm(20)}, DataType::boolType());
+  Stmt body = loop("i", 20, [&](Var i) {
+    PrimExpr x = bufferLoad(a, {i});
+    PrimExpr cond = logicalOr(logicalAnd(ge(x, intImm(-3, DataType::int64())), ne(x, intImm(0, DataType::int64()))),
+                              logicalNot(lt(x, intImm(5, DataType::int64()))));
+    return bufferStore(c, cond, {i});
+  });
+  PrimFunc f = makePrimFunc("cmp", {a, c}, body);
+  EXPECT_TRUE(matchesEvaluator(f, {randomTensor({20}, DataType::int64(), 14, -10, 10),
+                                   NDArray::empty({20}, DataType::boolType())}));
+}
+
+}  // namespace
+}  // namespace tessera::codegen::test

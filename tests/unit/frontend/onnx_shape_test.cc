@@ -1,0 +1,200 @@
+// ONNX importer, shape and tensor operators, constant folding of shape subgraphs, and the import
+// options (initializers, input-shape overrides, outputs).
+#include <gtest/gtest.h>
+
+#include "onnx_test_util.h"
+#include "relay/op/tensor.h"
+#include "relay/text/printer.h"
+
+namespace tessera::test {
+namespace {
+
+using frontend::onnx::importOnnxBytes;
+using frontend::onnx::ImportOptions;
+
+TEST(OnnxShape, ReshapeZeroAndMinusOneAndAllowzero) {
+  OnnxGraph g(14);
+  g.input("x", {2, 3, 4})
+      .initializer("s1", i64({3}, {0, -1, 2}))
+      .initializer("s2", i64({2}, {4, -1}));
+  g.node("Reshape", {"x", "s1"}, {"a"});
+  g.node("Reshape", {"x", "s2"}, {"b"}).i("allowzero", 1);
+  g.output("a").output("b");
+  relay::IRModule m = importOnnxBytes(g.bytes());
+  const auto* tuple = m.main()->body->checkedType->as<TupleTypeNode>();
+  ASSERT_NE(tuple, nullptr);
+  EXPECT_EQ(typeToString(tuple->fields[0]), "Tensor[(2, 6, 2), float32]");
+  EXPECT_EQ(typeToString(tuple->fields[1]), "Tensor[(4, 6), float32]");
+  relay::Value v = runOnnx(g, {f32({2, 3, 4}, iota(24))});
+  EXPECT_TRUE(allClose(v.fields()[0].tensor(), f32({2, 6, 2}, iota(24))));
+}
+
+TEST(OnnxShape, FlattenTransposeConcat) {
+  OnnxGraph g(13);
+  g.input("x", {2, 3}).initializer("c", f32({1, 2}, {7, 8}));
+  g.node("Transpose", {"x"}, {"t"}).ints("perm", {1, 0});
+  g.node("Flatten", {"t"}, {"f"}).i("axis", 0);
+  g.node("Concat", {"f", "c"}, {"y"}).i("axis", -1);
+  g.output("y");
+  EXPECT_TRUE(allClose(runOnnx1(g, {f32({2, 3}, iota(6))}), f32({1, 8}, {0, 3, 1, 4, 2, 5, 7, 8})));
+}
+
+TEST(OnnxShape, SplitAttributeFormInputFormAndEqualParts) {
+  const std::vector<double> x = iota(6);
+  {
+    OnnxGraph g(11);
+    g.input("x", {6});
+    g.node("Split", {"x"}, {"a", "b"}).ints("split", {2, 4});
+    g.output("a").output("b");
+    relay::Value v = runOnnx(g, {f32({6}, x)});
+    EXPECT_TRUE(allClose(v.fields()[0].tensor(), f32({2}, {0, 1})));
+    EXPECT_TRUE(allClose(v.fields()[1].tensor(), f32({4}, {2, 3, 4, 5})));
+  }
+  {
+    OnnxGraph g(13);
+    g.input("x", {6}).initializer("split", i64({2}, {5, 1}));
+    g.node("Split", {"x", "split"}, {"a", "b"});
+    g.node("Split", {"x"}, {"c", "d", "e"});
+    g.output("b").output("e");
+    relay::Value v = runOnnx(g, {f32({6}, x)});
+    EXPECT_TRUE(allClose(v.fields()[0].tensor(), f32({1}, {5})));
+    EXPECT_TRUE(allClose(v.fields()[1].tensor(), f32({2}, {4, 5})));
+  }
+}
+
+TEST(OnnxShape, SliceWithNegativeIndicesAndSteps) {
+  OnnxGraph g(13);
+  g.input("x", {3, 4})
+      .initializer("starts", i64({2}, {-1, 3}))
+      .initializer("ends", i64({2}, {-1000, 0}))
+      .initializer("axes", i64({2}, {0, -1}))
+      .initializer("steps", i64({2}, {-1, -2}))
+      .initializer("s2", i64({1}, {1}))
+      .initializer("e2", i64({1}, {1000}));
+  g.node("Slice", {"x", "starts", "ends", "axes", "steps"}, {"y"});
+  g.node("Slice", {"x", "s2", "e2"}, {"z"});
+  g.output("y").output("z");
+  relay::Value v = runOnnx(g, {f32({3, 4}, iota(12))});
+  // rows 2, 1, 0 and columns 3, 1.
+  EXPECT_TRUE(allClose(v.fields()[0].tensor(), f32({3, 2}, {11, 9, 7, 5, 3, 1})));
+  EXPECT_TRUE(allClose(v.fields()[1].tensor(), f32({2, 4}, iota(8, 4))));
+}
+
+TEST(OnnxShape, GatherMatchesSpecAndNegativeIndices) {
+  OnnxGraph g(13);
+  g.input("data", {3, 2})
+      .initializer("idx", i64({2, 2}, {0, 1, 1, 2}))
+      .initializer("neg", i64({1}, {-1}));
+  g.node("Gather", {"data", "idx"}, {"y"});
+  g.node("Gather", {"data", "neg"}, {"z"}).i("axis", 1);
+  g.output("y").output("z");
+  relay::Value v = runOnnx(g, {f32({3, 2}, {1, 1.2, 2.3, 3.4, 4.5, 5.7})});
+  EXPECT_TRUE(
+      allClose(v.fields()[0].tensor(), f32({2, 2, 2}, {1, 1.2, 2.3, 3.4, 2.3, 3.4, 4.5, 5.7})));
+  EXPECT_TRUE(allClose(v.fields()[1].tensor(), f32({3, 1}, {1.2, 3.4, 5.7})));
+}
+
+TEST(OnnxShape, UnsqueezeAndSqueezeAttributeAndInputForms) {
+  for (int opset : {11, 13}) {
+    OnnxGraph g(opset);
+    g.input("x", {3}).initializer("axes", i64({2}, {0, -1}));
+    if (opset < 13) {
+      g.node("Unsqueeze", {"x"}, {"u"}).ints("axes", {0, -1});
+      g.node("Squeeze", {"u"}, {"s"}).ints("axes", {0});
+    } else {
+      g.node("Unsqueeze", {"x", "axes"}, {"u"});
+      g.node("Squeeze", {"u", "axes"}, {"s"});
+    }
+    g.output("u").output("s");
+    relay::IRModule m = importOnnxBytes(g.bytes());
+    const auto* tuple = m.main()->body->checkedType->as<TupleTypeNode>();
+    EXPECT_EQ(typeToString(tuple->fields[0]), "Tensor[(1, 3, 1), float32]") << opset;
+    EXPECT_EQ(typeToString(tuple->fields[1]),
+              opset < 13 ? "Tensor[(3, 1), float32]" : "Tensor[(3), float32]")
+        << opset;
+  }
+}
+
+TEST(OnnxShape, ExpandConstantOfShapeRangeAndConstants) {
+  OnnxGraph g(13);
+  g.input("x", {3, 1})
+      .initializer("shape", i64({2}, {
+                                         2,
+                                         1,
+                                     }));
+  g.node("Constant", {}, {"target"}).ints("value_ints", {2, 3, 1});
+  g.node("Expand", {"x", "target"}, {"e"});
+  g.node("ConstantOfShape", {"shape"}, {"cs"}).t("value", f32({1}, {4}));
+  g.node("Constant", {}, {"start"}).t("value", i64({}, {1}));
+  g.node("Constant", {}, {"limit"}).i("value_int", 8);
+  g.node("Constant", {}, {"delta"}).t("value", i64({}, {3}));
+  g.node("Range", {"start", "limit", "delta"}, {"r"});
+  g.node("Constant", {}, {"fl"}).floats("value_floats", {0.5, 1.5});
+  g.output("e").output("cs").output("r").output("fl");
+  relay::Value v = runOnnx(g, {f32({3, 1}, {1, 2, 3})});
+  EXPECT_TRUE(allClose(v.fields()[0].tensor(), f32({2, 3, 1}, {1, 2, 3, 1, 2, 3})));
+  EXPECT_TRUE(allClose(v.fields()[1].tensor(), f32({2, 1}, {4, 4})));
+  EXPECT_TRUE(allClose(v.fields()[2].tensor(), i64({3}, {1, 4, 7}), 0, 0));
+  EXPECT_TRUE(allClose(v.fields()[3].tensor(), f32({2}, {0.5, 1.5})));
+}
+
+// Shape -> Gather -> Unsqueeze -> Concat -> Reshape, as exporters write x.view(x.size(0), -1):
+// the whole chain folds, leaving one reshape with a constant newshape.
+TEST(OnnxShape, ShapeSubgraphFoldsToOneReshape) {
+  OnnxGraph g(13);
+  g.input("x", {2, 3, 4})
+      .initializer("zero", i64({}, {0}))
+      .initializer("ax", i64({1}, {0}))
+      .initializer("minus1", i64({1}, {-1}));
+  g.node("Shape", {"x"}, {"shape"});
+  g.node("Gather", {"shape", "zero"}, {"batch"}).i("axis", 0);
+  g.node("Unsqueeze", {"batch", "ax"}, {"batch1"});
+  g.node("Concat", {"batch1", "minus1"}, {"newshape"}).i("axis", 0);
+  g.node("Reshape", {"x", "newshape"}, {"y"});
+  g.output("y");
+  relay::IRModule m = importOnnxBytes(g.bytes());
+  const auto* call = m.main()->body->as<relay::CallNode>();
+  ASSERT_NE(call, nullptr);
+  EXPECT_EQ(call->op->as<relay::OpNode>()->name, "reshape");
+  EXPECT_EQ(call->args[0]->kind, relay::ExprKind::kVar);
+  const auto* attrs = attrsAs<relay::ReshapeAttrs>(call->attrs.get());
+  ASSERT_NE(attrs, nullptr);
+  EXPECT_EQ(attrs->newshape, (std::vector<int64_t>{2, 12}));
+}
+
+TEST(OnnxShape, InitializersListedAsInputsAreNotParameters) {
+  OnnxGraph g(13);
+  g.input("x", {2}).initializer("w", f32({2}, {10, 20}), /*alsoInput=*/true);
+  g.node("Mul", {"x", "w"}, {"y"});
+  g.output("y");
+  relay::IRModule m = importOnnxBytes(g.bytes());
+  ASSERT_EQ(m.main()->params.size(), 1u);
+  EXPECT_EQ(m.main()->params[0]->nameHint, "x");
+  EXPECT_TRUE(allClose(runOnnx1(g, {f32({2}, {1, 2})}), f32({2}, {10, 40})));
+}
+
+TEST(OnnxShape, InputShapeOverrideResolvesDynamicDims) {
+  OnnxGraph g(13);
+  g.input("input.1", {-1, 3});
+  g.node("Relu", {"input.1"}, {"y"});
+  g.output("y");
+  ImportOptions options;
+  options.inputShapes["input.1"] = {2, 3};
+  relay::IRModule m = importOnnxBytes(g.bytes(), options);
+  // ONNX names become valid Relay identifiers.
+  EXPECT_EQ(m.main()->params[0]->nameHint, "input_1");
+  EXPECT_EQ(typeToString(m.main()->params[0]->typeAnnotation), "Tensor[(2, 3), float32]");
+  // The printed module parses back (meta constants included).
+  EXPECT_NE(relay::printModule(m).find("nn.relu(%input_1)"), std::string::npos);
+}
+
+TEST(OnnxShape, SupportedOpsAreSortedAndIncludeTheCoreSet) {
+  std::vector<std::string> names;
+  for (const auto& op : frontend::onnx::supportedOps()) names.push_back(op.opType);
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+  for (const char* op : {"Conv", "Gemm", "MatMul", "Reshape", "Softmax", "LayerNormalization"})
+    EXPECT_NE(std::find(names.begin(), names.end(), op), names.end()) << op;
+}
+
+}  // namespace
+}  // namespace tessera::test

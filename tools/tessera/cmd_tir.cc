@@ -1,0 +1,166 @@
+// `tessera tir FILE`: the TensorIR of a graph module's kernels. The module is optimized and fused
+// as `relay.build` does; each fused primitive function becomes a PrimFunc through its ops' TE
+// computes. Optionally a schedule trace is replayed on one of them, and the result lowered.
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include "cli.h"
+#include "driver/pipeline.h"
+#include "relay/strategy/strategy.h"
+#include "relay/visit.h"
+#include "support/diagnostic.h"
+#include "tir/printer.h"
+#include "tir/schedule/schedule.h"
+#include "tir/schedule/trace.h"
+#include "tir/transform/lower.h"
+
+namespace tessera::cli {
+
+const char* const kTirUsage =
+    "usage: tessera tir FILE [--func NAME] [--trace TRACE.json] [--seed N] [--lower]\n"
+    "                        [--print-after PASS] [--opt-level N] [--input-shape NAME=D0,...]\n"
+    "                        [--list] [-o OUT]\n"
+    "\n"
+    "Prints the TensorIR kernels of the model in FILE (Relay text or ONNX): the module is\n"
+    "optimized and fused, and every fused primitive function becomes one PrimFunc named\n"
+    "fused_<ops> (e.g. fused_nn_dense_add_nn_relu).\n"
+    "  --func NAME        only this kernel\n"
+    "  --list             list the kernel names and exit\n"
+    "  --trace FILE       replay a schedule trace (JSON, as the schedule API saves it) on the\n"
+    "                     kernel chosen with --func, then print the scheduled function\n"
+    "  --seed N           seed for sampling instructions in the trace that have no decision\n"
+    "  --lower            print the kernels after lowering to a flat loop program\n"
+    "  --print-after PASS with --lower: also print after this lowering pass (repeatable;\n"
+    "                     'all' for every pass) on stderr\n"
+    "  --opt-level N      graph optimization level (default 3)\n"
+    "  --input-shape NAME=D0,D1,...  shape of an ONNX graph input (repeatable)\n"
+    "  -o OUT             write the result to OUT (whole or not at all)\n";
+
+namespace {
+
+// "nn.conv2d" -> "nn_conv2d"; the kernel name joins the ops in evaluation order, as TVM does.
+std::string kernelName(const relay::Function& fn) {
+  std::string name = "fused";
+  relay::postOrderVisit(fn->body, [&](const relay::Expr& e) {
+    const auto* call = e->as<relay::CallNode>();
+    if (!call) return;
+    if (const auto* op = call->op->as<relay::OpNode>()) {
+      std::string part = op->name;
+      for (char& c : part)
+        if (c == '.') c = '_';
+      name += "_" + part;
+    }
+  });
+  return name;
+}
+
+tir::PrimFunc renamed(const tir::PrimFunc& func, const std::string& name) {
+  auto copy = std::make_shared<tir::PrimFuncNode>(*func);
+  copy->name = name;
+  copy->attrs.set("global_symbol", AttrValue::string(name));
+  return copy;
+}
+
+// Every primitive function reachable from @main, in evaluation order, lowered to a PrimFunc.
+std::vector<tir::PrimFunc> kernelsOf(const relay::IRModule& module) {
+  std::vector<relay::Function> primitives;
+  std::set<const relay::ExprNode*> seen;
+  for (const auto& [name, fn] : module.functions()) {
+    relay::postOrderVisit(fn, [&](const relay::Expr& e) {
+      const auto* f = e->as<relay::FunctionNode>();
+      if (!f || !f->attrs.has("Primitive") || !seen.insert(f).second) return;
+      primitives.push_back(std::static_pointer_cast<const relay::FunctionNode>(e));
+    });
+  }
+  std::vector<tir::PrimFunc> kernels;
+  std::map<std::string, int> used;
+  for (const relay::Function& fn : primitives) {
+    std::string name = kernelName(fn);
+    int n = used[name]++;
+    if (n > 0) name += "_" + std::to_string(n);
+    kernels.push_back(renamed(relay::strategy::lowerToPrimFunc(fn), name));
+  }
+  return kernels;
+}
+
+}  // namespace
+
+int cmdTir(Args& args) {
+  relay::PassContext ctx;
+  ctx.optLevel = 3;
+  if (std::optional<std::string> level = args.value("--opt-level")) {
+    if (level->size() != 1 || (*level)[0] < '0' || (*level)[0] > '4')
+      throw UsageError{"--opt-level expects 0 to 4"};
+    ctx.optLevel = (*level)[0] - '0';
+  }
+  const std::optional<std::string> only = args.value("--func");
+  const std::optional<std::string> tracePath = args.value("--trace");
+  const std::optional<std::string> seedText = args.value("--seed");
+  const std::optional<std::string> out = args.value("-o");
+  const std::vector<std::string> printAfter = args.values("--print-after");
+  const std::vector<std::string> inputShapes = args.values("--input-shape");
+  const bool lower = args.flag("--lower");
+  const bool list = args.flag("--list");
+  const std::vector<std::string> files = args.positionals();
+  if (files.size() != 1) throw UsageError{"expected exactly one FILE"};
+  if (tracePath && !only) throw UsageError{"--trace needs --func NAME (the kernel it schedules)"};
+  if (!printAfter.empty() && !lower) throw UsageError{"--print-after needs --lower"};
+  int64_t seed = 0;
+  if (seedText) {
+    try {
+      seed = std::stoll(*seedText);
+    } catch (const std::exception&) {
+      throw UsageError{"--seed expects an integer"};
+    }
+  }
+
+  const relay::IRModule module = loadModule(files[0], inputShapes);
+  const relay::IRModule optimized = driver::optimize(module, ctx);
+  std::vector<tir::PrimFunc> kernels = kernelsOf(optimized);
+  if (list) {
+    std::string names;
+    for (const tir::PrimFunc& k : kernels) names += k->name + "\n";
+    emitText(names, out);
+    return kExitOk;
+  }
+  if (only) {
+    std::vector<tir::PrimFunc> chosen;
+    for (const tir::PrimFunc& k : kernels)
+      if (k->name == *only) chosen.push_back(k);
+    if (chosen.empty()) {
+      std::string names;
+      for (const tir::PrimFunc& k : kernels) names += (names.empty() ? "" : ", ") + k->name;
+      throwDiagnostic("tir_cli", "no kernel named " + *only + "; the kernels are: " + names, {},
+                      files[0]);
+    }
+    kernels = chosen;
+  }
+  if (tracePath) {
+    const tir::Trace trace = tir::Trace::fromJson(readTextFile(*tracePath));
+    tir::Schedule sch(kernels[0], seed);
+    tir::applyTrace(sch, trace);
+    kernels[0] = renamed(sch.func(), kernels[0]->name);
+  }
+  tir::TirModule result;
+  for (tir::PrimFunc k : kernels) {
+    if (lower) {
+      tir::transform::LowerOptions options;
+      const bool all = std::find(printAfter.begin(), printAfter.end(), "all") != printAfter.end();
+      if (all || !printAfter.empty()) {
+        options.printAfter = [&](const std::string& pass, const tir::PrimFunc& f) {
+          if (all || std::find(printAfter.begin(), printAfter.end(), pass) != printAfter.end())
+            std::cerr << "# after " << pass << "\n" << tir::toScript(f) << "\n";
+        };
+      }
+      k = tir::transform::lower(k, options);
+    }
+    result.add(k);
+  }
+  emitText(tir::toScript(result), out);
+  return kExitOk;
+}
+
+}  // namespace tessera::cli
