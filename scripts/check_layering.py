@@ -32,6 +32,7 @@ LEVELS = {
     "relay/pattern": 4,
     "relay/transform": 6,
     "relay/strategy": 6.5,
+    "relax": 6.6,
     "frontend": 7,
     "driver": 10,
     "tools": 11,

@@ -155,7 +155,8 @@ class ThreadPool {
   }
 
   void workerLoop(int32_t index) {
-    uint32_t seen = generation_.load(std::memory_order_acquire);
+    // Generation 0 is the pool's creation; a launch may bump it before this thread first runs.
+    uint32_t seen = 0;
     while (true) {
       uint32_t now = generation_.load(std::memory_order_acquire);
       for (int spin = 0; now == seen && spin < kSpinBeforeSleep; ++spin) {
@@ -210,7 +211,9 @@ ThreadPool& pool() {
 
 }  // namespace
 
-int numThreads() { return pool().concurrency(); }
+int numThreads() {
+  return pool().concurrency();
+}
 
 void setNumThreads(int n) {
   pool();  // make sure the default pool exists before it is replaced
@@ -246,11 +249,15 @@ int32_t TesseraBackendFreeWorkspace(int32_t deviceType, int32_t deviceId, void* 
   return 0;
 }
 
-void TesseraAPISetLastError(const char* message) { tessera::runtime::tLastError = message; }
+void TesseraAPISetLastError(const char* message) {
+  tessera::runtime::tLastError = message;
+}
 
 void TesseraAPISetLastErrorInt(const char* message, int64_t value) {
   tessera::runtime::tLastError = std::string(message) + " (got " + std::to_string(value) + ")";
 }
 
-const char* TesseraGetLastError() { return tessera::runtime::tLastError.c_str(); }
+const char* TesseraGetLastError() {
+  return tessera::runtime::tLastError.c_str();
+}
 }

@@ -323,8 +323,10 @@ Scalar intrinsic(Intrinsic fn, DataType resultType, DataType argType, const Scal
       return f1(std::floor);
     case Intrinsic::kCeil:
       return f1(std::ceil);
-    // TVM lowers round to nearbyint (ties to even), like numpy's round.
+    // round is half away from zero, like the graph-level reference kernel (and llvm.round);
+    // nearbyint rounds ties to even.
     case Intrinsic::kRound:
+      return f1(static_cast<double (*)(double)>(std::round));
     case Intrinsic::kNearbyint:
       return f1(std::nearbyint);
     case Intrinsic::kTrunc:

@@ -63,6 +63,7 @@ int cmdVta(Args& args);
 int cmdOpt(Args& args);
 int cmdImport(Args& args);
 int cmdTir(Args& args);
+int cmdCompile(Args& args);
 
 extern const char* const kPrintUsage;
 extern const char* const kRunUsage;
@@ -71,5 +72,6 @@ extern const char* const kVtaUsage;
 extern const char* const kOptUsage;
 extern const char* const kImportUsage;
 extern const char* const kTirUsage;
+extern const char* const kCompileUsage;
 
 }  // namespace tessera::cli

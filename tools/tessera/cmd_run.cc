@@ -1,12 +1,17 @@
-// `tessera run FILE`: evaluate a module's entry function on .npy inputs with the reference
-// interpreter.
+// `tessera run FILE`: evaluate a module's entry function on .npy inputs, compiled (build() and
+// the graph executor) by default, or with the reference interpreter.
+#include <functional>
 #include <iostream>
 #include <set>
 
 #include "cli.h"
+#include "codegen/llvm/target.h"
+#include "driver/build.h"
+#include "driver/graph_executor.h"
 #include "driver/pipeline.h"
 #include "relay/interp/interpreter.h"
 #include "runtime/npy.h"
+#include "runtime/time_evaluator.h"
 #include "support/diagnostic.h"
 
 namespace tessera::cli {
@@ -15,20 +20,41 @@ const char* const kRunUsage =
     "usage: tessera run FILE [--input NAME=FILE.npy ...] [--random-inputs SEED] [--output "
     "OUT.npy]\n"
     "                        [--entry NAME] [--opt-level N] [--no-optimize] [--interpreter]\n"
+    "                        [--target TARGET] [--bench N]\n"
     "\n"
-    "FILE is Relay text or an ONNX model (.onnx).\n"
-    "Optimizes FILE with the relay.build pipeline, runs @main (or --entry NAME) and prints the "
-    "result.\n"
+    "FILE is Relay text, an ONNX model (.onnx) or a directory written by `tessera compile`.\n"
+    "Compiles FILE with the relay.build pipeline (graph optimization, fusion, LLVM), runs @main\n"
+    "with the graph executor and prints the result. A module the compiler cannot handle (e.g.\n"
+    "control flow) runs on the reference interpreter, with a note on stderr.\n"
     "  --input NAME=FILE.npy   value of parameter %NAME (repeat for each parameter)\n"
     "  --random-inputs SEED    fill parameters without --input with seeded uniform values in [-1, "
     "1)\n"
     "  --output OUT            save the result: OUT.npy for a tensor, OUT.npz for a tuple\n"
     "  --opt-level N           opt level of the optimization pipeline (default 3)\n"
-    "  --no-optimize           run the module exactly as written\n"
+    "  --no-optimize           run the module exactly as written (on the interpreter)\n"
     "  --input-shape NAME=D0,D1,...  shape of an ONNX graph input (repeatable)\n"
-    "  --interpreter           use the reference interpreter (currently the only engine)\n";
+    "  --interpreter           use the reference interpreter instead of compiled code\n"
+    "  --entry NAME            run @NAME instead of @main (on the interpreter)\n"
+    "  --target TARGET         code generation target (default: the host)\n"
+    "  --bench N               also time N runs and print median, min and max\n";
 
 namespace {
+
+// Seeded values in [-1, 1) for floats and [-128, 128) for integers; a small LCG keeps them
+// reproducible across platforms (and identical for the interpreter and compiled code).
+NDArray randomArray(const std::vector<int64_t>& shape, DataType dtype, uint64_t seed) {
+  NDArray a = NDArray::empty(shape, dtype);
+  uint64_t state = seed * 6364136223846793005ull + 1442695040888963407ull;
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const double u = static_cast<double>(state >> 11) / 9007199254740992.0;  // [0, 1)
+    if (dtype.isFloat())
+      a.setFloat(i, 2 * u - 1);
+    else
+      a.setInt(i, static_cast<int64_t>(u * 256) - 128);
+  }
+  return a;
+}
 
 NDArray randomFor(const Type& type, const std::string& name, uint64_t seed) {
   const auto* t = type ? type->as<TensorTypeNode>() : nullptr;
@@ -39,27 +65,121 @@ NDArray randomFor(const Type& type, const std::string& name, uint64_t seed) {
     throwDiagnostic("input",
                     "has a non-static shape " + typeToString(type) + "; give it with --input",
                     Span{}, "%" + name);
-  NDArray a = NDArray::empty(*dims, t->dtype);
-  // A small LCG keeps the values reproducible across platforms.
-  uint64_t state = seed * 6364136223846793005ull + 1442695040888963407ull;
-  for (int64_t i = 0; i < a.numel(); ++i) {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    const double u = static_cast<double>(state >> 11) / 9007199254740992.0;  // [0, 1)
-    if (t->dtype.isFloat())
-      a.setFloat(i, 2 * u - 1);
-    else
-      a.setInt(i, static_cast<int64_t>(u * 256) - 128);
+  return randomArray(*dims, t->dtype, seed);
+}
+
+// What the command line asked for, shared by both engines.
+struct RunRequest {
+  std::map<std::string, NDArray> given;
+  std::optional<uint64_t> seed;
+  std::string entry;
+  int bench = 0;
+  std::string timing;  // filled by the engine when bench > 0
+};
+
+// One value per parameter, from --input or --random-inputs; the messages name what is missing
+// or unknown the same way for both engines.
+struct InputResolver {
+  const RunRequest& request;
+  std::set<std::string> used;
+  std::string missing;
+
+  std::optional<NDArray> valueFor(const std::string& name, size_t index,
+                                  const std::function<NDArray(uint64_t)>& random,
+                                  const std::string& typeText) {
+    auto it = request.given.find(name);
+    if (it != request.given.end()) {
+      used.insert(name);
+      return it->second;
+    }
+    if (request.seed) return random(*request.seed + index);
+    missing += (missing.empty() ? "" : ", ") + ("%" + name) + ": " + typeText;
+    return std::nullopt;
   }
-  return a;
+  void finish() const {
+    if (!missing.empty())
+      throwDiagnostic(
+          "input",
+          "missing inputs " + missing + " (give --input NAME=FILE.npy or --random-inputs SEED)",
+          Span{}, "@" + request.entry);
+    for (const auto& [name, array] : request.given)
+      if (!used.count(name))
+        throwDiagnostic("input", "@" + request.entry + " has no parameter named %" + name, Span{},
+                        "--input");
+  }
+};
+
+// "bench (compiled, N runs): mean ..., median ..."; printed after the result.
+std::string timingLine(const std::function<void()>& fn, int runs, const std::string& engine) {
+  TimeEvaluatorOptions options;
+  options.repeat = runs;
+  return "bench (" + engine + ", " + std::to_string(runs) +
+         " runs): " + timeEvaluator(fn, options).str();
+}
+
+relay::Value runInterpreter(const relay::IRModule& module, RunRequest& request) {
+  relay::Interpreter interpreter(module);
+  const relay::Function& fn = interpreter.module().lookup(request.entry);
+  std::vector<relay::Value> values;
+  InputResolver inputs{request, {}, {}};
+  for (const relay::Var& p : fn->params) {
+    auto random = [&](uint64_t seed) { return randomFor(p->typeAnnotation, p->nameHint, seed); };
+    if (auto v =
+            inputs.valueFor(p->nameHint, values.size(), random, typeToString(p->typeAnnotation)))
+      values.emplace_back(*v);
+    else
+      values.emplace_back();  // placeholder; finish() reports every missing input at once
+  }
+  inputs.finish();
+  relay::Value result = interpreter.call(request.entry, values);
+  if (request.bench > 0)
+    request.timing =
+        timingLine([&] { interpreter.call(request.entry, values); }, request.bench, "interpreter");
+  return result;
+}
+
+relay::Value runCompiled(const driver::BuiltModule& built, RunRequest& request) {
+  driver::GraphExecutor executor(built);
+  InputResolver inputs{request, {}, {}};
+  std::vector<std::pair<int, NDArray>> values;
+  for (int i = 0; i < executor.numInputs(); ++i) {
+    const driver::TensorEntry& info = executor.inputInfo(i);
+    auto random = [&](uint64_t seed) { return randomArray(info.shape, info.dtype, seed); };
+    const std::string typeText =
+        "Tensor[" + shapeString(info.shape) + ", " + info.dtype.name() + "]";
+    if (auto v = inputs.valueFor(executor.inputName(i), i, random, typeText))
+      values.emplace_back(i, *v);
+  }
+  inputs.finish();
+  for (const auto& [index, value] : values) executor.setInput(index, value);
+  executor.run();
+  // The graph's outputs are flat: one output is the tensor @main returns, several a tuple.
+  std::vector<relay::Value> fields;
+  for (int i = 0; i < executor.numOutputs(); ++i) fields.emplace_back(executor.getOutput(i).copy());
+  if (request.bench > 0)
+    request.timing = timingLine([&] { executor.run(); }, request.bench, "compiled");
+  return fields.size() == 1 ? fields[0] : relay::Value::tuple(std::move(fields));
+}
+
+int parseBench(const std::optional<std::string>& text) {
+  if (!text) return 0;
+  try {
+    size_t used = 0;
+    const int n = std::stoi(*text, &used);
+    if (used == text->size() && n >= 1) return n;
+  } catch (const std::exception&) {
+  }
+  throw UsageError{"--bench expects a positive number of runs"};
 }
 
 }  // namespace
 
 int cmdRun(Args& args) {
-  args.flag("--interpreter");
+  const bool forceInterpreter = args.flag("--interpreter");
   const bool optimizeModule = !args.flag("--no-optimize");
   int optLevel = 3;
-  if (std::optional<std::string> level = args.value("--opt-level")) {
+  const std::optional<std::string> level = args.value("--opt-level");
+  if (level) {
     if (level->size() != 1 || (*level)[0] < '0' || (*level)[0] > '4')
       throw UsageError{"--opt-level expects 0 to 4"};
     optLevel = (*level)[0] - '0';
@@ -67,62 +187,70 @@ int cmdRun(Args& args) {
   std::vector<std::string> inputs = args.values("--input");
   std::optional<std::string> seedText = args.value("--random-inputs");
   std::optional<std::string> output = args.value("--output");
-  std::string entry = args.value("--entry").value_or("main");
+  const std::optional<std::string> entryFlag = args.value("--entry");
+  const std::optional<std::string> targetText = args.value("--target");
+  RunRequest request;
+  request.entry = entryFlag.value_or("main");
+  request.bench = parseBench(args.value("--bench"));
   std::vector<std::string> inputShapes = args.values("--input-shape");
   std::vector<std::string> files = args.positionals();
   if (files.size() != 1) throw UsageError{"expected exactly one FILE"};
 
-  std::map<std::string, NDArray> given;
   for (const std::string& spec : inputs) {
     const size_t eq = spec.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
       throw UsageError{"--input expects NAME=FILE.npy but got '" + spec + "'"};
     const std::string name = spec.substr(0, eq);
-    if (given.count(name)) throw UsageError{"input '" + name + "' is given twice"};
-    given[name] = readNpy(spec.substr(eq + 1));
+    if (request.given.count(name)) throw UsageError{"input '" + name + "' is given twice"};
+    request.given[name] = readNpy(spec.substr(eq + 1));
   }
-  uint64_t seed = 0;
   if (seedText) {
     try {
-      seed = std::stoull(*seedText);
+      request.seed = std::stoull(*seedText);
     } catch (const std::exception&) {
       throw UsageError{"--random-inputs expects a non-negative integer seed"};
     }
   }
 
-  relay::IRModule module = loadModule(files[0], inputShapes);
-  if (optimizeModule) {
-    relay::PassContext ctx;
-    ctx.optLevel = optLevel;
-    module = driver::optimize(module, ctx);
-  }
-  relay::Interpreter interpreter(module);
-  const relay::Function& fn = interpreter.module().lookup(entry);
-  std::vector<relay::Value> values;
-  std::set<std::string> used;
-  std::string missing;
-  for (const relay::Var& p : fn->params) {
-    auto it = given.find(p->nameHint);
-    if (it != given.end()) {
-      values.emplace_back(it->second);
-      used.insert(p->nameHint);
-    } else if (seedText) {
-      values.emplace_back(randomFor(p->typeAnnotation, p->nameHint, seed + values.size()));
+  relay::Value result;
+  if (driver::isBuiltDirectory(files[0])) {
+    // A compiled directory has no graph IR left to interpret or re-optimize.
+    if (forceInterpreter || !optimizeModule || entryFlag || level || targetText ||
+        !inputShapes.empty())
+      throw UsageError{
+          "a compiled directory runs as compiled: --interpreter, --no-optimize, "
+          "--entry, --opt-level, --target and --input-shape do not apply"};
+    result = runCompiled(driver::loadBuilt(files[0]), request);
+  } else {
+    relay::IRModule module = loadModule(files[0], inputShapes);
+    // Compiled code runs @main of the optimized module; anything else is the interpreter's.
+    const bool compiled = !forceInterpreter && optimizeModule && request.entry == "main";
+    std::optional<driver::BuiltModule> built;
+    if (compiled) {
+      driver::BuildOptions options;
+      options.optLevel = optLevel;
+      try {
+        built = driver::build(
+            module, targetText ? codegen::Target::parse(*targetText) : codegen::Target::host(), {},
+            options);
+      } catch (const DiagnosticError& e) {
+        if (e.diagnostic().code == "target") throw;
+        std::cerr << "note: cannot compile this module (" << e.diagnostic().str()
+                  << "); running the reference interpreter\n";
+      }
+    }
+    if (built) {
+      result = runCompiled(*built, request);
     } else {
-      missing += (missing.empty() ? "" : ", ") + ("%" + p->nameHint) + ": " +
-                 typeToString(p->typeAnnotation);
+      if (optimizeModule) {
+        relay::PassContext ctx;
+        ctx.optLevel = optLevel;
+        module = driver::optimize(module, ctx);
+      }
+      result = runInterpreter(module, request);
     }
   }
-  if (!missing.empty())
-    throwDiagnostic(
-        "input",
-        "missing inputs " + missing + " (give --input NAME=FILE.npy or --random-inputs SEED)",
-        Span{}, "@" + entry);
-  for (const auto& [name, array] : given)
-    if (!used.count(name))
-      throwDiagnostic("input", "@" + entry + " has no parameter named %" + name, Span{}, "--input");
 
-  relay::Value result = interpreter.call(entry, values);
   if (output) {
     if (result.isTensor()) {
       writeNpy(*output, result.tensor());
@@ -136,9 +264,10 @@ int cmdRun(Args& args) {
       writeNpz(*output, fields);
     }
     std::cout << "saved result to " << *output << "\n";
-    return kExitOk;
+  } else {
+    std::cout << formatValue(result) << "\n";
   }
-  std::cout << formatValue(result) << "\n";
+  if (!request.timing.empty()) std::cout << request.timing << "\n";
   return kExitOk;
 }
 

@@ -16,7 +16,8 @@ const char* const kMainUsage =
     "  import MODEL    import an ONNX model and print it as Relay text\n"
     "  print FILE      parse a Relay text module (or an ONNX model), infer its types, print it\n"
     "  opt FILE        optimize a module with graph passes and print it\n"
-    "  run FILE        run a module's @main on .npy inputs with the reference interpreter\n"
+    "  compile FILE    compile a module to kernels + graph executor description (-o OUT_DIR)\n"
+    "  run FILE        run a module's @main on .npy inputs (compiled, or --interpreter)\n"
     "  tir FILE        print a module's kernels as TensorIR (scheduled by a trace, lowered)\n"
     "  demo            build seed 003's conv+batch_norm+relu block, print it and run it\n"
     "  vta sim|disasm  run a VTA program on the functional simulator, or disassemble it\n"
@@ -34,6 +35,7 @@ const Command kCommands[] = {
     {"import", tessera::cli::cmdImport, &tessera::cli::kImportUsage},
     {"print", tessera::cli::cmdPrint, &tessera::cli::kPrintUsage},
     {"opt", tessera::cli::cmdOpt, &tessera::cli::kOptUsage},
+    {"compile", tessera::cli::cmdCompile, &tessera::cli::kCompileUsage},
     {"run", tessera::cli::cmdRun, &tessera::cli::kRunUsage},
     {"tir", tessera::cli::cmdTir, &tessera::cli::kTirUsage},
     {"demo", tessera::cli::cmdDemo, &tessera::cli::kDemoUsage},

@@ -63,13 +63,15 @@ void bindModule(CompiledModule::Impl& impl, Lookup lookup, const char* errorCode
   for (int i = 0; i < count; ++i) {
     void* slot = lookup(slots[i].symbol);
     if (slot == nullptr) {
-      throwDiagnostic(errorCode, std::string("compiled code lacks the runtime slot ") + slots[i].symbol);
+      throwDiagnostic(errorCode,
+                      std::string("compiled code lacks the runtime slot ") + slots[i].symbol);
     }
     *static_cast<void**>(slot) = slots[i].address;
   }
   for (const std::string& name : impl.names) {
     void* fn = lookup(name.c_str());
-    if (fn == nullptr) throwDiagnostic(errorCode, "compiled code lacks the function '" + name + "'");
+    if (fn == nullptr)
+      throwDiagnostic(errorCode, "compiled code lacks the function '" + name + "'");
     impl.functions[name] = reinterpret_cast<PackedFunction>(fn);
   }
 }
@@ -87,14 +89,17 @@ void linkInProcess(CompiledModule::Impl& impl) {
   if (llvm::Error error = impl.jit->addObjectFile(std::move(buffer))) {
     throwDiagnostic("codegen", "cannot load compiled code: " + llvmError(std::move(error)));
   }
-  bindModule(impl, [&](const char* symbol) -> void* {
-    auto address = impl.jit->lookup(symbol);
-    if (!address) {
-      llvm::consumeError(address.takeError());
-      return nullptr;
-    }
-    return address->toPtr<void*>();
-  }, "codegen");
+  bindModule(
+      impl,
+      [&](const char* symbol) -> void* {
+        auto address = impl.jit->lookup(symbol);
+        if (!address) {
+          llvm::consumeError(address.takeError());
+          return nullptr;
+        }
+        return address->toPtr<void*>();
+      },
+      "codegen");
 }
 
 int runProcess(const std::vector<std::string>& argv, std::string* output) {
@@ -153,7 +158,8 @@ CompiledModule loadLibrary(const std::string& path) {
   impl->library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (impl->library == nullptr) throwDiagnostic("codegen_load", dlerror(), {}, path);
   const auto* list = static_cast<const char*>(dlsym(impl->library, "__tessera_functions__"));
-  if (list == nullptr) throwDiagnostic("codegen_load", "not a library exported by Tessera", {}, path);
+  if (list == nullptr)
+    throwDiagnostic("codegen_load", "not a library exported by Tessera", {}, path);
   std::string names = list;
   for (size_t start = 0; start < names.size();) {
     size_t comma = names.find(',', start);
@@ -164,8 +170,8 @@ CompiledModule loadLibrary(const std::string& path) {
   if (const auto* entry = static_cast<const char*>(dlsym(impl->library, "__tessera_main__"))) {
     impl->entry = entry;
   }
-  bindModule(*impl, [&](const char* symbol) { return dlsym(impl->library, symbol); },
-             "codegen_load");
+  bindModule(
+      *impl, [&](const char* symbol) { return dlsym(impl->library, symbol); }, "codegen_load");
   return CompiledModule(impl);
 }
 
@@ -200,7 +206,9 @@ const std::vector<std::string>& CompiledModule::functionNames() const {
   return impl_ ? impl_->names : none;
 }
 
-std::string CompiledModule::entryName() const { return impl_ ? impl_->entry : ""; }
+std::string CompiledModule::entryName() const {
+  return impl_ ? impl_->entry : "";
+}
 
 const std::string& CompiledModule::llvmIR() const {
   static const std::string none;
@@ -220,7 +228,8 @@ void CompiledModule::exportLibrary(const std::string& path) const {
   std::string log;
   int rc = runProcess({"cc", "-shared", "-o", path, objectPath, "-lm"}, &log);
   std::remove(objectPath.c_str());
-  if (rc != 0) throwDiagnostic("codegen_export", "linking the shared library failed: " + log, {}, path);
+  if (rc != 0)
+    throwDiagnostic("codegen_export", "linking the shared library failed: " + log, {}, path);
 }
 
 }  // namespace tessera::codegen

@@ -21,10 +21,17 @@ llvm::Type* CodeGenLLVM::llvmType(DataType dtype) {
     scalar = builder_.getBFloatTy();
   } else if (dtype.isFloat()) {
     switch (dtype.bits()) {
-      case 16: scalar = builder_.getHalfTy(); break;
-      case 32: scalar = builder_.getFloatTy(); break;
-      case 64: scalar = builder_.getDoubleTy(); break;
-      default: break;
+      case 16:
+        scalar = builder_.getHalfTy();
+        break;
+      case 32:
+        scalar = builder_.getFloatTy();
+        break;
+      case 64:
+        scalar = builder_.getDoubleTy();
+        break;
+      default:
+        break;
     }
   } else if (dtype.isInteger()) {
     scalar = builder_.getIntNTy(dtype.bits());
@@ -112,7 +119,8 @@ llvm::Value* CodeGenLLVM::emitCast(DataType to, const PrimExpr& valueExpr) {
   llvm::Type* target = llvmType(to);
   if (from == to) return value;
   if (to.isBool()) {
-    if (from.isFloat()) return builder_.CreateFCmpUNE(value, llvm::Constant::getNullValue(value->getType()));
+    if (from.isFloat())
+      return builder_.CreateFCmpUNE(value, llvm::Constant::getNullValue(value->getType()));
     return builder_.CreateIsNotNull(value);
   }
   if (from.isFloat() && to.isFloat()) return builder_.CreateFPCast(value, target);
@@ -125,8 +133,8 @@ llvm::Value* CodeGenLLVM::emitCast(DataType to, const PrimExpr& valueExpr) {
     return fromSigned ? builder_.CreateSIToFP(value, target) : builder_.CreateUIToFP(value, target);
   }
   if (from.isHandle() || to.isHandle()) {
-    throwDiagnostic("codegen", "function '" + funcName_ + "': cannot cast " + from.name() + " to " +
-                                   to.name());
+    throwDiagnostic(
+        "codegen", "function '" + funcName_ + "': cannot cast " + from.name() + " to " + to.name());
   }
   return builder_.CreateIntCast(value, target, fromSigned);
 }
@@ -134,10 +142,12 @@ llvm::Value* CodeGenLLVM::emitCast(DataType to, const PrimExpr& valueExpr) {
 llvm::Value* CodeGenLLVM::emitFloorDivMod(bool isDiv, DataType dtype, llvm::Value* a,
                                           llvm::Value* b) {
   if (dtype.isFloat()) {
-    llvm::Value* q = builder_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, builder_.CreateFDiv(a, b));
+    llvm::Value* q =
+        builder_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, builder_.CreateFDiv(a, b));
     return isDiv ? q : builder_.CreateFSub(a, builder_.CreateFMul(q, b));
   }
-  if (dtype.isUInt() || dtype.isBool()) return isDiv ? builder_.CreateUDiv(a, b) : builder_.CreateURem(a, b);
+  if (dtype.isUInt() || dtype.isBool())
+    return isDiv ? builder_.CreateUDiv(a, b) : builder_.CreateURem(a, b);
   // Truncating results are off by one exactly when the remainder is non-zero and its sign differs
   // from the divisor's.
   llvm::Value* rem = builder_.CreateSRem(a, b);
@@ -283,10 +293,11 @@ llvm::Value* CodeGenLLVM::emitLoad(const BufferLoadNode* op) {
   llvm::Value* indices = emitExpr(index);
   llvm::Value* result = llvm::PoisonValue::get(memoryType(op->dtype));
   for (int i = 0; i < lanes; ++i) {
-    llvm::Value* idx = indices->getType()->isVectorTy() ? builder_.CreateExtractElement(indices, i)
-                                                        : indices;
+    llvm::Value* idx =
+        indices->getType()->isVectorTy() ? builder_.CreateExtractElement(indices, i) : indices;
     llvm::Value* addr = builder_.CreateInBoundsGEP(memElem, ptr, idx);
-    result = builder_.CreateInsertElement(result, builder_.CreateAlignedLoad(memElem, addr, align), i);
+    result =
+        builder_.CreateInsertElement(result, builder_.CreateAlignedLoad(memElem, addr, align), i);
   }
   return fromMemory(result);
 }
@@ -303,17 +314,19 @@ void CodeGenLLVM::emitStore(const BufferStoreNode* op) {
   if (elemType.isBool()) value = builder_.CreateZExt(value, memoryType(elemType.withLanes(lanes)));
   auto align = llvm::Align(elemType.bytes());
   if (lanes == 1) {
-    builder_.CreateAlignedStore(value, builder_.CreateInBoundsGEP(memElem, ptr, emitExpr(index)), align);
+    builder_.CreateAlignedStore(value, builder_.CreateInBoundsGEP(memElem, ptr, emitExpr(index)),
+                                align);
     return;
   }
   if (const PrimExpr* base = contiguousBase(index)) {
-    builder_.CreateAlignedStore(value, builder_.CreateInBoundsGEP(memElem, ptr, emitExpr(*base)), align);
+    builder_.CreateAlignedStore(value, builder_.CreateInBoundsGEP(memElem, ptr, emitExpr(*base)),
+                                align);
     return;
   }
   llvm::Value* indices = emitExpr(index);
   for (int i = 0; i < lanes; ++i) {
-    llvm::Value* idx = indices->getType()->isVectorTy() ? builder_.CreateExtractElement(indices, i)
-                                                        : indices;
+    llvm::Value* idx =
+        indices->getType()->isVectorTy() ? builder_.CreateExtractElement(indices, i) : indices;
     builder_.CreateAlignedStore(builder_.CreateExtractElement(value, i),
                                 builder_.CreateInBoundsGEP(memElem, ptr, idx), align);
   }

@@ -181,7 +181,8 @@ void CodeGenLLVM::emitCheck(llvm::Value* ok, const std::string& message, llvm::V
   builder_.SetInsertPoint(fail);
   auto* ptrTy = builder_.getPtrTy();
   if (actual != nullptr) {
-    auto* type = llvm::FunctionType::get(builder_.getVoidTy(), {ptrTy, builder_.getInt64Ty()}, false);
+    auto* type =
+        llvm::FunctionType::get(builder_.getVoidTy(), {ptrTy, builder_.getInt64Ty()}, false);
     llvm::Value* wide = builder_.CreateSExtOrTrunc(actual, builder_.getInt64Ty());
     builder_.CreateCall(type, runtimeFunction("__TesseraAPISetLastErrorInt", type),
                         {stringConstant(message), wide});
@@ -261,8 +262,11 @@ void CodeGenLLVM::emitAssert(const AssertStmtNode* op) {
 
 void CodeGenLLVM::emitFor(const ForNode* op) {
   if (op->forKind == ForKind::kParallel) return emitParallelFor(op);
-  llvm::Value* begin = emitExpr(op->min);
-  llvm::Value* end = builder_.CreateAdd(begin, emitExpr(op->extent));
+  // Bounds take the loop variable's type (lowering may leave an int64 extent on an int32 loop).
+  llvm::Type* ivType = llvmType(op->loopVar->dtype);
+  llvm::Value* begin = builder_.CreateSExtOrTrunc(emitExpr(op->min), ivType);
+  llvm::Value* end =
+      builder_.CreateAdd(begin, builder_.CreateSExtOrTrunc(emitExpr(op->extent), ivType));
   // Loops that survive lowering with a kind keep it as a hint to LLVM's loop passes.
   llvm::MDNode* metadata = nullptr;
   auto hint = [&](const char* name) {
@@ -296,8 +300,8 @@ void CodeGenLLVM::emitSerialLoop(const Var& loopVar, llvm::Value* begin, llvm::V
   builder_.SetInsertPoint(bodyBB);
   fn_.vars[loopVar.get()] = index;
   emitStmt(body);
-  llvm::Value* next = builder_.CreateAdd(index, llvm::ConstantInt::get(index->getType(), 1), "",
-                                         false, true);
+  llvm::Value* next =
+      builder_.CreateAdd(index, llvm::ConstantInt::get(index->getType(), 1), "", false, true);
   llvm::BranchInst* latch = builder_.CreateBr(header);
   if (loopMetadata != nullptr) latch->setMetadata(llvm::LLVMContext::MD_loop, loopMetadata);
   index->addIncoming(next, builder_.GetInsertBlock());
@@ -327,14 +331,16 @@ void CodeGenLLVM::emitAllocate(const AllocateNode* op) {
   }
   auto* i32 = builder_.getInt32Ty();
   auto* ptrTy = builder_.getPtrTy();
-  auto* allocTy = llvm::FunctionType::get(ptrTy, {i32, i32, builder_.getInt64Ty(), i32, i32}, false);
+  auto* allocTy =
+      llvm::FunctionType::get(ptrTy, {i32, i32, builder_.getInt64Ty(), i32, i32}, false);
   llvm::Value* ptr = builder_.CreateCall(
       allocTy, runtimeFunction("__TesseraBackendAllocWorkspace", allocTy),
       {builder_.getInt32(1), builder_.getInt32(0), n,
        builder_.getInt32(static_cast<int>(op->dtype.code())), builder_.getInt32(op->dtype.bits())},
       op->bufferVar->name);
   emitCheck(builder_.CreateIsNotNull(ptr),
-            funcName_ + ": cannot allocate workspace for '" + op->bufferVar->name + "' of bytes", n);
+            funcName_ + ": cannot allocate workspace for '" + op->bufferVar->name + "' of bytes",
+            n);
   fn_.vars[op->bufferVar.get()] = ptr;
   emitStmt(op->body);
   auto* freeTy = llvm::FunctionType::get(i32, {i32, i32, ptrTy}, false);

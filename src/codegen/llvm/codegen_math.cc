@@ -17,8 +17,12 @@ using namespace tir;
 
 namespace {
 
-bool isFloat32(llvm::Type* t) { return t->getScalarType()->isFloatTy(); }
-bool isFloat64(llvm::Type* t) { return t->getScalarType()->isDoubleTy(); }
+bool isFloat32(llvm::Type* t) {
+  return t->getScalarType()->isFloatTy();
+}
+bool isFloat64(llvm::Type* t) {
+  return t->getScalarType()->isDoubleTy();
+}
 
 /// The integer type with the same shape as the float type `t`.
 llvm::Type* intTypeLike(llvm::Type* t) {
@@ -104,11 +108,12 @@ llvm::Value* CodeGenLLVM::emitLog(llvm::Value* x) {
   // Denormals are scaled into the normal range first.
   double minNormal = f64 ? 2.2250738585072014e-308 : 1.17549435e-38;
   llvm::Value* tiny = builder_.CreateFCmpOLT(x, fconst(t, minNormal));
-  llvm::Value* xs = builder_.CreateSelect(
-      tiny, builder_.CreateFMul(x, fconst(t, std::ldexp(1.0, mantissa))), x);
+  llvm::Value* xs =
+      builder_.CreateSelect(tiny, builder_.CreateFMul(x, fconst(t, std::ldexp(1.0, mantissa))), x);
   llvm::Value* bits = builder_.CreateBitCast(xs, it);
   llvm::Value* e = builder_.CreateSub(
-      builder_.CreateAnd(builder_.CreateLShr(bits, ic(mantissa)), ic(f64 ? 0x7ff : 0xff)), ic(bias));
+      builder_.CreateAnd(builder_.CreateLShr(bits, ic(mantissa)), ic(f64 ? 0x7ff : 0xff)),
+      ic(bias));
   e = builder_.CreateSub(e, builder_.CreateSelect(tiny, ic(mantissa), ic(0)));
   int64_t mantMask = (int64_t{1} << mantissa) - 1;
   llvm::Value* m = builder_.CreateBitCast(
@@ -130,9 +135,9 @@ llvm::Value* CodeGenLLVM::emitLog(llvm::Value* x) {
   llvm::Value* ef = builder_.CreateSIToFP(e, t);
   double ln2hi = f64 ? 6.93147180369123816490e-01 : 0.693359375;
   double ln2lo = f64 ? 1.90821492927058770002e-10 : -2.12194440e-4;
-  llvm::Value* result = builder_.CreateFAdd(
-      builder_.CreateFMul(ef, fconst(t, ln2hi)),
-      builder_.CreateFAdd(logm, builder_.CreateFMul(ef, fconst(t, ln2lo))));
+  llvm::Value* result =
+      builder_.CreateFAdd(builder_.CreateFMul(ef, fconst(t, ln2hi)),
+                          builder_.CreateFAdd(logm, builder_.CreateFMul(ef, fconst(t, ln2lo))));
   // Special cases: log(0) = -inf, log(inf) = inf, log(negative or NaN) = NaN.
   llvm::Value* inf = fconst(t, INFINITY);
   result = builder_.CreateSelect(builder_.CreateFCmpOEQ(x, fconst(t, 0.0)), fconst(t, -INFINITY),
@@ -148,10 +153,11 @@ llvm::Value* CodeGenLLVM::emitTanh(llvm::Value* x) {
   // Small |x|: odd minimax polynomial (Cephes tanhf); large: 1 - 2 / (e^{2|x|} + 1), which has no
   // cancellation once tanh(|x|) > 0.55.
   llvm::Value* z = builder_.CreateFMul(x, x);
-  const double coeffs[] = {-5.70498872745E-3, 2.06390887954E-2, -5.37397155531E-2,
-                           1.33314422036E-1, -3.33332819422E-1};
+  const double coeffs[] = {-5.70498872745E-3, 2.06390887954E-2, -5.37397155531E-2, 1.33314422036E-1,
+                           -3.33332819422E-1};
   llvm::Value* p = fconst(t, coeffs[0]);
-  for (int i = 1; i < 5; ++i) p = builder_.CreateFAdd(builder_.CreateFMul(p, z), fconst(t, coeffs[i]));
+  for (int i = 1; i < 5; ++i)
+    p = builder_.CreateFAdd(builder_.CreateFMul(p, z), fconst(t, coeffs[i]));
   llvm::Value* small = builder_.CreateFAdd(builder_.CreateFMul(builder_.CreateFMul(p, z), x), x);
   llvm::Value* e2 = emitExp(builder_.CreateFMul(ax, fconst(t, 2.0)));
   llvm::Value* large = builder_.CreateFSub(
@@ -180,18 +186,19 @@ llvm::Value* CodeGenLLVM::emitErf(llvm::Value* x) {
   llvm::Value* small = builder_.CreateFMul(x, p);
   // |x| >= 1: erf = 1 - erfc, erfc from the Chebyshev fit of Numerical Recipes' erfcc
   // (fractional error < 1.2e-7), evaluated on the clamped |x|.
-  llvm::Value* az = builder_.CreateSelect(builder_.CreateFCmpOGT(ax, fconst(t, 10.0)),
-                                          fconst(t, 10.0), ax);
+  llvm::Value* az =
+      builder_.CreateSelect(builder_.CreateFCmpOGT(ax, fconst(t, 10.0)), fconst(t, 10.0), ax);
   llvm::Value* tt = builder_.CreateFDiv(
       fconst(t, 1.0), builder_.CreateFAdd(fconst(t, 1.0), builder_.CreateFMul(az, fconst(t, 0.5))));
   const double cheb[] = {0.17087277,  -0.82215223, 1.48851587, -1.13520398, 0.27886807,
                          -0.18628806, 0.09678418,  0.37409196, 1.00002368,  -1.26551223};
   llvm::Value* q = fconst(t, cheb[0]);
-  for (int i = 1; i < 10; ++i) q = builder_.CreateFAdd(builder_.CreateFMul(q, tt), fconst(t, cheb[i]));
+  for (int i = 1; i < 10; ++i)
+    q = builder_.CreateFAdd(builder_.CreateFMul(q, tt), fconst(t, cheb[i]));
   llvm::Value* arg = builder_.CreateFSub(q, builder_.CreateFMul(az, az));
   llvm::Value* erfc = builder_.CreateFMul(tt, emitExp(arg));
-  llvm::Value* large = builder_.CreateBinaryIntrinsic(
-      llvm::Intrinsic::copysign, builder_.CreateFSub(fconst(t, 1.0), erfc), x);
+  llvm::Value* large = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::copysign,
+                                                      builder_.CreateFSub(fconst(t, 1.0), erfc), x);
   return builder_.CreateSelect(builder_.CreateFCmpOGE(ax, fconst(t, 1.0)), large, small);
 }
 
@@ -237,7 +244,8 @@ llvm::Value* CodeGenLLVM::emitCall(const CallNode* op) {
       types.push_back(args.back()->getType());
     }
     const auto* callee = op->args.at(0)->as<StringImmNode>();
-    if (callee == nullptr) throwDiagnostic("codegen", name + ": the first argument must name the function");
+    if (callee == nullptr)
+      throwDiagnostic("codegen", name + ": the first argument must name the function");
     llvm::Type* ret = op->dtype.isVoid() ? builder_.getVoidTy() : llvmType(op->dtype);
     llvm::FunctionCallee fn =
         module_.getOrInsertFunction(callee->value, llvm::FunctionType::get(ret, types, false));
@@ -245,7 +253,9 @@ llvm::Value* CodeGenLLVM::emitCall(const CallNode* op) {
   }
   std::vector<llvm::Value*> args;
   for (const PrimExpr& a : op->args) args.push_back(emitExpr(a));
-  auto unary = [&](llvm::Intrinsic::ID id) { return builder_.CreateUnaryIntrinsic(id, args.at(0)); };
+  auto unary = [&](llvm::Intrinsic::ID id) {
+    return builder_.CreateUnaryIntrinsic(id, args.at(0));
+  };
   // Half-precision math runs in float32 and rounds once at the end.
   auto viaFloat = [&](auto&& fn) -> llvm::Value* {
     llvm::Value* x = args.at(0);
@@ -266,13 +276,16 @@ llvm::Value* CodeGenLLVM::emitCall(const CallNode* op) {
   if (name == "tir.floor") return unary(llvm::Intrinsic::floor);
   if (name == "tir.ceil") return unary(llvm::Intrinsic::ceil);
   if (name == "tir.trunc") return unary(llvm::Intrinsic::trunc);
-  if (name == "tir.round" || name == "tir.nearbyint") return unary(llvm::Intrinsic::nearbyint);
+  // round: half away from zero, matching the graph-level reference kernel and the evaluator.
+  if (name == "tir.round") return unary(llvm::Intrinsic::round);
+  if (name == "tir.nearbyint") return unary(llvm::Intrinsic::nearbyint);
   if (name == "tir.exp2") return unary(llvm::Intrinsic::exp2);
   if (name == "tir.log2") return unary(llvm::Intrinsic::log2);
   if (name == "tir.log10") return unary(llvm::Intrinsic::log10);
   if (name == "tir.sin") return unary(llvm::Intrinsic::sin);
   if (name == "tir.cos") return unary(llvm::Intrinsic::cos);
-  if (name == "tir.pow") return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, args.at(0), args.at(1));
+  if (name == "tir.pow")
+    return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, args.at(0), args.at(1));
   if (name == "tir.fma") {
     return builder_.CreateIntrinsic(llvm::Intrinsic::fma, {args[0]->getType()}, args);
   }
@@ -283,10 +296,12 @@ llvm::Value* CodeGenLLVM::emitCall(const CallNode* op) {
   }
   if (name == "tir.isnan") return builder_.CreateFCmpUNO(args.at(0), args.at(0));
   if (name == "tir.isinf") {
-    return builder_.CreateFCmpOEQ(unary(llvm::Intrinsic::fabs), fconst(args[0]->getType(), INFINITY));
+    return builder_.CreateFCmpOEQ(unary(llvm::Intrinsic::fabs),
+                                  fconst(args[0]->getType(), INFINITY));
   }
   if (name == "tir.isfinite") {
-    return builder_.CreateFCmpOLT(unary(llvm::Intrinsic::fabs), fconst(args[0]->getType(), INFINITY));
+    return builder_.CreateFCmpOLT(unary(llvm::Intrinsic::fabs),
+                                  fconst(args[0]->getType(), INFINITY));
   }
   if (name == "tir.shift_left") return builder_.CreateShl(args.at(0), args.at(1));
   if (name == "tir.shift_right") {

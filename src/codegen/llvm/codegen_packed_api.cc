@@ -51,7 +51,8 @@ void CodeGenLLVM::emitPackedPrologue(const PrimFunc& func, llvm::Value* args,
   auto* i32 = builder_.getInt32Ty();
   auto* i64 = builder_.getInt64Ty();
   auto* ptrTy = builder_.getPtrTy();
-  auto* tensorTy = llvm::StructType::get(ctx_, {ptrTy, i32, i32, i32, i8, i8, i16, ptrTy, ptrTy, i64});
+  auto* tensorTy =
+      llvm::StructType::get(ctx_, {ptrTy, i32, i32, i32, i8, i8, i16, ptrTy, ptrTy, i64});
   const std::string& f = funcName_;
   int n = static_cast<int>(func->params.size());
   emitCheck(builder_.CreateICmpEQ(numArgs, builder_.getInt32(n)),
@@ -110,15 +111,15 @@ void CodeGenLLVM::emitPackedPrologue(const PrimFunc& func, llvm::Value* args,
     std::vector<llvm::Value*> dims;
     llvm::Value* numel = builder_.getInt64(1);
     for (int d = 0; d < ndim; ++d) {
-      llvm::Value* dim = builder_.CreateLoad(
-          i64, builder_.CreateInBoundsGEP(i64, shape, builder_.getInt32(d)));
+      llvm::Value* dim =
+          builder_.CreateLoad(i64, builder_.CreateInBoundsGEP(i64, shape, builder_.getInt32(d)));
       dims.push_back(dim);
       numel = builder_.CreateMul(numel, dim);
       const PrimExpr& expected = buffer->shape[d];
       std::string where = name + ".shape[" + std::to_string(d) + "]";
-      std::string message = "Argument " + where + " has an unsatisfied constraint: " +
-                            exprText(expected) + " == " + f + "_" + buffer->name + "_shape[" +
-                            std::to_string(d) + "]";
+      std::string message = "Argument " + where +
+                            " has an unsatisfied constraint: " + exprText(expected) + " == " + f +
+                            "_" + buffer->name + "_shape[" + std::to_string(d) + "]";
       if (const int64_t* c = asConstInt(expected)) {
         emitCheck(builder_.CreateICmpEQ(dim, builder_.getInt64(*c)), message, dim);
         continue;

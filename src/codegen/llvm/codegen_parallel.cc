@@ -16,9 +16,9 @@ void CodeGenLLVM::emitParallelFor(const ForNode* op) {
     throwDiagnostic("codegen", "function '" + funcName_ + "': parallel loop '" + op->loopVar->name +
                                    "' is nested inside another parallel loop (fuse them instead)");
   }
-  llvm::Value* minV = emitExpr(op->min);
-  llvm::Value* extentV = emitExpr(op->extent);
-  llvm::Type* ivType = minV->getType();
+  llvm::Type* ivType = llvmType(op->loopVar->dtype);
+  llvm::Value* minV = builder_.CreateSExtOrTrunc(emitExpr(op->min), ivType);
+  llvm::Value* extentV = builder_.CreateSExtOrTrunc(emitExpr(op->extent), ivType);
   std::vector<const VarNode*> captured = capturedVars(op->body);
   std::vector<llvm::Value*> capturedValues;
   std::vector<llvm::Type*> fieldTypes = {ivType, ivType};

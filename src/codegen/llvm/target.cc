@@ -76,10 +76,12 @@ Target Target::parse(const std::string& text) {
     } else if (key == "num-cores") {
       char* end = nullptr;
       long n = std::strtol(value.c_str(), &end, 10);
-      if (*end != '\0' || n < 1) targetError(text, "num-cores must be a positive integer, found '" + value + "'");
+      if (*end != '\0' || n < 1)
+        targetError(text, "num-cores must be a positive integer, found '" + value + "'");
       t.numCores = static_cast<int>(n);
     } else {
-      targetError(text, "unknown option '" + key + "' (expected mtriple, mcpu, mattr or num-cores)");
+      targetError(text,
+                  "unknown option '" + key + "' (expected mtriple, mcpu, mattr or num-cores)");
     }
   }
   if (t.triple.empty()) t.triple = llvm::sys::getProcessTriple();

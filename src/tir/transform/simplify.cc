@@ -54,6 +54,18 @@ class StmtSimplifier : public IRMutator {
                         std::static_pointer_cast<const BlockNode>(block));
   }
 
+  // A branch proven dead leaves `Evaluate(0)`; inside a sequence it is simply dropped.
+  Stmt visitSeqStmt(const SeqStmtNode* op, const Stmt& self) override {
+    Stmt visited = IRMutator::visitSeqStmt(op, self);
+    const auto* sq = visited->as<SeqStmtNode>();
+    if (!sq) return visited;
+    std::vector<Stmt> kept;
+    for (const Stmt& x : sq->seq)
+      if (!isNoOpEvaluate(x)) kept.push_back(x);
+    if (kept.size() == sq->seq.size()) return visited;
+    return kept.empty() ? evaluate(intImm(0)) : seq(std::move(kept));
+  }
+
   Stmt visitOtherStmt(const Stmt& s) override {
     const auto* op = s->as<IfThenElseNode>();
     if (!op) return IRMutator::visitOtherStmt(s);
@@ -75,6 +87,11 @@ class StmtSimplifier : public IRMutator {
 
  private:
   // The analyzer's domain: scalar integer and boolean expressions.
+  static bool isNoOpEvaluate(const Stmt& s) {
+    const auto* e = s->as<EvaluateNode>();
+    return e && e->value->kind == ExprKind::kIntImm;
+  }
+
   static bool isIndexLike(const PrimExpr& e) {
     return e->dtype.lanes() == 1 && (e->dtype.isInteger() || e->dtype.isBool());
   }

@@ -32,8 +32,8 @@ bool usesWorkspace(const CompiledModule& m) {
 TEST(CodegenAllocate, SmallConstantAllocationIsOnTheStack) {
   PrimFunc f = reverseThroughTemp(intImm(40), intImm(64));  // 256 bytes
   EXPECT_FALSE(usesWorkspace(compileOne(f)));
-  EXPECT_TRUE(matchesEvaluator(f, {randomTensor({40}, DataType::float32(), 1),
-                                   NDArray::empty({40}, DataType::float32())}));
+  EXPECT_TRUE(matchesEvaluator(
+      f, {randomTensor({40}, DataType::float32(), 1), NDArray::empty({40}, DataType::float32())}));
 }
 
 TEST(CodegenAllocate, LargeAllocationUsesWorkspace) {

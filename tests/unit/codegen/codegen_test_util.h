@@ -52,7 +52,8 @@ inline ::testing::AssertionResult matchesEvaluator(const PrimFunc& func,
   compileOne(func).call(symbolOf(func), actual);
   for (size_t i = 0; i < args.size(); ++i) {
     bool isInt = !args[i].dtype().isFloat();
-    auto r = tessera::test::allClose(actual[i], expected[i], isInt ? 0.0 : rtol, isInt ? 0.0 : atol);
+    auto r =
+        tessera::test::allClose(actual[i], expected[i], isInt ? 0.0 : rtol, isInt ? 0.0 : atol);
     if (!r) return ::testing::AssertionFailure() << "argument " << i << ": " << r.message();
   }
   return ::testing::AssertionSuccess();

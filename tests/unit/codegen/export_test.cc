@@ -30,7 +30,8 @@ PrimFunc exportedFunc() {
 
 std::string tempPath(const std::string& name) {
   return (std::filesystem::temp_directory_path() /
-          ("tessera_codegen_" + std::to_string(getpid()) + "_" + name)).string();
+          ("tessera_codegen_" + std::to_string(getpid()) + "_" + name))
+      .string();
 }
 
 TEST(CodegenExport, SharedLibraryReloadsInProcessAndInAFreshProcess) {
@@ -47,14 +48,18 @@ TEST(CodegenExport, SharedLibraryReloadsInProcessAndInAFreshProcess) {
   NDArray inProcess = NDArray::empty({1000}, DataType::float32());
   loaded.call("tanh_scale", {x, inProcess});
   EXPECT_TRUE(inProcess.bitwiseEqual(expected));
-  EXPECT_EQ(diagnosticOf([&] { loaded.call("tanh_scale", {x, NDArray::empty({3}, DataType::float32())}); }).message,
-            "Argument tanh_scale.Y.shape[0] has an unsatisfied constraint: n == tanh_scale_Y_shape[0] (got 3)");
+  EXPECT_EQ(diagnosticOf([&] {
+              loaded.call("tanh_scale", {x, NDArray::empty({3}, DataType::float32())});
+            }).message,
+            "Argument tanh_scale.Y.shape[0] has an unsatisfied constraint: n == "
+            "tanh_scale_Y_shape[0] (got 3)");
 
   std::string xPath = tempPath("x.npy");
   std::string yPath = tempPath("y.npy");
   writeNpy(xPath, x);
   writeNpy(yPath, NDArray::empty({1000}, DataType::float32()));
-  std::string command = std::string(CODEGEN_LOAD_HELPER) + " " + lib + " tanh_scale " + xPath + " " + yPath;
+  std::string command =
+      std::string(CODEGEN_LOAD_HELPER) + " " + lib + " tanh_scale " + xPath + " " + yPath;
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
   EXPECT_TRUE(readNpy(yPath).bitwiseEqual(expected));
   for (const std::string& p : {lib, xPath, yPath}) std::filesystem::remove(p);

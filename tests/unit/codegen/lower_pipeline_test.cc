@@ -27,9 +27,10 @@ TEST(CodegenLowered, MatmulRelu) {
   te::Tensor a = te::placeholder({13, 21}, DataType::float32(), "A");
   te::Tensor b = te::placeholder({21, 9}, DataType::float32(), "B");
   IterVar k = te::reduceAxis(0, 21, "k");
-  te::Tensor c = te::compute({13, 9}, [&](Var i, Var j) { return te::sum(a(i, k.var) * b(k.var, j), {k}); },
-                             "matmul");
-  te::Tensor d = te::compute({13, 9}, [&](Var i, Var j) { return max(c(i, j), floatImm(0)); }, "relu");
+  te::Tensor c = te::compute(
+      {13, 9}, [&](Var i, Var j) { return te::sum(a(i, k.var) * b(k.var, j), {k}); }, "matmul");
+  te::Tensor d =
+      te::compute({13, 9}, [&](Var i, Var j) { return max(c(i, j), floatImm(0)); }, "relu");
   expectSameAsEvaluator(te::createPrimFunc({a, b, d}),
                         {randomTensor({13, 21}, DataType::float32(), 1),
                          randomTensor({21, 9}, DataType::float32(), 2),
@@ -38,13 +39,16 @@ TEST(CodegenLowered, MatmulRelu) {
 
 TEST(CodegenLowered, ExpAndIntegerIndexing) {
   te::Tensor a = te::placeholder({6, 10}, DataType::float32(), "A");
-  te::Tensor e = te::compute({6, 10}, [&](Var i, Var j) {
-    PrimExpr shifted = a(floormod(PrimExpr(i) + 5, intImm(6)), floordiv(PrimExpr(j) * 3, intImm(3)));
-    return call(DataType::float32(), "tir.exp", {shifted});
-  }, "e");
-  expectSameAsEvaluator(te::createPrimFunc({a, e}),
-                        {randomTensor({6, 10}, DataType::float32(), 3),
-                         NDArray::empty({6, 10}, DataType::float32())});
+  te::Tensor e = te::compute(
+      {6, 10},
+      [&](Var i, Var j) {
+        PrimExpr shifted =
+            a(floormod(PrimExpr(i) + 5, intImm(6)), floordiv(PrimExpr(j) * 3, intImm(3)));
+        return call(DataType::float32(), "tir.exp", {shifted});
+      },
+      "e");
+  expectSameAsEvaluator(te::createPrimFunc({a, e}), {randomTensor({6, 10}, DataType::float32(), 3),
+                                                     NDArray::empty({6, 10}, DataType::float32())});
 }
 
 }  // namespace

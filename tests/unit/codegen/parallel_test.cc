@@ -36,19 +36,23 @@ PrimFunc parallelMatmul(const PrimExpr& m) {
   Var i = makeVar("i");
   Stmt perRow = seq({
       loop("j", 11, [&](Var j) { return bufferStore(rowBuf, floatImm(0.5), {j}); }),
-      loop("k", 19, [&](Var k) {
-        return loop("j", 11, [&](Var j) {
-          PrimExpr v = bufferLoad(rowBuf, {j}) + bufferLoad(af, {PrimExpr(i) * 19 + PrimExpr(k)}) *
-                                                    bufferLoad(bf, {PrimExpr(k) * 11 + PrimExpr(j)});
-          return bufferStore(rowBuf, v, {j});
-        });
-      }),
-      loop("j", 11, [&](Var j) {
-        return bufferStore(yf, bufferLoad(rowBuf, {j}), {PrimExpr(i) * 11 + PrimExpr(j)});
-      }),
+      loop("k", 19,
+           [&](Var k) {
+             return loop("j", 11, [&](Var j) {
+               PrimExpr v =
+                   bufferLoad(rowBuf, {j}) + bufferLoad(af, {PrimExpr(i) * 19 + PrimExpr(k)}) *
+                                                 bufferLoad(bf, {PrimExpr(k) * 11 + PrimExpr(j)});
+               return bufferStore(rowBuf, v, {j});
+             });
+           }),
+      loop("j", 11,
+           [&](Var j) {
+             return bufferStore(yf, bufferLoad(rowBuf, {j}), {PrimExpr(i) * 11 + PrimExpr(j)});
+           }),
   });
-  Stmt body = forLoop(i, intImm(0), m, ForKind::kParallel,
-                      allocate(row, DataType::float32(), {intImm(11)}, "global", declBuffer(rowBuf, perRow)));
+  Stmt body = forLoop(
+      i, intImm(0), m, ForKind::kParallel,
+      allocate(row, DataType::float32(), {intImm(11)}, "global", declBuffer(rowBuf, perRow)));
   return makePrimFunc("pmatmul", {a, b, y}, body);
 }
 
@@ -76,9 +80,10 @@ TEST(CodegenParallel, SymbolicExtentSmallerThanThreadCount) {
   Var n = makeSizeVar("m");
   PrimFunc f = parallelMatmul(n);
   for (int64_t rows : {1, 2, 9}) {
-    EXPECT_TRUE(matchesEvaluator(f, {randomTensor({rows, 19}, DataType::float32(), 3),
-                                     randomTensor({19, 11}, DataType::float32(), 4),
-                                     NDArray::empty({rows, 11}, DataType::float32())},
+    EXPECT_TRUE(matchesEvaluator(f,
+                                 {randomTensor({rows, 19}, DataType::float32(), 3),
+                                  randomTensor({19, 11}, DataType::float32(), 4),
+                                  NDArray::empty({rows, 11}, DataType::float32())},
                                  1e-5, 1e-5))
         << rows << " rows";
   }
@@ -86,11 +91,18 @@ TEST(CodegenParallel, SymbolicExtentSmallerThanThreadCount) {
 
 TEST(CodegenParallel, NestedParallelLoopsAreRejected) {
   Buffer a = makeBuffer("A", {intImm(4), intImm(4)});
-  Stmt body = loop("i", 4, [&](Var i) {
-    return loop("j", 4, [&](Var j) { return bufferStore(a, floatImm(1.0), {i, j}); }, ForKind::kParallel);
-  }, ForKind::kParallel);
+  Stmt body = loop(
+      "i", 4,
+      [&](Var i) {
+        return loop(
+            "j", 4, [&](Var j) { return bufferStore(a, floatImm(1.0), {i, j}); },
+            ForKind::kParallel);
+      },
+      ForKind::kParallel);
   Diagnostic d = diagnosticOf([&] { compileOne(makePrimFunc("nested", {a}, body)); });
-  EXPECT_EQ(d.message, "function 'nested': parallel loop 'j' is nested inside another parallel loop (fuse them instead)");
+  EXPECT_EQ(d.message,
+            "function 'nested': parallel loop 'j' is nested inside another parallel loop (fuse "
+            "them instead)");
 }
 
 // An assertion failing inside a task reaches the caller with its message.
@@ -98,10 +110,13 @@ TEST(CodegenParallel, TaskErrorsPropagate) {
   PoolSize restore;
   runtime::setNumThreads(2);
   Buffer a = makeBuffer("A", {intImm(8)});
-  Stmt body = loop("i", 8, [&](Var i) {
-    return assertStmt(lt(bufferLoad(a, {i}), floatImm(100.0)), "A must stay below 100",
-                      bufferStore(a, bufferLoad(a, {i}) * floatImm(2.0), {i}));
-  }, ForKind::kParallel);
+  Stmt body = loop(
+      "i", 8,
+      [&](Var i) {
+        return assertStmt(lt(bufferLoad(a, {i}), floatImm(100.0)), "A must stay below 100",
+                          bufferStore(a, bufferLoad(a, {i}) * floatImm(2.0), {i}));
+      },
+      ForKind::kParallel);
   CompiledModule m = compileOne(makePrimFunc("guarded", {a}, body));
   NDArray x = randomTensor({8}, DataType::float32(), 5);
   m.call("guarded", {x});
@@ -160,7 +175,8 @@ int32_t nestedTask(int32_t taskId, TesseraParallelEnv* env, void* cdata) {
   std::atomic<int> inner[16] = {};
   // A launch from inside a task runs inline as a single task.
   TesseraBackendParallelLaunch(recordTask, inner, 0);
-  if (inner[15].load() != 1 || inner[0].load() != 1) static_cast<std::atomic<int>*>(cdata)->fetch_add(1);
+  if (inner[15].load() != 1 || inner[0].load() != 1)
+    static_cast<std::atomic<int>*>(cdata)->fetch_add(1);
   return 0;
 }
 

@@ -195,7 +195,10 @@ TEST(TirEval, Intrinsics) {
   EXPECT_FLOAT_EQ(scalarOf(call1("tir.sigmoid", f(0.5))).getFloat(0), 1 / (1 + std::exp(-0.5f)));
   EXPECT_FLOAT_EQ(scalarOf(call1("tir.erf", f(0.3))).getFloat(0), std::erf(0.3f));
   EXPECT_FLOAT_EQ(scalarOf(call1("tir.rsqrt", f(4.0))).getFloat(0), 0.5f);
-  EXPECT_EQ(scalarOf(call1("tir.round", f(2.5))).getFloat(0), 2.0);  // ties to even
+  // round matches the graph-level reference (half away from zero); nearbyint ties to even.
+  EXPECT_EQ(scalarOf(call1("tir.round", f(2.5))).getFloat(0), 3.0);
+  EXPECT_EQ(scalarOf(call1("tir.round", f(-2.5))).getFloat(0), -3.0);
+  EXPECT_EQ(scalarOf(call1("tir.nearbyint", f(2.5))).getFloat(0), 2.0);
   EXPECT_EQ(scalarOf(call1("tir.trunc", f(-2.5))).getFloat(0), -2.0);
   EXPECT_EQ(scalarOf(call(DataType::float32(), "tir.fma", {f(2), f(3), f(4)})).getFloat(0), 10.0);
   EXPECT_EQ(scalarOf(call(DataType::int32(), "tir.shift_right", {c(-16), c(2)})).getInt(0), -4);

@@ -1,0 +1,325 @@
+// build(): optimize + fuse, turn @main into a graph executor description while collecting the
+// distinct primitive functions, lower and compile them, plan memory. The walk over @main is
+// iterative (no recursion whose depth the model controls).
+#include "driver/build.h"
+
+#include <unordered_map>
+
+#include "driver/pipeline.h"
+#include "relay/strategy/strategy.h"
+#include "relay/structural_equal.h"
+#include "relay/type_infer.h"
+#include "relay/visit.h"
+#include "support/check.h"
+#include "support/diagnostic.h"
+#include "tir/transform/lower.h"
+
+namespace tessera::driver {
+
+namespace {
+
+using relay::Expr;
+using relay::ExprKind;
+using relay::Function;
+
+// "nn.conv2d" -> "nn_conv2d"; the kernel name joins the ops in evaluation order, as TVM does
+// (and as `tessera tir` names them).
+std::string kernelBaseName(const Function& fn) {
+  std::string name = "fused";
+  relay::postOrderVisit(fn->body, [&](const Expr& e) {
+    const auto* call = e->as<relay::CallNode>();
+    if (!call) return;
+    if (const auto* op = call->op->as<relay::OpNode>()) {
+      std::string part = op->name;
+      for (char& c : part)
+        if (c == '.') c = '_';
+      name += "_" + part;
+    }
+  });
+  return name;
+}
+
+tir::PrimFunc renamed(const tir::PrimFunc& func, const std::string& name) {
+  auto copy = std::make_shared<tir::PrimFuncNode>(*func);
+  copy->name = name;
+  copy->attrs.set("global_symbol", AttrValue::string(name));
+  return copy;
+}
+
+// The target's default schedule for one kernel. Kernels are correct unscheduled (the TE computes
+// lower to plain loop nests); this is the single place where target schedules plug in.
+tir::PrimFunc scheduleForTarget(const tir::PrimFunc& func, const codegen::Target&) {
+  return func;
+}
+
+// The tensors of a (possibly nested tuple) type, in order. Explicit stack: nesting is input.
+std::vector<const TensorTypeNode*> flattenTensorTypes(const Type& type, const std::string& where) {
+  std::vector<const TensorTypeNode*> out;
+  std::vector<const TypeNode*> stack{type.get()};
+  while (!stack.empty()) {
+    const TypeNode* t = stack.back();
+    stack.pop_back();
+    if (const auto* tensor = t ? t->as<TensorTypeNode>() : nullptr) {
+      out.push_back(tensor);
+    } else if (const auto* tuple = t ? t->as<TupleTypeNode>() : nullptr) {
+      for (auto it = tuple->fields.rbegin(); it != tuple->fields.rend(); ++it)
+        stack.push_back(it->get());
+    } else {
+      throwDiagnostic("build",
+                      "has type " + typeToString(type) +
+                          "; only tensors and tuples of "
+                          "tensors can flow between kernels",
+                      {}, where);
+    }
+  }
+  return out;
+}
+
+// A primitive function wrapping one op call that FuseOps left alone (it does not run at opt
+// level 0), so every op reaches the code generator through the same path.
+Function wrapOpCall(const relay::CallNode& call) {
+  std::vector<relay::Var> params;
+  std::vector<Expr> args;
+  for (size_t i = 0; i < call.args.size(); ++i) {
+    params.push_back(relay::makeVar("p" + std::to_string(i), call.args[i]->type()));
+    args.push_back(params.back());
+  }
+  DictAttrs attrs;
+  attrs.set("Primitive", AttrValue::integer(1));
+  Function fn =
+      relay::makeFunction(params, relay::makeCall(call.op, args, call.attrs), nullptr, attrs);
+  return relay::exprAs<relay::FunctionNode>(relay::inferExprTypes(fn));
+}
+
+// Walks @main in evaluation order, building the description and collecting kernels.
+class GraphBuilder {
+ public:
+  explicit GraphBuilder(const Function& main) : main_(main) {}
+
+  void run() {
+    for (const relay::Var& p : main_->params) {
+      const Type& type = p->checkedType ? p->checkedType : p->typeAnnotation;
+      const auto tensors = flattenTensorTypes(type, "%" + p->nameHint);
+      if (tensors.size() != 1)
+        throwDiagnostic("build", "is a tuple; graph inputs must be tensors", {}, "%" + p->nameHint);
+      const int e = newEntry(tensors[0], "%" + p->nameHint);
+      graph.inputs.push_back({p->nameHint, e});
+      entriesOf_[p.get()] = {e};
+    }
+    for (const Expr& e : evaluationOrder()) visit(e);
+    graph.outputs = entriesOf_.at(main_->body.get());
+  }
+
+  GraphDescription graph;
+  std::map<std::string, NDArray> params;
+  std::vector<tir::PrimFunc> kernels;  // scheduled, not yet lowered
+
+ private:
+  struct Kernel {
+    Function fn;
+    uint64_t hash;
+    std::string name;
+    size_t numInputs;            // flattened tensor parameters before the constants
+    size_t numParams;            // all PrimFunc parameters: inputs, constants, outputs
+    std::vector<int> constants;  // param entries of the lowered function's constants
+  };
+
+  // Children that are evaluated before a node (primitive function bodies are not: they are
+  // kernels, not dataflow).
+  static std::vector<Expr> dataflowChildren(const Expr& e) {
+    switch (e->kind) {
+      case ExprKind::kCall:
+        return exprAs<relay::CallNode>(e)->args;
+      case ExprKind::kTuple:
+        return exprAs<relay::TupleNode>(e)->fields;
+      case ExprKind::kTupleGetItem:
+        return {exprAs<relay::TupleGetItemNode>(e)->tuple};
+      case ExprKind::kLet: {
+        const auto* let = e->as<relay::LetNode>();
+        return {let->value, let->body};
+      }
+      default:
+        return {};
+    }
+  }
+  template <typename T>
+  static std::shared_ptr<const T> exprAs(const Expr& e) {
+    return relay::exprAs<T>(e);
+  }
+
+  std::vector<Expr> evaluationOrder() {
+    std::vector<Expr> order;
+    std::unordered_map<const relay::ExprNode*, bool> seen;
+    std::vector<std::pair<Expr, size_t>> stack{{main_->body, 0}};
+    seen[main_->body.get()] = true;
+    std::vector<std::vector<Expr>> children{dataflowChildren(main_->body)};
+    while (!stack.empty()) {
+      auto& [node, next] = stack.back();
+      if (next < children.back().size()) {
+        Expr child = children.back()[next++];
+        if (seen[child.get()]) continue;
+        seen[child.get()] = true;
+        if (const auto* let = child->as<relay::LetNode>()) letValues_[let->var.get()] = let->value;
+        children.push_back(dataflowChildren(child));
+        stack.emplace_back(child, 0);
+        continue;
+      }
+      order.push_back(node);
+      stack.pop_back();
+      children.pop_back();
+    }
+    return order;
+  }
+
+  int newEntry(const TensorTypeNode* type, const std::string& where) {
+    std::optional<std::vector<int64_t>> dims = staticShape(type->shape);
+    if (!dims)
+      throwDiagnostic("build", "has a non-static shape; compiled graphs need static shapes", {},
+                      where);
+    graph.entries.push_back({*dims, type->dtype, -1});
+    return static_cast<int>(graph.entries.size()) - 1;
+  }
+
+  int newParam(const NDArray& data) {
+    const std::string name = "p" + std::to_string(graph.params.size());
+    const int e = static_cast<int>(graph.entries.size());
+    graph.entries.push_back({data.shape(), data.dtype(), -1});
+    graph.params.push_back({name, e});
+    params[name] = data;
+    return e;
+  }
+
+  void visit(const Expr& e) {
+    std::vector<int>& out = entriesOf_[e.get()];
+    switch (e->kind) {
+      case ExprKind::kVar: {
+        auto it = letValues_.find(static_cast<const relay::VarNode*>(e.get()));
+        TS_CHECK(it != letValues_.end() || entriesOf_.count(e.get())) << "unbound variable";
+        if (it != letValues_.end()) out = entriesOf_.at(it->second.get());
+        return;
+      }
+      case ExprKind::kConstant: {
+        const auto* c = e->as<relay::ConstantNode>();
+        if (!c->hasData())
+          throwDiagnostic("build", "a constant has no data (the text had no metadata section)",
+                          e->span, "@main");
+        out = {newParam(c->data)};
+        return;
+      }
+      case ExprKind::kTuple:
+        for (const Expr& f : exprAs<relay::TupleNode>(e)->fields) append(out, f);
+        return;
+      case ExprKind::kTupleGetItem:
+        return visitTupleGetItem(*e->as<relay::TupleGetItemNode>(), out);
+      case ExprKind::kLet:
+        out = entriesOf_.at(e->as<relay::LetNode>()->body.get());
+        return;
+      case ExprKind::kCall:
+        return visitCall(*e->as<relay::CallNode>(), out);
+      default:
+        throwDiagnostic("build",
+                        exprSummary(e) +
+                            " in @main cannot be compiled to a graph (control flow, "
+                            "closures and references need the VM)",
+                        e->span, "@main");
+    }
+  }
+
+  void append(std::vector<int>& out, const Expr& e) {
+    const std::vector<int>& in = entriesOf_.at(e.get());
+    out.insert(out.end(), in.begin(), in.end());
+  }
+
+  void visitTupleGetItem(const relay::TupleGetItemNode& get, std::vector<int>& out) {
+    const auto* tuple = get.tuple->type()->as<TupleTypeNode>();
+    TS_CHECK(tuple && get.index >= 0 && get.index < static_cast<int>(tuple->fields.size()));
+    size_t offset = 0;
+    for (int i = 0; i < get.index; ++i)
+      offset += flattenTensorTypes(tuple->fields[i], "@main").size();
+    const size_t count = flattenTensorTypes(tuple->fields[get.index], "@main").size();
+    const std::vector<int>& all = entriesOf_.at(get.tuple.get());
+    out.assign(all.begin() + offset, all.begin() + offset + count);
+  }
+
+  void visitCall(const relay::CallNode& call, std::vector<int>& out) {
+    Function fn = relay::exprAs<relay::FunctionNode>(call.op);
+    if (const auto* global = call.op->as<relay::GlobalVarNode>())
+      throwDiagnostic("build",
+                      "@main calls @" + global->name +
+                          "; build compiles @main alone "
+                          "(inline the callee first)",
+                      call.span, "@main");
+    if (call.op->as<relay::OpNode>()) fn = wrapOpCall(call);
+    if (!fn || !fn->attrs.has("Primitive"))
+      throwDiagnostic("build",
+                      "calls " + exprSummary(call.op) +
+                          ", which is not a fused "
+                          "primitive function",
+                      call.span, "@main");
+    Kernel& kernel = kernelFor(fn);
+    KernelCall node{kernel.name, {}, {}};
+    for (const Expr& arg : call.args) append(node.inputs, arg);
+    TS_CHECK(node.inputs.size() == kernel.numInputs)
+        << kernel.name << ": " << node.inputs.size() << " arguments for " << kernel.numInputs;
+    node.inputs.insert(node.inputs.end(), kernel.constants.begin(), kernel.constants.end());
+    for (const TensorTypeNode* t : flattenTensorTypes(call.type(), kernel.name))
+      node.outputs.push_back(newEntry(t, kernel.name));
+    TS_CHECK(node.inputs.size() + node.outputs.size() == kernel.numParams)
+        << kernel.name << ": argument count differs from the lowered function";
+    out = node.outputs;
+    graph.calls.push_back(std::move(node));
+  }
+
+  // Identical primitive functions (FuseOps outlines each group separately) share one kernel.
+  Kernel& kernelFor(const Function& fn) {
+    const uint64_t hash = relay::structuralHash(fn);
+    for (size_t i = 0; i < kernels_.size(); ++i) {
+      if (kernels_[i].hash == hash && relay::structuralEqual(kernels_[i].fn, fn))
+        return kernels_[i];
+    }
+    relay::strategy::LoweredFunction lowered = relay::strategy::lowerPrimitive(fn);
+    std::string name = kernelBaseName(fn);
+    const int n = nameUses_[name]++;
+    if (n > 0) name += "_" + std::to_string(n);
+    Kernel kernel{fn, hash, name, 0, lowered.func->params.size(), {}};
+    for (const relay::Var& p : fn->params)
+      kernel.numInputs += flattenTensorTypes(p->type(), name).size();
+    for (const NDArray& c : lowered.constants) kernel.constants.push_back(newParam(c));
+    kernels.push_back(renamed(lowered.func, name));
+    kernels_.push_back(std::move(kernel));
+    return kernels_.back();
+  }
+
+  const Function& main_;
+  std::unordered_map<const relay::ExprNode*, std::vector<int>> entriesOf_;
+  std::unordered_map<const relay::VarNode*, Expr> letValues_;
+  std::vector<Kernel> kernels_;
+  std::map<std::string, int> nameUses_;
+};
+
+}  // namespace
+
+BuiltModule build(const relay::IRModule& module, const codegen::Target& target,
+                  const std::map<std::string, NDArray>& params, const BuildOptions& options) {
+  relay::PassContext ctx;
+  ctx.optLevel = options.optLevel;
+  const relay::IRModule optimized = optimize(module, ctx, params);
+  GraphBuilder builder(optimized.main());
+  builder.run();
+
+  BuiltModule built;
+  built.graph = std::move(builder.graph);
+  built.params = std::move(builder.params);
+  tir::TirModule kernels;
+  for (const tir::PrimFunc& k : builder.kernels) {
+    tir::PrimFunc lowered = tir::transform::lower(scheduleForTarget(k, target));
+    built.kernels.push_back(lowered);
+    kernels.add(lowered);
+  }
+  // A graph that only forwards inputs or constants has nothing to compile.
+  if (!kernels.empty()) built.lib = codegen::compile(kernels, target);
+  planMemory(built.graph);
+  return built;
+}
+
+}  // namespace tessera::driver

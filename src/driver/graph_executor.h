@@ -1,0 +1,59 @@
+// The graph executor: runs a BuiltModule's kernel calls in order over buffers allocated once
+// from the memory plan. Inputs are copied in (set_input), outputs are read after run().
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "codegen/llvm/abi.h"
+#include "driver/build.h"
+
+namespace tessera::driver {
+
+class GraphExecutor {
+ public:
+  /// Allocates the planned storage and copies the parameters in. Throws DiagnosticError (code
+  /// "graph_executor") when the module lacks a kernel the description calls.
+  explicit GraphExecutor(const BuiltModule& built);
+
+  int numInputs() const { return static_cast<int>(graph_.inputs.size()); }
+  int numOutputs() const { return static_cast<int>(graph_.outputs.size()); }
+  /// The name of input `index` (the @main parameter's name, without '%').
+  const std::string& inputName(int index) const;
+  /// The index of input `name`; throws DiagnosticError (code "graph_input") listing the inputs
+  /// when there is none of that name.
+  int inputIndex(const std::string& name) const;
+  /// The expected shape and dtype of input `index`.
+  const TensorEntry& inputInfo(int index) const;
+  const TensorEntry& outputInfo(int index) const;
+
+  /// Copies `value` into input `name`/`index`. Throws DiagnosticError (code "graph_input",
+  /// context the input's name) when the shape or dtype differs or the index is out of range.
+  void setInput(const std::string& name, const NDArray& value);
+  void setInput(int index, const NDArray& value);
+  /// Runs every kernel call. Throws DiagnosticError (code "graph_run") with the kernel's own
+  /// message when a kernel fails.
+  void run();
+  /// Output `index` of the last run. The array shares the executor's buffer: the next run()
+  /// overwrites it (copy() to keep it). DiagnosticError (code "graph_output") when out of range.
+  NDArray getOutput(int index) const;
+  /// Output by name: "output_<i>", the names `tessera run --output` uses in .npz files.
+  NDArray getOutput(const std::string& name) const;
+  /// The current value of input `index` (shares the executor's buffer).
+  NDArray getInput(int index) const;
+
+ private:
+  struct PreparedCall {
+    codegen::PackedFunction fn;
+    std::string kernel;
+    std::vector<void*> args;  // DLTensor* of every argument, fixed for the executor's lifetime
+  };
+
+  GraphDescription graph_;
+  codegen::CompiledModule lib_;
+  std::vector<NDArray> storage_;
+  std::vector<NDArray> entries_;  // views of storage_ with each entry's shape and dtype
+  std::vector<PreparedCall> calls_;
+};
+
+}  // namespace tessera::driver

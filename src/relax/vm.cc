@@ -1,0 +1,230 @@
+// The VM interpreter loop and its shape binding. Shape expressions in allocations are evaluated
+// with the variables bound at entry; storage becomes tensors through a DLPack view so the tensor
+// shares the storage's memory and keeps it alive.
+#include "relax/vm.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "support/diagnostic.h"
+#include "tir/printer.h"
+
+namespace tessera::relax {
+
+namespace {
+
+using ShapeEnv = std::unordered_map<const tir::VarNode*, int64_t>;
+
+/// Evaluates an int64 shape expression; nullopt when it uses an unbound variable.
+std::optional<int64_t> evalShape(const tir::PrimExpr& e, const ShapeEnv& env) {
+  if (const int64_t* c = tir::asConstInt(e)) return *c;
+  if (const auto* v = e->as<tir::VarNode>()) {
+    auto it = env.find(v);
+    if (it == env.end()) return std::nullopt;
+    return it->second;
+  }
+  if (const auto* cast = e->as<tir::CastNode>()) return evalShape(cast->value, env);
+  const auto* bin = e->as<tir::BinaryNode>();
+  if (!bin) return std::nullopt;
+  auto a = evalShape(bin->a, env);
+  auto b = evalShape(bin->b, env);
+  if (!a || !b) return std::nullopt;
+  switch (bin->op) {
+    case tir::BinaryOp::kAdd:
+      return *a + *b;
+    case tir::BinaryOp::kSub:
+      return *a - *b;
+    case tir::BinaryOp::kMul:
+      return *a * *b;
+    case tir::BinaryOp::kFloorDiv:
+    case tir::BinaryOp::kDiv:
+      if (*b == 0) return std::nullopt;
+      return *a / *b - ((*a % *b != 0) && ((*a < 0) != (*b < 0)) ? 1 : 0);
+    case tir::BinaryOp::kMin:
+      return std::min(*a, *b);
+    case tir::BinaryOp::kMax:
+      return std::max(*a, *b);
+    default:
+      return std::nullopt;
+  }
+}
+
+std::vector<int64_t> concreteShape(const std::vector<tir::PrimExpr>& shape, const ShapeEnv& env,
+                                   const std::string& where) {
+  std::vector<int64_t> out;
+  for (const tir::PrimExpr& d : shape) {
+    auto v = evalShape(d, env);
+    if (!v) throwDiagnostic("vm_shape", where + ": cannot evaluate dimension " + dimString(d));
+    out.push_back(*v);
+  }
+  return out;
+}
+
+/// A tensor sharing `storage`'s memory with another shape and dtype.
+NDArray viewOf(const NDArray& storage, std::vector<int64_t> shape, DataType dtype) {
+  struct Context {
+    DLManagedTensor* base;
+    std::vector<int64_t> shape;
+  };
+  DLManagedTensor* base = storage.toDLPack();
+  auto* ctx = new Context{base, std::move(shape)};
+  auto* view = new DLManagedTensor{};
+  view->dl_tensor = base->dl_tensor;
+  view->dl_tensor.ndim = static_cast<int32_t>(ctx->shape.size());
+  view->dl_tensor.shape = ctx->shape.data();
+  view->dl_tensor.strides = nullptr;
+  view->dl_tensor.dtype = dtype.toDLPack();
+  view->manager_ctx = ctx;
+  view->deleter = [](DLManagedTensor* self) {
+    auto* c = static_cast<Context*>(self->manager_ctx);
+    c->base->deleter(c->base);
+    delete c;
+    delete self;
+  };
+  return NDArray::fromDLPack(view);
+}
+
+[[noreturn]] void inputError(const std::string& func, size_t index, const Var& param,
+                             const NDArray& arg, const std::string& problem) {
+  throwDiagnostic("vm_input", func + ": argument " + std::to_string(index) + " ('" + param->name +
+                                  "', " + sinfoScript(param->sinfo) + ") got " + arg.describe() +
+                                  ": " + problem);
+}
+
+/// Checks the inputs against the parameters' annotations and binds symbolic dimensions. Whole-
+/// dimension variables are bound first so composite dimensions can be checked afterwards.
+ShapeEnv bindInputs(const VMFunction& fn, const std::vector<NDArray>& args) {
+  if (args.size() != fn.params.size())
+    throwDiagnostic("vm_input", fn.name + ": expected " + std::to_string(fn.params.size()) +
+                                    " arguments, got " + std::to_string(args.size()));
+  ShapeEnv env;
+  for (int pass = 0; pass < 2; ++pass)
+    for (size_t i = 0; i < args.size(); ++i) {
+      const Var& p = fn.params[i];
+      const StructInfoNode& s = *p->sinfo;
+      if (!s.isTensor()) continue;
+      const NDArray& a = args[i];
+      if (!a.defined()) inputError(fn.name, i, p, a, "argument is null");
+      if (s.ndim >= 0 && a.ndim() != s.ndim)
+        inputError(fn.name, i, p, a,
+                   "expected rank " + std::to_string(s.ndim) + ", got " + std::to_string(a.ndim()));
+      if (!s.dtype.isVoid() && a.dtype() != s.dtype)
+        inputError(fn.name, i, p, a,
+                   "expected dtype " + s.dtype.name() + ", got " + a.dtype().name());
+      if (!s.shape) continue;
+      for (int d = 0; d < a.ndim(); ++d) {
+        const tir::PrimExpr& want = (*s.shape)[d];
+        int64_t got = a.shape()[d];
+        const auto* v = want->as<tir::VarNode>();
+        if (pass == 0 && v && !env.count(v)) {
+          env[v] = got;
+          continue;
+        }
+        auto value = evalShape(want, env);
+        if (pass == 0 && !value) continue;  // composite of a variable bound later
+        if (!value)
+          inputError(fn.name, i, p, a,
+                     "dimension " + std::to_string(d) + " (" + dimString(want) +
+                         ") cannot be determined from the inputs");
+        if (*value != got)
+          inputError(fn.name, i, p, a,
+                     "dimension " + std::to_string(d) + " must be " + dimString(want) +
+                         (v || !tir::asConstInt(want) ? " = " + std::to_string(*value) : "") +
+                         ", got " + std::to_string(got));
+      }
+    }
+  return env;
+}
+
+std::vector<NDArray> tensorArgs(const std::vector<VMValue>& values, const std::string& callee) {
+  std::vector<NDArray> out;
+  for (const VMValue& v : values) {
+    if (v.isTuple())
+      throwDiagnostic("vm_call", callee + ": expected tensor arguments, got a tuple");
+    out.push_back(v.tensor);
+  }
+  return out;
+}
+
+}  // namespace
+
+VirtualMachine::VirtualMachine(Executable exec) : exec_(std::move(exec)) {
+  const std::vector<std::string>& names = exec_.kernels.functionNames();
+  auto isKernel = [&](const std::string& n) {
+    return std::find(names.begin(), names.end(), n) != names.end();
+  };
+  for (const auto& [fname, fn] : exec_.functions)
+    for (const Instruction& inst : fn.code) {
+      if (inst.op != Opcode::kCallPacked || isKernel(inst.func) || packed_.count(inst.func))
+        continue;
+      const PackedFunc* f = findGlobal(inst.func);
+      if (!f)
+        throwDiagnostic("vm_missing_function",
+                        fname + ": call_dps_packed target '" + inst.func +
+                            "' is neither a compiled PrimFunc nor a registered packed function");
+      packed_[inst.func] = *f;
+    }
+}
+
+VMValue VirtualMachine::invoke(const std::string& func, const std::vector<NDArray>& args) const {
+  auto it = exec_.functions.find(func);
+  if (it == exec_.functions.end())
+    throwDiagnostic("vm_input", "the executable has no function named '" + func + "'");
+  const VMFunction& fn = it->second;
+  ShapeEnv env = bindInputs(fn, args);
+  std::vector<VMValue> regs(fn.numRegisters);
+  for (size_t i = 0; i < args.size(); ++i) regs[i].tensor = args[i];
+  auto load = [&](const Operand& o) -> VMValue {
+    if (o.kind == Operand::Kind::kConstant) return VMValue{exec_.constants.at(o.index), nullptr};
+    return regs.at(o.index);
+  };
+  for (const Instruction& inst : fn.code) {
+    std::vector<VMValue> operands;
+    for (const Operand& o : inst.args) operands.push_back(load(o));
+    switch (inst.op) {
+      case Opcode::kAllocStorage: {
+        std::vector<int64_t> shape = concreteShape(inst.shape, env, fn.name);
+        int64_t bytes = shapeNumel(shape) * inst.dtype.bytes();
+        regs[inst.dst].tensor = NDArray::empty({bytes}, DataType::uint8());
+        break;
+      }
+      case Opcode::kAllocTensor:
+        regs[inst.dst].tensor =
+            viewOf(operands[0].tensor, concreteShape(inst.shape, env, fn.name), inst.dtype);
+        break;
+      case Opcode::kCallKernel:
+        exec_.kernels.call(inst.func, tensorArgs(operands, inst.func));
+        break;
+      case Opcode::kCallPacked: {
+        std::vector<NDArray> tensors = tensorArgs(operands, inst.func);
+        if (auto p = packed_.find(inst.func); p != packed_.end()) {
+          std::vector<PackedValue> packedArgs(tensors.begin(), tensors.end());
+          p->second(packedArgs);
+        } else {
+          exec_.kernels.call(inst.func, tensors);
+        }
+        break;
+      }
+      case Opcode::kMakeTuple:
+        regs[inst.dst] = VMValue{{}, std::make_shared<std::vector<VMValue>>(operands)};
+        break;
+      case Opcode::kTupleGetItem:
+        regs[inst.dst] = operands[0].tuple->at(inst.index);
+        break;
+      case Opcode::kCopy:
+        regs[inst.dst] = operands[0];
+        break;
+      case Opcode::kRet:
+        return operands[0];
+    }
+  }
+  throwDiagnostic("vm_call", fn.name + ": program ended without ret");
+}
+
+NDArray VirtualMachine::run(const std::string& func, const std::vector<NDArray>& args) const {
+  VMValue v = invoke(func, args);
+  if (v.isTuple()) throwDiagnostic("vm_call", func + ": returns a tuple; use invoke()");
+  return v.tensor;
+}
+
+}  // namespace tessera::relax

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Usage: cli_build_test.sh TESSERA_BINARY SOURCE_DIR. `tessera compile` writes a module directory
+# that `tessera run` executes in a fresh process; run compiles by default, --interpreter forces
+# the oracle, --bench times runs; misuse exits 2, bad input exits 1.
+set -u
+tessera="$1"
+src="$2"
+model="$src/tests/data/tir/dense_relu.relay"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+expect() {
+  local want="$1" what="$2"
+  shift 3
+  "$@" >"$work/out" 2>"$work/err"
+  local got=$?
+  if [ "$got" -ne "$want" ]; then
+    echo "FAIL: $what: exit $got, expected $want"
+    sed 's/^/  stderr: /' "$work/err" | head -5
+    failures=$((failures + 1))
+  fi
+}
+contains() {
+  if ! grep -qF -- "$2" "$1"; then
+    echo "FAIL: $3: '$2' not found"
+    sed 's/^/  | /' "$1" | head -8
+    failures=$((failures + 1))
+  fi
+}
+
+expect 0 "compile --help" -- "$tessera" compile --help
+contains "$work/out" "usage: tessera compile" "compile help"
+expect 2 "compile without -o" -- "$tessera" compile "$model"
+expect 1 "compile with a bad target" -- "$tessera" compile "$model" -o "$work/m" --target "cuda"
+contains "$work/err" "error[target]" "target error"
+
+expect 0 "compile" -- "$tessera" compile "$model" -o "$work/m"
+contains "$work/out" "fused_nn_dense_add_nn_relu" "kernel listed"
+contains "$work/out" "memory: planned" "planned memory printed"
+for f in kernels.so graph.json params.npz; do
+  test -s "$work/m/$f" || { echo "FAIL: $f not written"; failures=$((failures + 1)); }
+done
+contains "$work/m/graph.json" '"format": "tessera-graph-1"' "graph.json format"
+
+# The same inputs through the compiled directory (a fresh process), compiling on the fly, and
+# the interpreter; the compiled paths agree bitwise.
+expect 0 "run the directory" -- "$tessera" run "$work/m" --random-inputs 5 --output "$work/a.npy"
+expect 0 "run compiled from source" -- "$tessera" run "$model" --random-inputs 5 --output "$work/b.npy"
+expect 0 "run on the interpreter" -- "$tessera" run "$model" --random-inputs 5 --interpreter --output "$work/c.npy"
+cmp -s "$work/a.npy" "$work/b.npy" || { echo "FAIL: directory and in-process compiled runs differ"; failures=$((failures + 1)); }
+test -s "$work/c.npy" || { echo "FAIL: interpreter output missing"; failures=$((failures + 1)); }
+
+expect 0 "bench" -- "$tessera" run "$work/m" --random-inputs 5 --bench 5
+contains "$work/out" "Tensor[(1, 128), float32]" "bench still prints the result"
+contains "$work/out" "bench (compiled, 5 runs): mean" "bench line"
+contains "$work/out" "median" "bench median"
+expect 0 "bench the interpreter" -- "$tessera" run "$model" --random-inputs 5 --bench 2 --interpreter
+contains "$work/out" "bench (interpreter, 2 runs)" "interpreter bench line"
+expect 2 "bad --bench" -- "$tessera" run "$model" --random-inputs 5 --bench zero
+expect 2 "--interpreter on a directory" -- "$tessera" run "$work/m" --random-inputs 5 --interpreter
+
+# Integer graph: compiled and interpreted outputs are identical.
+cat >"$work/int.relay" <<'RELAY'
+#[version = "0.0.5"]
+def @main(%a: Tensor[(3, 5), int32], %b: Tensor[(3, 5), int32]) {
+  %0 = multiply(%a, %b);
+  %1 = add(%0, %a);
+  %2 = max(%1, axis=[1]);
+  (%1, %2)
+}
+RELAY
+expect 0 "compiled int graph" -- "$tessera" run "$work/int.relay" --random-inputs 3 --output "$work/i1.npz"
+expect 0 "interpreted int graph" -- "$tessera" run "$work/int.relay" --random-inputs 3 --interpreter --output "$work/i2.npz"
+cmp -s "$work/i1.npz" "$work/i2.npz" || { echo "FAIL: integer graph differs between engines"; failures=$((failures + 1)); }
+
+# Errors name the input.
+"$tessera" run "$work/m" --random-inputs 1 --output "$work/y.npy" >/dev/null
+expect 1 "wrong input shape on a directory" -- "$tessera" run "$work/m" --input x="$work/y.npy" --random-inputs 1
+contains "$work/err" "%x" "shape error names the input"
+contains "$work/err" "expected shape (1, 784)" "shape error says what was expected"
+expect 1 "unknown input on a directory" -- "$tessera" run "$work/m" --input q="$work/y.npy" --random-inputs 1
+contains "$work/err" "no parameter named %q" "unknown input named"
+expect 1 "missing inputs on a directory" -- "$tessera" run "$work/m"
+contains "$work/err" "%x: Tensor[(1, 784), float32]" "missing input listed"
+
+# ONNX models compile with --input-shape; an uncompilable module falls back with a note.
+expect 0 "compile onnx" -- "$tessera" compile "$src/tests/data/onnx/mlp.onnx" --input-shape x=2,4 -o "$work/onnx"
+expect 0 "run onnx directory" -- "$tessera" run "$work/onnx" --random-inputs 2
+cat >"$work/if.relay" <<'RELAY'
+#[version = "0.0.5"]
+def @main(%c: bool, %x: Tensor[(2), float32]) {
+  if (%c) { add(%x, %x) } else { %x }
+}
+RELAY
+expect 0 "control flow falls back to the interpreter" -- "$tessera" run "$work/if.relay" --random-inputs 1
+contains "$work/err" "running the reference interpreter" "fallback note"
+expect 1 "control flow does not compile" -- "$tessera" compile "$work/if.relay" -o "$work/if"
+contains "$work/err" "error[build]" "compile error"
+
+if [ "$failures" -ne 0 ]; then
+  echo "cli_build: $failures failure(s)"
+  exit 1
+fi
+echo "cli_build: all checks passed"

@@ -1,0 +1,90 @@
+// Helpers for build() tests: the differential check of a compiled module against the reference
+// interpreter on seeded random inputs, and random data for constants a text file leaves out.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "driver/build.h"
+#include "driver/graph_executor.h"
+#include "relay/interp/interpreter.h"
+#include "relay/module.h"
+#include "relay/text/parser.h"
+#include "relay/type_infer.h"
+#include "relay/visit.h"
+#include "test_util.h"
+
+namespace tessera::driver::test {
+
+/// The interpreter's result flattened to the graph's outputs (tuples in order).
+inline std::vector<NDArray> flatten(const relay::Value& value) {
+  std::vector<NDArray> out;
+  std::vector<const relay::Value*> stack{&value};
+  while (!stack.empty()) {
+    const relay::Value* v = stack.back();
+    stack.pop_back();
+    if (v->isTensor()) {
+      out.push_back(v->tensor());
+      continue;
+    }
+    for (auto it = v->fields().rbegin(); it != v->fields().rend(); ++it) stack.push_back(&*it);
+  }
+  return out;
+}
+
+/// `module` with every constant that has no data (text without a metadata section) given seeded
+/// random data of its declared type, so the interpreter and compiled code can both run it.
+inline relay::IRModule withRandomConstants(const relay::IRModule& module, uint64_t seed) {
+  relay::IRModule out;
+  for (const auto& [name, fn] : module.functions()) {
+    relay::Expr rewritten = relay::rewriteBottomUp(
+        fn, [&](const relay::Expr& node, const std::vector<relay::Expr>& children) {
+          const auto* c = node->as<relay::ConstantNode>();
+          if (!c || c->hasData()) return relay::withChildren(node, children);
+          const auto* t = c->declaredType->as<TensorTypeNode>();
+          const std::vector<int64_t> shape = *staticShape(t->shape);
+          return relay::Expr(relay::makeConstant(
+              tessera::test::randomTensor(shape, t->dtype, seed++, -1, 1), c->span));
+        });
+    out.add(name, relay::exprAs<relay::FunctionNode>(rewritten));
+  }
+  return relay::inferTypes(out);
+}
+
+/// Builds `module` for the host, runs it with the graph executor and the original module with
+/// the interpreter on the same seeded inputs, and compares every output (exact for integers).
+inline ::testing::AssertionResult matchesInterpreter(const relay::IRModule& module, uint64_t seed,
+                                                     double rtol = 1e-4, double atol = 1e-5,
+                                                     int optLevel = 3) {
+  BuildOptions options;
+  options.optLevel = optLevel;
+  const BuiltModule built = build(module, codegen::Target::host(), {}, options);
+  const std::vector<relay::Value> inputs = tessera::test::randomInputs(module, seed);
+  const std::vector<NDArray> expected = flatten(relay::Interpreter(module).run(inputs));
+
+  GraphExecutor executor(built);
+  const relay::Function& main = module.main();
+  if (executor.numInputs() != static_cast<int>(main->params.size()))
+    return ::testing::AssertionFailure() << "executor has " << executor.numInputs() << " inputs";
+  for (size_t i = 0; i < inputs.size(); ++i)
+    executor.setInput(main->params[i]->nameHint, inputs[i].tensor());
+  executor.run();
+  if (executor.numOutputs() != static_cast<int>(expected.size()))
+    return ::testing::AssertionFailure()
+           << executor.numOutputs() << " outputs, expected " << expected.size();
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const bool exact = !expected[i].dtype().isFloat();
+    auto r = tessera::test::allClose(executor.getOutput(static_cast<int>(i)), expected[i],
+                                     exact ? 0 : rtol, exact ? 0 : atol);
+    if (!r) return ::testing::AssertionFailure() << "output " << i << ": " << r.message();
+  }
+  return ::testing::AssertionSuccess();
+}
+
+inline relay::IRModule parse(const std::string& text) {
+  return relay::inferTypes(relay::parseModule(text, "<test>"));
+}
+
+}  // namespace tessera::driver::test
