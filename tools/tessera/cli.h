@@ -64,6 +64,8 @@ int cmdOpt(Args& args);
 int cmdImport(Args& args);
 int cmdTir(Args& args);
 int cmdCompile(Args& args);
+int cmdClassify(Args& args);
+int cmdEval(Args& args);
 
 extern const char* const kPrintUsage;
 extern const char* const kRunUsage;
@@ -73,5 +75,7 @@ extern const char* const kOptUsage;
 extern const char* const kImportUsage;
 extern const char* const kTirUsage;
 extern const char* const kCompileUsage;
+extern const char* const kClassifyUsage;
+extern const char* const kEvalUsage;
 
 }  // namespace tessera::cli

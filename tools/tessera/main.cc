@@ -18,6 +18,8 @@ const char* const kMainUsage =
     "  opt FILE        optimize a module with graph passes and print it\n"
     "  compile FILE    compile a module to kernels + graph executor description (-o OUT_DIR)\n"
     "  run FILE        run a module's @main on .npy inputs (compiled, or --interpreter)\n"
+    "  classify MODEL  compile an image classifier and classify sample images (the main job)\n"
+    "  eval MODEL      accuracy of an image classifier on the FashionMNIST test set\n"
     "  tir FILE        print a module's kernels as TensorIR (scheduled by a trace, lowered)\n"
     "  demo            build seed 003's conv+batch_norm+relu block, print it and run it\n"
     "  vta sim|disasm  run a VTA program on the functional simulator, or disassemble it\n"
@@ -36,6 +38,8 @@ const Command kCommands[] = {
     {"print", tessera::cli::cmdPrint, &tessera::cli::kPrintUsage},
     {"opt", tessera::cli::cmdOpt, &tessera::cli::kOptUsage},
     {"compile", tessera::cli::cmdCompile, &tessera::cli::kCompileUsage},
+    {"classify", tessera::cli::cmdClassify, &tessera::cli::kClassifyUsage},
+    {"eval", tessera::cli::cmdEval, &tessera::cli::kEvalUsage},
     {"run", tessera::cli::cmdRun, &tessera::cli::kRunUsage},
     {"tir", tessera::cli::cmdTir, &tessera::cli::kTirUsage},
     {"demo", tessera::cli::cmdDemo, &tessera::cli::kDemoUsage},
