@@ -126,7 +126,8 @@ Expr simplifyExpr(const Expr& e, std::ostream* trace) {
   return rewriteBottomUp(e, [&](const Expr& node, const std::vector<Expr>& kids) {
     Expr rebuilt = withChildren(node, kids);
     const auto* orig = node->as<CallNode>();
-    if (!orig) return rebuilt;
+    // Every rule rewrites a call of its first argument; nullary calls (zeros, ones) have none.
+    if (!orig || orig->args.empty()) return rebuilt;
     for (const Rule& rule : rules()) {
       Expr result = rule.apply(node, *orig, *rebuilt->as<CallNode>());
       if (!result) continue;

@@ -21,6 +21,11 @@ TEST_P(OpDiffTest, LoweredMatchesInterpreter) {
   EXPECT_TRUE(matchesInterpreter(GetParam()));
 }
 
+// The same cases compiled to x86 code (schedules, lowering, LLVM) and run by the graph executor.
+TEST_P(OpDiffTest, CompiledMatchesInterpreter) {
+  EXPECT_TRUE(compiledMatchesInterpreter(GetParam()));
+}
+
 std::string caseName(const ::testing::TestParamInfo<OpCase>& info) {
   return info.param.name;
 }

@@ -3,6 +3,9 @@
 
 #include <unordered_map>
 
+#include "codegen/llvm/target.h"
+#include "driver/build.h"
+#include "driver/graph_executor.h"
 #include "relay/interp/interpreter.h"
 #include "relay/op/op_common.h"
 #include "relay/op_registry.h"
@@ -123,6 +126,31 @@ std::vector<Value> rangedInputs(const relay::IRModule& m, uint64_t seed, double 
     Value got = runLowered(fused, inputs);
     ::testing::AssertionResult r = valuesClose(got, expect, c.rtol, c.atol);
     if (!r) return r << " (seed " << seed << ")";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+::testing::AssertionResult compiledMatchesInterpreter(const OpCase& c) {
+  const relay::IRModule m = relay::inferTypes(relay::parseModule(c.text));
+  const driver::BuiltModule built = driver::build(m, codegen::Target::host());
+  driver::GraphExecutor executor(built);
+  relay::Interpreter interp(m);
+  for (uint64_t seed : {1u, 2u}) {
+    std::vector<Value> inputs = rangedInputs(m, seed, c.lo, c.hi);
+    Value expect = interp.run(inputs);
+    for (size_t i = 0; i < inputs.size(); ++i)
+      executor.setInput(static_cast<int>(i), inputs[i].tensor());
+    executor.run();
+    std::vector<NDArray> expected;
+    flatten(expect, expected);
+    if (static_cast<size_t>(executor.numOutputs()) != expected.size())
+      return ::testing::AssertionFailure()
+             << executor.numOutputs() << " compiled outputs, " << expected.size() << " expected";
+    for (size_t i = 0; i < expected.size(); ++i) {
+      ::testing::AssertionResult r = valuesClose(Value(executor.getOutput(static_cast<int>(i))),
+                                                 Value(expected[i]), c.rtol, c.atol);
+      if (!r) return r << " (output " << i << ", seed " << seed << ")";
+    }
   }
   return ::testing::AssertionSuccess();
 }

@@ -40,6 +40,10 @@ std::vector<relay::Value> rangedInputs(const relay::IRModule& m, uint64_t seed, 
 /// Interpreter on the module vs the lowered path after FuseOps, on two seeds.
 ::testing::AssertionResult matchesInterpreter(const OpCase& c);
 
+/// Interpreter vs compiled code: the module is built with driver::build (optimization, FuseOps,
+/// default x86 schedules, lowering, LLVM) and run by the graph executor, on two seeds.
+::testing::AssertionResult compiledMatchesInterpreter(const OpCase& c);
+
 /// The op names a case's module calls (for the catalogue-coverage test).
 std::vector<std::string> opsCalled(const std::string& text);
 
