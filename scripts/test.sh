@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's second command: installs dependencies, builds, and runs the whole default test suite:
 # the fast CTest labels in a release build, the same suite under ASan+UBSan, the source checks
-# (layering, file sizes), and the fuzz targets for a fixed number of iterations.
+# (layering, file sizes), the fuzz targets for a fixed number of iterations, and the real models
+# (tests/models/: PyTorch-exported ONNX models compiled and compared with PyTorch, label `models`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install_deps.sh
@@ -21,3 +22,8 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 
 echo "== fuzz targets (fixed iteration count)"
 bash scripts/fuzz.sh 20000
+
+echo "== real models (label models): ResNet-18/50, MobileNetV2, transformer vs PyTorch"
+bash scripts/install_model_deps.sh
+/usr/bin/python3 tests/models/make_models.py
+ctest --test-dir build/release -L models --output-on-failure
