@@ -1,0 +1,333 @@
+#!/usr/bin/python3
+"""Peer benchmark: Tessera against PyTorch eager, TorchScript and ONNX Runtime on real models.
+
+For each model of tests/models/make_models.py (batch 1) and each thread count, the engines run
+interleaved: after a warm-up, the runs are taken in blocks of BLOCK runs, round-robin across the
+engines (the engine that starts a block rotates), so a slow drift of the machine (another process,
+frequency) affects every engine alike. Each engine reports the wall time of single inferences:
+  * tessera: `tessera run DIR --input ... --bench 3` in a fresh process per block (its
+    time_evaluator does one untimed warm-up call first); with 3 runs the printed min, median and
+    max are exactly the three samples. TESSERA_NUM_THREADS sets the threads.
+  * eager, torchscript: torch_worker.py (nn.Module under no_grad; trace + freeze), one process
+    per model, torch.set_num_threads; PyTorch's BLAS is OpenBLAS (pthread) via LD_LIBRARY_PATH.
+  * ort: ort_worker.js, onnxruntime-node on the same .onnx file, intraOpNumThreads.
+Every engine's output is first checked against PyTorch's reference (max abs diff in the report).
+Tessera's compile time is the wall time of one `tessera compile` per model.
+
+Writes bench/results/YYYY-MM-DD-peers.md (min / median / p90 per engine, Tessera's ratio to each
+peer, compile times, the machine and the command). See bench/peers/README.md.
+Usage: /usr/bin/python3 bench/peers/run_peers.py [--models a,b] [--threads 1,2] [--runs 30] ...
+"""
+import argparse
+import datetime
+import glob
+import json
+import os
+import pathlib
+import platform
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+PEERS = ROOT / "bench" / "peers"
+MAKE_MODELS = ROOT / "tests" / "models" / "make_models.py"
+PYTHON = "/usr/bin/python3"  # Debian's, with torch
+ENGINES = ["tessera", "eager", "torchscript", "ort"]
+TITLES = {"tessera": "Tessera", "eager": "PyTorch eager", "torchscript": "TorchScript",
+          "ort": "ONNX Runtime"}
+TESSERA_BLOCK = 3  # runs per `tessera run --bench` call: min, median, max are then every sample
+
+
+class Worker:
+    """A peer engine in a child process speaking one JSON request/reply per line."""
+
+    def __init__(self, argv, env=None):
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     text=True, env=env)
+
+    def ask(self, **request):
+        self.proc.stdin.write(json.dumps(request) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"{self.proc.args[:3]} exited with {self.proc.wait()}")
+        reply = json.loads(line)
+        if "error" in reply:
+            raise RuntimeError(f"{self.proc.args[:3]}: {reply['error']}")
+        return reply
+
+    def setThreads(self, n):
+        self.ask(cmd="threads", n=n)
+
+    def run(self, k):
+        return self.ask(cmd="run", k=k)["ms"]
+
+    def check(self):
+        return self.ask(cmd="check")["max_abs_diff"]
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+class Tessera:
+    """Tessera through its CLI: one `tessera run DIR --bench 3` process per block of runs."""
+
+    UNITS = {"s": 1e3, "ms": 1.0, "us": 1e-3}
+
+    def __init__(self, binary, compiled, inputName, inputFile, refFile):
+        self.base = [binary, "run", str(compiled), "--input", f"{inputName}={inputFile}"]
+        self.refFile = refFile
+        self.threads = 1
+
+    def setThreads(self, n):
+        self.threads = n
+
+    def call(self, extra):
+        env = dict(os.environ, TESSERA_NUM_THREADS=str(self.threads))
+        proc = subprocess.run(self.base + extra, env=env, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"tessera run failed ({proc.returncode}): {proc.stderr.strip()}")
+        return proc.stdout
+
+    def run(self, k):
+        samples = []
+        while len(samples) < k:
+            out = self.call(["--bench", str(TESSERA_BLOCK)])
+            stats = dict(re.findall(r"(min|median|max) ([0-9.]+ (?:s|ms|us))", out))
+            ms = {key: float(v.split()[0]) * self.UNITS[v.split()[1]] for key, v in stats.items()}
+            samples += [ms["min"], ms["median"], ms["max"]]
+        return samples[:k]
+
+    def check(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            self.call(["--output", f"{tmp}/out.npy"])
+            out = np.load(f"{tmp}/out.npy")
+        return float(np.abs(out - np.load(self.refFile)).max())
+
+    def close(self):
+        pass
+
+
+def openblasDir():
+    hits = sorted(glob.glob("/usr/lib/*/openblas-pthread/libblas.so.3"))
+    return str(pathlib.Path(hits[0]).parent) if hits else None
+
+
+def compileModel(binary, onnx, outDir):
+    start = time.perf_counter()
+    proc = subprocess.run([binary, "compile", str(onnx), "-o", str(outDir)], capture_output=True,
+                          text=True)
+    seconds = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise RuntimeError(f"tessera compile {onnx.name} failed: {proc.stderr.strip()}")
+    kernels = re.search(r"^(\d+) kernels", proc.stdout, re.M)
+    return seconds, int(kernels.group(1)) if kernels else None
+
+
+def stats(ms):
+    a = np.asarray(ms)
+    return {"min": float(a.min()), "median": float(np.median(a)),
+            "p90": float(np.percentile(a, 90)), "n": len(ms)}
+
+
+def benchModel(name, inputName, args, engines, compiled, torchEnv, log):
+    """Returns {threads: {engine: stats}} and {engine: max abs diff} for one model."""
+    cache = args.cache
+    workers = {}
+    for engine in engines:
+        if engine == "tessera":
+            workers[engine] = Tessera(args.tessera, compiled, inputName,
+                                      cache / f"{name}.input.npy", cache / f"{name}.ref.npy")
+        elif engine == "ort":
+            workers[engine] = Worker(["node", str(PEERS / "ort_worker.js"), name, inputName,
+                                      str(cache)])
+        else:
+            workers[engine] = Worker([PYTHON, str(PEERS / "torch_worker.py"), engine, name,
+                                      str(cache)], env=torchEnv)
+    results, diffs, loads = {}, {}, {}
+    try:
+        for threads in args.threads:
+            loads[threads] = os.getloadavg()[0]
+            samples = {e: [] for e in engines}
+            for engine in engines:
+                workers[engine].setThreads(threads)
+                if engine not in diffs:
+                    diffs[engine] = workers[engine].check()
+                if engine != "tessera":  # a tessera call warms up itself
+                    workers[engine].run(args.warmup)
+            blocks = -(-args.runs // args.block)
+            for b in range(blocks):
+                order = engines[b % len(engines):] + engines[:b % len(engines)]
+                for engine in order:
+                    samples[engine] += workers[engine].run(args.block)
+            results[threads] = {e: stats(samples[e]) for e in engines}
+            log(f"{name}, {threads} thread(s): " + ", ".join(
+                f"{e} {results[threads][e]['median']:.2f} ms" for e in engines))
+    finally:
+        for w in workers.values():
+            w.close()
+    return results, diffs, loads
+
+
+def machine():
+    cpu = "unknown CPU"
+    for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    memKb = int(re.search(r"MemTotal:\s+(\d+)", pathlib.Path("/proc/meminfo").read_text())[1])
+    return f"{cpu}, {os.cpu_count()} logical CPUs, {memKb / 2**20:.0f} GiB RAM, " \
+           f"Linux {platform.release()}"
+
+
+def tesseraVersion():
+    def git(*a):
+        return subprocess.run(["git", "-C", str(ROOT), *a], capture_output=True,
+                              text=True).stdout.strip()
+    dirty = git("status", "--porcelain", "--untracked-files=no")
+    return git("rev-parse", "--short", "HEAD") + (" + uncommitted changes" if dirty else "")
+
+
+def fmt(ms):
+    return f"{ms:.1f}" if ms >= 10 else f"{ms:.2f}"
+
+
+def report(args, engines, models, compileInfo, results, diffs, loads, info, command):
+    peers = [e for e in engines if e != "tessera"]
+    today = datetime.date.today().isoformat()
+    lines = [f"# Peer benchmark: Tessera vs PyTorch, TorchScript, ONNX Runtime — {today}", "",
+             f"Machine: {machine()}. Load average (1 min) at the start of each model's runs is in "
+             "the last table; the machine may be shared with builds.", "",
+             f"Software: Tessera {tesseraVersion()} (release build); {info}.", "",
+             "Command:", "", "```", command, "```", "",
+             f"Method: batch 1, float32, random weights (`tests/models/make_models.py`). Per model "
+             f"and thread count, each engine is checked against PyTorch's reference output, warmed "
+             f"up ({args.warmup} runs; a Tessera process warms up itself), then timed over "
+             f"{args.runs} single inferences taken in blocks of {args.block}, round-robin across "
+             f"the engines. Times are wall milliseconds per inference: min / median / p90 "
+             f"(numpy's linear-interpolated 90th percentile). Tessera: `tessera run DIR --bench "
+             f"{TESSERA_BLOCK}` per block with TESSERA_NUM_THREADS; PyTorch and TorchScript: "
+             f"torch.set_num_threads; ONNX Runtime: intraOpNumThreads (1 inter-op thread).", ""]
+    if "tessera" in engines:
+        lines += ["## Tessera compile time", "", "| model | `tessera compile` (s) | kernels |",
+                  "|---|---:|---:|"]
+        lines += [f"| {m} | {compileInfo[m][0]:.2f} | {compileInfo[m][1]} |" for m in models]
+        lines += [""]
+    for threads in args.threads:
+        lines += [f"## {threads} thread{'s' if threads > 1 else ''}: latency (ms, min / median / "
+                  f"p90)", "", "| model | " + " | ".join(TITLES[e] for e in engines) + " |",
+                  "|---|" + "---:|" * len(engines)]
+        for m in models:
+            r = results[m][threads]
+            lines.append(f"| {m} | " + " | ".join(
+                f"{fmt(r[e]['min'])} / {fmt(r[e]['median'])} / {fmt(r[e]['p90'])}"
+                for e in engines) + " |")
+        if "tessera" in engines and peers:
+            lines += ["", f"Tessera's median time divided by the peer's (above 1: Tessera is "
+                      f"slower), {threads} thread{'s' if threads > 1 else ''}:", "",
+                      "| model | " + " | ".join(f"Tessera / {TITLES[e]}" for e in peers) + " |",
+                      "|---|" + "---:|" * len(peers)]
+            for m in models:
+                r = results[m][threads]
+                lines.append(f"| {m} | " + " | ".join(
+                    f"{r['tessera']['median'] / r[e]['median']:.2f}" for e in peers) + " |")
+        lines += [""]
+    lines += ["## Output check and load", "",
+              "Max abs diff of each engine's output from PyTorch's reference (`NAME.ref.npy`, "
+              "eager PyTorch with one thread), and the 1-minute load average when each thread "
+              "count started.", "",
+              "| model | " + " | ".join(TITLES[e] for e in engines) + " | load |",
+              "|---|" + "---:|" * (len(engines) + 1)]
+    for m in models:
+        load = ", ".join(f"{t}t: {loads[m][t]:.2f}" for t in args.threads)
+        lines.append(f"| {m} | " + " | ".join(f"{diffs[m][e]:.2g}" for e in engines) +
+                     f" | {load} |")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    listing = subprocess.run([PYTHON, str(MAKE_MODELS), "--list"], capture_output=True,
+                             text=True, check=True).stdout.split("\n")
+    known = dict(line.split() for line in listing if line.strip())
+    parser.add_argument("--models", default=",".join(known),
+                        help=f"comma-separated subset of {','.join(known)} (default: all)")
+    parser.add_argument("--engines", default=",".join(ENGINES),
+                        help=f"comma-separated subset of {','.join(ENGINES)}")
+    parser.add_argument("--threads", default="1,2", help="thread counts (default 1,2)")
+    parser.add_argument("--runs", type=int, default=30, help="timed runs per engine (default 30)")
+    parser.add_argument("--warmup", type=int, default=5, help="warm-up runs (default 5)")
+    parser.add_argument("--block", type=int, default=TESSERA_BLOCK,
+                        help=f"runs per round-robin block (default {TESSERA_BLOCK})")
+    parser.add_argument("--tessera", default=str(ROOT / "build/release/tools/tessera/tessera"))
+    parser.add_argument("--cache", default=os.environ.get(
+        "TESSERA_MODEL_CACHE", str(pathlib.Path.home() / ".cache" / "tessera-models")))
+    parser.add_argument("--out", help="report file (default bench/results/YYYY-MM-DD-peers.md)")
+    args = parser.parse_args()
+    models = args.models.split(",")
+    engines = args.engines.split(",")
+    args.threads = [int(t) for t in args.threads.split(",")]
+    args.cache = pathlib.Path(args.cache)
+    for m in models:
+        if m not in known:
+            parser.error(f"unknown model {m!r}; known: {', '.join(known)}")
+    for e in engines:
+        if e not in ENGINES:
+            parser.error(f"unknown engine {e!r}; known: {', '.join(ENGINES)}")
+    command = shlex.join([PYTHON, os.path.relpath(__file__, ROOT)] + sys.argv[1:])
+    out = pathlib.Path(args.out) if args.out else \
+        ROOT / "bench" / "results" / f"{datetime.date.today().isoformat()}-peers.md"
+
+    def log(text):
+        print(f"run_peers: {text}", file=sys.stderr, flush=True)
+
+    subprocess.run([PYTHON, str(MAKE_MODELS), "--out", str(args.cache)] + models, check=True)
+    blas = openblasDir()
+    torchEnv = dict(os.environ)
+    if blas:
+        torchEnv["LD_LIBRARY_PATH"] = blas + (":" + os.environ["LD_LIBRARY_PATH"]
+                                              if os.environ.get("LD_LIBRARY_PATH") else "")
+    probe = Worker([PYTHON, str(PEERS / "torch_worker.py"), "eager", models[0], str(args.cache)],
+                   env=torchEnv)
+    torchInfo = probe.ask(cmd="info")
+    probe.close()
+    ortInfo = Worker(["node", str(PEERS / "ort_worker.js"), models[0], known[models[0]],
+                      str(args.cache)])
+    ortVersions = ortInfo.ask(cmd="info")
+    ortInfo.close()
+    blasText = ", ".join(torchInfo["blas"]) or "no BLAS library mapped"
+    info = (f"PyTorch {torchInfo['torch']} (Debian), BLAS: {blasText} "
+            f"(LD_LIBRARY_PATH={blas}); ONNX Runtime {ortVersions['onnxruntime']} "
+            f"(onnxruntime-node, CPU) on Node {ortVersions['node']}")
+    log(info)
+
+    compileInfo, results, diffs, loads = {}, {}, {}, {}
+    with tempfile.TemporaryDirectory(prefix="tessera-peers-") as tmp:
+        # A snapshot of the binary, so that a rebuild during the run cannot change or remove it.
+        if "tessera" in engines:
+            args.tessera = shutil.copy2(args.tessera, pathlib.Path(tmp) / "tessera")
+        for m in models:
+            compiled = pathlib.Path(tmp) / m
+            if "tessera" in engines:
+                compileInfo[m] = compileModel(args.tessera, args.cache / f"{m}.onnx", compiled)
+                log(f"{m}: tessera compile {compileInfo[m][0]:.2f} s")
+            results[m], diffs[m], loads[m] = benchModel(m, known[m], args, engines, compiled,
+                                                        torchEnv, log)
+    text = report(args, engines, models, compileInfo, results, diffs, loads, info, command)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
+    print(text)
+    log(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
