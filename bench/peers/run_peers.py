@@ -248,8 +248,9 @@ def report(args, engines, models, compileInfo, results, diffs, loads, info, comm
               "|---|" + "---:|" * (len(engines) + 1)]
     for m in models:
         load = ", ".join(f"{t}t: {loads[m][t]:.2f}" for t in args.threads)
-        lines.append(f"| {m} | " + " | ".join(f"{diffs[m][e]:.2g}" for e in engines) +
-                     f" | {load} |")
+        lines.append(f"| {m} | " + " | ".join(
+            "shape differs" if diffs[m][e] is None else f"{diffs[m][e]:.2g}" for e in engines) +
+            f" | {load} |")
     return "\n".join(lines) + "\n"
 
 
