@@ -116,6 +116,43 @@ class Tessera:
         pass
 
 
+class CpuMeter:
+    """CPU time used by other processes than this one and its waited-for children, as the
+    machine-wide busy time of /proc/stat minus our own (os.times)."""
+
+    def __init__(self):
+        self.start = self.sample()
+
+    @staticmethod
+    def sample():
+        fields = [int(v) for v in pathlib.Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+        busy = (sum(fields[:3]) + fields[5] + fields[6]) / os.sysconf("SC_CLK_TCK")
+        t = os.times()
+        return time.monotonic(), busy, t.user + t.system + t.children_user + t.children_system
+
+    def otherCores(self):
+        """Average number of cores other processes kept busy since construction."""
+        wall0, busy0, own0 = self.start
+        wall, busy, own = self.sample()
+        return max(0.0, (busy - busy0) - (own - own0)) / max(wall - wall0, 1e-3)
+
+
+def waitIdle(limit, log):
+    """Waits up to `limit` seconds for a 3-second window in which other processes use less than
+    0.2 cores; returns False when the machine stayed busy."""
+    deadline = time.monotonic() + limit
+    while True:
+        meter = CpuMeter()
+        time.sleep(3)
+        cores = meter.otherCores()
+        if cores < 0.2:
+            return True
+        if time.monotonic() > deadline:
+            log(f"machine still busy ({cores:.2f} cores used by other processes); going on")
+            return False
+        log(f"waiting for an idle machine ({cores:.2f} cores used by other processes)")
+
+
 def openblasDir():
     hits = sorted(glob.glob("/usr/lib/*/openblas-pthread/libblas.so.3"))
     return str(pathlib.Path(hits[0]).parent) if hits else None
@@ -139,8 +176,10 @@ def stats(ms):
 
 
 def benchModel(name, inputName, args, engines, compiled, torchEnv, log):
-    """Returns {threads: {engine: stats}} and {engine: max abs diff} for one model."""
+    """Returns {threads: {engine: stats}}, {engine: max abs diff} and the average number of
+    cores that other processes used meanwhile, for one model."""
     cache = args.cache
+    meter = CpuMeter()
     workers = {}
     for engine in engines:
         if engine == "tessera":
@@ -152,10 +191,9 @@ def benchModel(name, inputName, args, engines, compiled, torchEnv, log):
         else:
             workers[engine] = Worker([PYTHON, str(PEERS / "torch_worker.py"), engine, name,
                                       str(cache)], env=torchEnv)
-    results, diffs, loads = {}, {}, {}
+    results, diffs = {}, {}
     try:
         for threads in args.threads:
-            loads[threads] = os.getloadavg()[0]
             samples = {e: [] for e in engines}
             for engine in engines:
                 workers[engine].setThreads(threads)
@@ -174,7 +212,7 @@ def benchModel(name, inputName, args, engines, compiled, torchEnv, log):
     finally:
         for w in workers.values():
             w.close()
-    return results, diffs, loads
+    return results, diffs, meter.otherCores()
 
 
 def machine():
@@ -204,8 +242,8 @@ def report(args, engines, models, compileInfo, results, diffs, loads, info, comm
     peers = [e for e in engines if e != "tessera"]
     today = datetime.date.today().isoformat()
     lines = [f"# Peer benchmark: Tessera vs PyTorch, TorchScript, ONNX Runtime — {today}", "",
-             f"Machine: {machine()}. Load average (1 min) at the start of each model's runs is in "
-             "the last table; the machine may be shared with builds.", "",
+             f"Machine: {machine()}. The machine may be shared: the last table gives the CPU "
+             "other processes used during each model's runs.", "",
              f"Software: Tessera {tesseraVersion()} (release build); {info}.", "",
              "Command:", "", "```", command, "```", "",
              f"Method: batch 1, float32, random weights (`tests/models/make_models.py`). Per model "
@@ -240,14 +278,15 @@ def report(args, engines, models, compileInfo, results, diffs, loads, info, comm
                 lines.append(f"| {m} | " + " | ".join(
                     f"{r['tessera']['median'] / r[e]['median']:.2f}" for e in peers) + " |")
         lines += [""]
-    lines += ["## Output check and load", "",
+    lines += ["## Output check and other load", "",
               "Max abs diff of each engine's output from PyTorch's reference (`NAME.ref.npy`, "
-              "eager PyTorch with one thread), and the 1-minute load average when each thread "
-              "count started.", "",
-              "| model | " + " | ".join(TITLES[e] for e in engines) + " | load |",
+              "eager PyTorch with one thread), and the average number of cores that other "
+              "processes kept busy while the model ran (/proc/stat less the benchmark's own CPU "
+              "time; 2 threads on a 2-core machine suffer from any).", "",
+              "| model | " + " | ".join(TITLES[e] for e in engines) + " | other load (cores) |",
               "|---|" + "---:|" * (len(engines) + 1)]
     for m in models:
-        load = ", ".join(f"{t}t: {loads[m][t]:.2f}" for t in args.threads)
+        load = f"{loads[m]:.2f}"
         lines.append(f"| {m} | " + " | ".join(
             "shape differs" if diffs[m][e] is None else f"{diffs[m][e]:.2g}" for e in engines) +
             f" | {load} |")
@@ -271,6 +310,9 @@ def main():
     parser.add_argument("--tessera", default=str(ROOT / "build/release/tools/tessera/tessera"))
     parser.add_argument("--cache", default=os.environ.get(
         "TESSERA_MODEL_CACHE", str(pathlib.Path.home() / ".cache" / "tessera-models")))
+    parser.add_argument("--wait-idle", type=float, default=300, metavar="SECONDS",
+                        help="before each model, wait up to this long for other processes to "
+                        "use less than 0.2 cores (default 300; 0: don't wait)")
     parser.add_argument("--out", help="report file (default bench/results/YYYY-MM-DD-peers.md)")
     args = parser.parse_args()
     models = args.models.split(",")
@@ -317,11 +359,14 @@ def main():
             args.tessera = shutil.copy2(args.tessera, pathlib.Path(tmp) / "tessera")
         for m in models:
             compiled = pathlib.Path(tmp) / m
+            if args.wait_idle > 0:
+                waitIdle(args.wait_idle, log)
             if "tessera" in engines:
                 compileInfo[m] = compileModel(args.tessera, args.cache / f"{m}.onnx", compiled)
                 log(f"{m}: tessera compile {compileInfo[m][0]:.2f} s")
             results[m], diffs[m], loads[m] = benchModel(m, known[m], args, engines, compiled,
                                                         torchEnv, log)
+            log(f"{m}: other processes used {loads[m]:.2f} cores meanwhile")
     text = report(args, engines, models, compileInfo, results, diffs, loads, info, command)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
