@@ -4,7 +4,9 @@
 For each model of tests/models/make_models.py (batch 1) and each thread count, the engines run
 interleaved: after a warm-up, the runs are taken in blocks of BLOCK runs, round-robin across the
 engines (the engine that starts a block rotates), so a slow drift of the machine (another process,
-frequency) affects every engine alike. Each engine reports the wall time of single inferences:
+frequency) affects every engine alike. A short pause after each block lets the idle threads of the
+engine just run (ONNX Runtime's and OpenMP's spin-wait) park before the next engine starts. Each
+engine reports the wall time of single inferences:
   * tessera: `tessera run DIR --input ... --bench 3` in a fresh process per block (its
     time_evaluator does one untimed warm-up call first); with 3 runs the printed min, median and
     max are exactly the three samples. TESSERA_NUM_THREADS sets the threads.
@@ -206,6 +208,9 @@ def benchModel(name, inputName, args, engines, compiled, torchEnv, log):
                 order = engines[b % len(engines):] + engines[:b % len(engines)]
                 for engine in order:
                     samples[engine] += workers[engine].run(args.block)
+                    # Idle worker threads of the engine just run may spin for a while (ONNX
+                    # Runtime's, OpenMP's); let them park before the next engine starts.
+                    time.sleep(args.settle / 1e3)
             results[threads] = {e: stats(samples[e]) for e in engines}
             log(f"{name}, {threads} thread(s): " + ", ".join(
                 f"{e} {results[threads][e]['median']:.2f} ms" for e in engines))
@@ -250,7 +255,9 @@ def report(args, engines, models, compileInfo, results, diffs, loads, info, comm
              f"and thread count, each engine is checked against PyTorch's reference output, warmed "
              f"up ({args.warmup} runs; a Tessera process warms up itself), then timed over "
              f"{args.runs} single inferences taken in blocks of {args.block}, round-robin across "
-             f"the engines. Times are wall milliseconds per inference: min / median / p90 "
+             f"the engines, with a {args.settle:g} ms pause after each block (idle threads of one "
+             f"engine that spin would otherwise slow the next one's 2-thread runs several times "
+             f"over). Times are wall milliseconds per inference: min / median / p90 "
              f"(numpy's linear-interpolated 90th percentile). Tessera: `tessera run DIR --bench "
              f"{TESSERA_BLOCK}` per block with TESSERA_NUM_THREADS; PyTorch and TorchScript: "
              f"torch.set_num_threads; ONNX Runtime: intraOpNumThreads (1 inter-op thread).", ""]
@@ -310,6 +317,8 @@ def main():
     parser.add_argument("--tessera", default=str(ROOT / "build/release/tools/tessera/tessera"))
     parser.add_argument("--cache", default=os.environ.get(
         "TESSERA_MODEL_CACHE", str(pathlib.Path.home() / ".cache" / "tessera-models")))
+    parser.add_argument("--settle", type=float, default=50, metavar="MS",
+                        help="pause after each block, so that spinning threads park (default 50)")
     parser.add_argument("--wait-idle", type=float, default=300, metavar="SECONDS",
                         help="before each model, wait up to this long for other processes to "
                         "use less than 0.2 cores (default 300; 0: don't wait)")
