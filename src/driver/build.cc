@@ -3,9 +3,12 @@
 // iterative (no recursion whose depth the model controls).
 #include "driver/build.h"
 
+#include <algorithm>
+#include <thread>
 #include <unordered_map>
 
 #include "driver/pipeline.h"
+#include "relay/strategy/packed_weights.h"
 #include "relay/strategy/strategy.h"
 #include "relay/structural_equal.h"
 #include "relay/type_infer.h"
@@ -13,6 +16,7 @@
 #include "support/check.h"
 #include "support/diagnostic.h"
 #include "tir/transform/lower.h"
+#include "topi/x86/schedule.h"
 
 namespace tessera::driver {
 
@@ -44,12 +48,6 @@ tir::PrimFunc renamed(const tir::PrimFunc& func, const std::string& name) {
   copy->name = name;
   copy->attrs.set("global_symbol", AttrValue::string(name));
   return copy;
-}
-
-// The target's default schedule for one kernel. Kernels are correct unscheduled (the TE computes
-// lower to plain loop nests); this is the single place where target schedules plug in.
-tir::PrimFunc scheduleForTarget(const tir::PrimFunc& func, const codegen::Target&) {
-  return func;
 }
 
 // The tensors of a (possibly nested tuple) type, in order. Explicit stack: nesting is input.
@@ -94,7 +92,7 @@ Function wrapOpCall(const relay::CallNode& call) {
 // Walks @main in evaluation order, building the description and collecting kernels.
 class GraphBuilder {
  public:
-  explicit GraphBuilder(const Function& main) : main_(main) {}
+  GraphBuilder(const Function& main, bool packWeights) : main_(main), packWeights_(packWeights) {}
 
   void run() {
     for (const relay::Var& p : main_->params) {
@@ -107,7 +105,7 @@ class GraphBuilder {
       entriesOf_[p.get()] = {e};
     }
     for (const Expr& e : evaluationOrder()) visit(e);
-    graph.outputs = entriesOf_.at(main_->body.get());
+    graph.outputs = entriesFor(main_->body);
   }
 
   GraphDescription graph;
@@ -119,9 +117,17 @@ class GraphBuilder {
     Function fn;
     uint64_t hash;
     std::string name;
-    size_t numInputs;            // flattened tensor parameters before the constants
-    size_t numParams;            // all PrimFunc parameters: inputs, constants, outputs
-    std::vector<int> constants;  // param entries of the lowered function's constants
+    size_t numInputs;                  // flattened tensor parameters before the constants
+    size_t numParams;                  // all PrimFunc parameters: inputs, constants, outputs
+    std::vector<int> constants;        // param entries of the lowered function's constants
+    std::vector<size_t> constantArgs;  // the call's constant arguments the kernel was built for
+    std::vector<relay::strategy::LoweredFunction::PackedParam> packed;
+
+    int64_t packedBlock(size_t param) const {
+      for (const auto& p : packed)
+        if (p.index == param) return p.block;
+      return 0;
+    }
   };
 
   // Children that are evaluated before a node (primitive function bodies are not: they are
@@ -195,7 +201,7 @@ class GraphBuilder {
       case ExprKind::kVar: {
         auto it = letValues_.find(static_cast<const relay::VarNode*>(e.get()));
         TS_CHECK(it != letValues_.end() || entriesOf_.count(e.get())) << "unbound variable";
-        if (it != letValues_.end()) out = entriesOf_.at(it->second.get());
+        if (it != letValues_.end()) out = entriesFor(it->second);
         return;
       }
       case ExprKind::kConstant: {
@@ -203,8 +209,7 @@ class GraphBuilder {
         if (!c->hasData())
           throwDiagnostic("build", "a constant has no data (the text had no metadata section)",
                           e->span, "@main");
-        out = {newParam(c->data)};
-        return;
+        return;  // becomes a parameter entry when something uses it (entriesFor)
       }
       case ExprKind::kTuple:
         for (const Expr& f : exprAs<relay::TupleNode>(e)->fields) append(out, f);
@@ -212,7 +217,7 @@ class GraphBuilder {
       case ExprKind::kTupleGetItem:
         return visitTupleGetItem(*e->as<relay::TupleGetItemNode>(), out);
       case ExprKind::kLet:
-        out = entriesOf_.at(e->as<relay::LetNode>()->body.get());
+        out = entriesFor(e->as<relay::LetNode>()->body);
         return;
       case ExprKind::kCall:
         return visitCall(*e->as<relay::CallNode>(), out);
@@ -225,8 +230,17 @@ class GraphBuilder {
     }
   }
 
+  // The entries of a visited node. A constant gets its parameter entry on first use, so a
+  // constant that only ever reaches kernels packed is not stored unpacked as well.
+  const std::vector<int>& entriesFor(const Expr& e) {
+    std::vector<int>& entries = entriesOf_.at(e.get());
+    if (entries.empty())
+      if (const auto* c = e->as<relay::ConstantNode>()) entries = {newParam(c->data)};
+    return entries;
+  }
+
   void append(std::vector<int>& out, const Expr& e) {
-    const std::vector<int>& in = entriesOf_.at(e.get());
+    const std::vector<int>& in = entriesFor(e);
     out.insert(out.end(), in.begin(), in.end());
   }
 
@@ -237,7 +251,7 @@ class GraphBuilder {
     for (int i = 0; i < get.index; ++i)
       offset += flattenTensorTypes(tuple->fields[i], "@main").size();
     const size_t count = flattenTensorTypes(tuple->fields[get.index], "@main").size();
-    const std::vector<int>& all = entriesOf_.at(get.tuple.get());
+    const std::vector<int>& all = entriesFor(get.tuple);
     out.assign(all.begin() + offset, all.begin() + offset + count);
   }
 
@@ -256,9 +270,20 @@ class GraphBuilder {
                           ", which is not a fused "
                           "primitive function",
                       call.span, "@main");
-    Kernel& kernel = kernelFor(fn);
+    std::vector<size_t> constantArgs;
+    for (size_t i = 0; i < call.args.size(); ++i)
+      if (call.args[i]->as<relay::ConstantNode>()) constantArgs.push_back(i);
+    Kernel& kernel = kernelFor(fn, constantArgs);
     KernelCall node{kernel.name, {}, {}};
-    for (const Expr& arg : call.args) append(node.inputs, arg);
+    for (size_t i = 0; i < call.args.size(); ++i) {
+      const int64_t block = kernel.packedBlock(i);
+      if (block == 0) {
+        append(node.inputs, call.args[i]);
+        continue;
+      }
+      const NDArray& weight = call.args[i]->as<relay::ConstantNode>()->data;
+      node.inputs.push_back(newParam(relay::strategy::packWeight(weight, block)));
+    }
     TS_CHECK(node.inputs.size() == kernel.numInputs)
         << kernel.name << ": " << node.inputs.size() << " arguments for " << kernel.numInputs;
     node.inputs.insert(node.inputs.end(), kernel.constants.begin(), kernel.constants.end());
@@ -270,18 +295,22 @@ class GraphBuilder {
     graph.calls.push_back(std::move(node));
   }
 
-  // Identical primitive functions (FuseOps outlines each group separately) share one kernel.
-  Kernel& kernelFor(const Function& fn) {
+  // Identical primitive functions (FuseOps outlines each group separately) called with constants
+  // in the same places share one kernel.
+  Kernel& kernelFor(const Function& fn, const std::vector<size_t>& constantArgs) {
     const uint64_t hash = relay::structuralHash(fn);
     for (size_t i = 0; i < kernels_.size(); ++i) {
-      if (kernels_[i].hash == hash && relay::structuralEqual(kernels_[i].fn, fn))
+      if (kernels_[i].hash == hash && kernels_[i].constantArgs == constantArgs &&
+          relay::structuralEqual(kernels_[i].fn, fn))
         return kernels_[i];
     }
-    relay::strategy::LoweredFunction lowered = relay::strategy::lowerPrimitive(fn);
+    relay::strategy::LoweredFunction lowered = relay::strategy::lowerPrimitive(
+        fn, {.packWeights = packWeights_, .constantParams = constantArgs});
     std::string name = kernelBaseName(fn);
     const int n = nameUses_[name]++;
     if (n > 0) name += "_" + std::to_string(n);
-    Kernel kernel{fn, hash, name, 0, lowered.func->params.size(), {}};
+    Kernel kernel{
+        fn, hash, name, 0, lowered.func->params.size(), {}, constantArgs, lowered.packedParams};
     for (const relay::Var& p : fn->params)
       kernel.numInputs += flattenTensorTypes(p->type(), name).size();
     for (const NDArray& c : lowered.constants) kernel.constants.push_back(newParam(c));
@@ -291,6 +320,7 @@ class GraphBuilder {
   }
 
   const Function& main_;
+  bool packWeights_;
   std::unordered_map<const relay::ExprNode*, std::vector<int>> entriesOf_;
   std::unordered_map<const relay::VarNode*, Expr> letValues_;
   std::vector<Kernel> kernels_;
@@ -299,12 +329,23 @@ class GraphBuilder {
 
 }  // namespace
 
+// Kernels are correct unscheduled (the TE computes lower to plain loop nests); this is the single
+// place where target schedules plug in.
+tir::PrimFunc scheduleForTarget(const tir::PrimFunc& func, const codegen::Target& target) {
+  topi::x86::ScheduleOptions options;
+  options.numCores = target.numCores > 0
+                         ? target.numCores
+                         : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.vectorBytes = target.vectorBytes();
+  return topi::x86::scheduleDefault(func, options);
+}
+
 BuiltModule build(const relay::IRModule& module, const codegen::Target& target,
                   const std::map<std::string, NDArray>& params, const BuildOptions& options) {
   relay::PassContext ctx;
   ctx.optLevel = options.optLevel;
   const relay::IRModule optimized = optimize(module, ctx, params);
-  GraphBuilder builder(optimized.main());
+  GraphBuilder builder(optimized.main(), options.defaultSchedules);
   builder.run();
 
   BuiltModule built;
@@ -312,7 +353,8 @@ BuiltModule build(const relay::IRModule& module, const codegen::Target& target,
   built.params = std::move(builder.params);
   tir::TirModule kernels;
   for (const tir::PrimFunc& k : builder.kernels) {
-    tir::PrimFunc lowered = tir::transform::lower(scheduleForTarget(k, target));
+    tir::PrimFunc lowered =
+        tir::transform::lower(options.defaultSchedules ? scheduleForTarget(k, target) : k);
     built.kernels.push_back(lowered);
     kernels.add(lowered);
   }

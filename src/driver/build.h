@@ -28,7 +28,14 @@ struct BuiltModule {
 
 struct BuildOptions {
   int optLevel = 3;  ///< graph optimization level (relay.build's default in the seeds)
+  /// Apply the target's default schedules (topi/x86/schedule.h) with pre-packed weights; off,
+  /// every kernel is the plain loop nest of its TE computes (a reference for differential tests).
+  bool defaultSchedules = true;
 };
+
+/// The target's default schedule of one kernel lowered with packed weights
+/// (relay::strategy::LowerOptions::packWeights), as build() applies it.
+tir::PrimFunc scheduleForTarget(const tir::PrimFunc& kernel, const codegen::Target& target);
 
 /// Builds @main of `module` for `target`. `params` are bound into @main first (BindParams), so
 /// they become constants of the graph. Throws DiagnosticError for what cannot be compiled: a

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/ndarray.h"
 #include "topi/topi_util.h"
 
 namespace tessera::topi {
@@ -56,6 +57,20 @@ Tensor dense(const Tensor& data, const Tensor& weight, DataType outDtype = DataT
 /// (B, I, K) x (B, J, K) (per the transposes) -> (B, I, J); a batch of 1 broadcasts.
 Tensor batchMatmul(const Tensor& a, const Tensor& b, bool transposeA, bool transposeB,
                    DataType outDtype = DataType::voidType());
+
+// --- packed weights (topi/nn_packed.cc) -------------------------------------------------------
+
+/// (N, K) -> (N/nr, K, nr): row j of the weight becomes lane j % nr of block j / nr (N % nr == 0).
+NDArray packDenseWeight(const NDArray& weight, int64_t nr);
+/// (O, I, KH, KW) -> (O/ob, I, KH, KW, ob) (O % ob == 0).
+NDArray packConv2dWeight(const NDArray& weight, int64_t ob);
+/// dense over a packed weight: `T_dense_pack` (the reduction) then `T_dense` (..., N), a copy stage
+/// that the schedule keeps as the output and the accumulator tile as registers.
+Tensor densePacked(const Tensor& data, const Tensor& packed,
+                   DataType outDtype = DataType::voidType());
+/// conv2d NCHW (groups 1) over a packed weight: `pad_temp`, `conv2d_nchw_pack`
+/// (N, O/ob, OH, OW, ob) and `T_conv2d_unpack` (N, O, OH, OW).
+Tensor conv2dNchwPacked(const Tensor& data, const Tensor& packed, const Conv2DParams& p);
 
 // --- pooling (topi/nn_pool.cc) -----------------------------------------------------------------
 

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli.h"
+#include "driver/build.h"
 #include "driver/pipeline.h"
 #include "relay/strategy/strategy.h"
 #include "relay/visit.h"
@@ -22,7 +23,7 @@ namespace tessera::cli {
 const char* const kTirUsage =
     "usage: tessera tir FILE [--func NAME] [--trace TRACE.json] [--seed N] [--lower]\n"
     "                        [--print-after PASS] [--opt-level N] [--input-shape NAME=D0,...]\n"
-    "                        [--list] [-o OUT]\n"
+    "                        [--list] [--default-schedule] [-o OUT]\n"
     "\n"
     "Prints the TensorIR kernels of the model in FILE (Relay text or ONNX): the module is\n"
     "optimized and fused, and every fused primitive function becomes one PrimFunc named\n"
@@ -32,6 +33,8 @@ const char* const kTirUsage =
     "  --trace FILE       replay a schedule trace (JSON, as the schedule API saves it) on the\n"
     "                     kernel chosen with --func, then print the scheduled function\n"
     "  --seed N           seed for sampling instructions in the trace that have no decision\n"
+    "  --default-schedule print the kernels as `tessera compile` builds them for the host:\n"
+    "                     weights packed, the default x86 schedule applied\n"
     "  --lower            print the kernels after lowering to a flat loop program\n"
     "  --print-after PASS with --lower: also print after this lowering pass (repeatable;\n"
     "                     'all' for every pass) on stderr\n"
@@ -65,11 +68,19 @@ tir::PrimFunc renamed(const tir::PrimFunc& func, const std::string& name) {
 }
 
 // Every primitive function reachable from @main, in evaluation order, lowered to a PrimFunc.
-std::vector<tir::PrimFunc> kernelsOf(const relay::IRModule& module) {
+std::vector<tir::PrimFunc> kernelsOf(const relay::IRModule& module, bool scheduled) {
   std::vector<relay::Function> primitives;
   std::set<const relay::ExprNode*> seen;
+  // Which arguments are constants at the (first) call of each primitive: build() packs those.
+  std::map<const relay::ExprNode*, std::vector<size_t>> constantArgs;
   for (const auto& [name, fn] : module.functions()) {
     relay::postOrderVisit(fn, [&](const relay::Expr& e) {
+      if (const auto* call = e->as<relay::CallNode>();
+          call && !constantArgs.count(call->op.get())) {
+        std::vector<size_t>& indices = constantArgs[call->op.get()];
+        for (size_t i = 0; i < call->args.size(); ++i)
+          if (call->args[i]->as<relay::ConstantNode>()) indices.push_back(i);
+      }
       const auto* f = e->as<relay::FunctionNode>();
       if (!f || !f->attrs.has("Primitive") || !seen.insert(f).second) return;
       primitives.push_back(std::static_pointer_cast<const relay::FunctionNode>(e));
@@ -81,7 +92,11 @@ std::vector<tir::PrimFunc> kernelsOf(const relay::IRModule& module) {
     std::string name = kernelName(fn);
     int n = used[name]++;
     if (n > 0) name += "_" + std::to_string(n);
-    kernels.push_back(renamed(relay::strategy::lowerToPrimFunc(fn), name));
+    relay::strategy::LowerOptions options{.packWeights = scheduled,
+                                          .constantParams = constantArgs[fn.get()]};
+    tir::PrimFunc k = relay::strategy::lowerPrimitive(fn, options).func;
+    if (scheduled) k = driver::scheduleForTarget(k, codegen::Target::host());
+    kernels.push_back(renamed(k, name));
   }
   return kernels;
 }
@@ -103,10 +118,12 @@ int cmdTir(Args& args) {
   const std::vector<std::string> printAfter = args.values("--print-after");
   const std::vector<std::string> inputShapes = args.values("--input-shape");
   const bool lower = args.flag("--lower");
+  const bool scheduled = args.flag("--default-schedule");
   const bool list = args.flag("--list");
   const std::vector<std::string> files = args.positionals();
   if (files.size() != 1) throw UsageError{"expected exactly one FILE"};
   if (tracePath && !only) throw UsageError{"--trace needs --func NAME (the kernel it schedules)"};
+  if (tracePath && scheduled) throw UsageError{"--trace and --default-schedule exclude each other"};
   if (!printAfter.empty() && !lower) throw UsageError{"--print-after needs --lower"};
   int64_t seed = 0;
   if (seedText) {
@@ -119,7 +136,7 @@ int cmdTir(Args& args) {
 
   const relay::IRModule module = loadModule(files[0], inputShapes);
   const relay::IRModule optimized = driver::optimize(module, ctx);
-  std::vector<tir::PrimFunc> kernels = kernelsOf(optimized);
+  std::vector<tir::PrimFunc> kernels = kernelsOf(optimized, scheduled);
   if (list) {
     std::string names;
     for (const tir::PrimFunc& k : kernels) names += k->name + "\n";

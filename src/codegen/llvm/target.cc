@@ -100,4 +100,12 @@ std::string Target::str() const {
   return out;
 }
 
+int Target::vectorBytes() const {
+  const std::string padded = "," + features + ",";
+  if (padded.find(",+avx512f,") != std::string::npos) return 64;
+  if (padded.find(",+avx2,") != std::string::npos || padded.find(",+avx,") != std::string::npos)
+    return 32;
+  return 16;
+}
+
 }  // namespace tessera::codegen

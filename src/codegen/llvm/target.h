@@ -17,6 +17,9 @@ struct Target {
   static Target parse(const std::string& text);
   /// The host: its triple, CPU and all of its features.
   static Target host();
+  /// Bytes in a vector register per the features (+avx512f: 64, +avx/+avx2: 32, else 16);
+  /// schedules size register tiles with it.
+  int vectorBytes() const;
   /// Whether code for this target runs in this process (same architecture as the host).
   bool isHostCompatible() const;
   /// "llvm -mtriple=... -mcpu=... -mattr=... -num-cores=N" (options that are set).

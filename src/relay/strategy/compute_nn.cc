@@ -59,18 +59,6 @@ Tensor relayout(const Tensor& x, const std::string& from, const std::string& to)
                                convertedShape(topi::constShape(x, "conv2d"), src, dst));
 }
 
-topi::Conv2DParams convParams(const Conv2DAttrs& a, DataType outDtype) {
-  topi::Conv2DParams p;
-  const std::vector<int64_t> s = nn::detail::pairFromScalar(a.strides);
-  const std::vector<int64_t> d = nn::detail::pairFromScalar(a.dilation);
-  p.strides = {s[0], s[1]};
-  p.dilation = {d[0], d[1]};
-  p.padding = topi::padTuple(a.padding);
-  p.groups = a.groups;
-  p.outDtype = outDtype;
-  return p;
-}
-
 Tensors conv2dCompute(const Attrs& attrs, const Tensors& in, const Type& outType) {
   const auto& a = attrsOf<Conv2DAttrs>(attrs);
   const topi::Conv2DParams p = convParams(a, tensorTypeOf(outType).dtype);
@@ -144,6 +132,18 @@ void registerPools() {
 }
 
 }  // namespace
+
+topi::Conv2DParams convParams(const Conv2DAttrs& a, DataType outDtype) {
+  topi::Conv2DParams p;
+  const std::vector<int64_t> s = nn::detail::pairFromScalar(a.strides);
+  const std::vector<int64_t> d = nn::detail::pairFromScalar(a.dilation);
+  p.strides = {s[0], s[1]};
+  p.dilation = {d[0], d[1]};
+  p.padding = topi::padTuple(a.padding);
+  p.groups = a.groups;
+  p.outDtype = outDtype;
+  return p;
+}
 
 void registerNnComputes() {
   setCompute("nn.conv2d", conv2dCompute);

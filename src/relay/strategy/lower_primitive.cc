@@ -5,8 +5,10 @@
 #include <unordered_map>
 
 #include "relay/op_registry.h"
+#include "relay/strategy/packed_weights.h"
 #include "relay/strategy/strategy.h"
 #include "relay/strategy/strategy_util.h"
+#include "relay/visit.h"
 #include "support/diagnostic.h"
 #include "te/create_prim_func.h"
 #include "topi/elemwise.h"
@@ -48,10 +50,22 @@ Tensors placeholdersFor(const Type& type, const std::string& name) {
 
 class Lowerer {
  public:
+  explicit Lowerer(const LowerOptions& options) : options_(options) {}
+
   LoweredFunction run(const Function& f) {
+    if (options_.packWeights) choosePackedWeights(f);
     Tensors inputs;
-    for (const Var& p : f->params) {
-      Tensors ts = placeholdersFor(typeOfExpr(p), p->nameHint);
+    for (size_t i = 0; i < f->params.size(); ++i) {
+      const Var& p = f->params[i];
+      Tensors ts;
+      if (auto packed = packedBlock_.find(p.get()); packed != packedBlock_.end()) {
+        const std::vector<int64_t> shape =
+            packedShape(*staticShape(tensorTypeOf(typeOfExpr(p)).shape), packed->second);
+        ts = {te::placeholder(shape, tensorTypeOf(typeOfExpr(p)).dtype, p->nameHint)};
+        packedParams_.push_back({i, packed->second});
+      } else {
+        ts = placeholdersFor(typeOfExpr(p), p->nameHint);
+      }
       values_[p.get()] = ts;
       inputs.insert(inputs.end(), ts.begin(), ts.end());
     }
@@ -68,7 +82,7 @@ class Lowerer {
     Tensors args = inputs;
     args.insert(args.end(), constantTensors_.begin(), constantTensors_.end());
     args.insert(args.end(), outputs.begin(), outputs.end());
-    return LoweredFunction{te::createPrimFunc(args), constants_};
+    return LoweredFunction{te::createPrimFunc(args), constants_, packedParams_};
   }
 
  private:
@@ -123,8 +137,37 @@ class Lowerer {
     }
   }
 
+  // The constants (inner ones, and parameters bound to constants) that are only ever the weight
+  // of packable calls, with their block size. A constant used any other way keeps its layout
+  // (and its calls the plain compute).
+  void choosePackedWeights(const Function& f) {
+    std::unordered_map<const ExprNode*, bool> constant;
+    for (size_t i : options_.constantParams)
+      if (i < f->params.size()) constant[f->params[i].get()] = true;
+    std::unordered_map<const ExprNode*, int64_t> block;
+    std::unordered_map<const ExprNode*, int> otherUses;
+    postOrderVisit(f->body, [&](const Expr& e) {
+      const std::vector<Expr> operands = operandsOf(e);
+      for (size_t i = 0; i < operands.size(); ++i) {
+        const auto* c = operands[i]->as<ConstantNode>();
+        if (!(c && c->hasData()) && !constant.count(operands[i].get())) continue;
+        const auto* call = e->as<CallNode>();
+        const int64_t b = call && i == 1 ? packedBlockOf(*call) : 0;
+        auto [it, fresh] = block.emplace(operands[i].get(), b);
+        if (b == 0 || (!fresh && it->second != b)) ++otherUses[operands[i].get()];
+      }
+    });
+    // The function's result is a use too: a returned weight keeps its layout.
+    if (block.count(f->body.get())) ++otherUses[f->body.get()];
+    for (const auto& [node, b] : block)
+      if (b > 0 && !otherUses.count(node)) packedBlock_[node] = b;
+  }
+
   Tensors lowerCall(const Expr& e) {
     const auto* call = e->as<CallNode>();
+    if (call->args.size() == 2 && packedBlock_.count(call->args[1].get()))
+      return packedCompute(*call, values_.at(call->args[0].get()).at(0),
+                           values_.at(call->args[1].get()).at(0), typeOfExpr(e));
     const auto* op = call->op->as<OpNode>();
     if (!op)
       throwDiagnostic(
@@ -141,19 +184,25 @@ class Lowerer {
     const auto* c = e->as<ConstantNode>();
     if (!c->hasData())
       throwDiagnostic("lower_te", "a constant without data cannot be lowered", e->span);
-    const NDArray& data = c->data;
+    NDArray data = c->data;
+    if (auto packed = packedBlock_.find(c); packed != packedBlock_.end()) {
+      data = packWeight(data, packed->second);
+    }
     if (data.ndim() == 0) {
       const double v =
           data.dtype().isFloat() ? data.getFloat(0) : static_cast<double>(data.getInt(0));
       return {topi::fullConst({}, data.dtype(), v, "T_constant")};
     }
     const std::string name = "constant_" + std::to_string(constants_.size());
-    Tensor t = placeholdersFor(typeOfExpr(e), name)[0];
+    Tensor t = te::placeholder(data.shape(), data.dtype(), name);
     constants_.push_back(data);
     constantTensors_.push_back(t);
     return {t};
   }
 
+  LowerOptions options_;
+  std::unordered_map<const ExprNode*, int64_t> packedBlock_;  // constant -> output-channel block
+  std::vector<LoweredFunction::PackedParam> packedParams_;
   std::unordered_map<const ExprNode*, Tensors> values_;
   std::vector<NDArray> constants_;
   Tensors constantTensors_;
@@ -161,9 +210,9 @@ class Lowerer {
 
 }  // namespace
 
-LoweredFunction lowerPrimitive(const Function& primitiveFunction) {
+LoweredFunction lowerPrimitive(const Function& primitiveFunction, const LowerOptions& options) {
   registerComputes();
-  return Lowerer().run(primitiveFunction);
+  return Lowerer(options).run(primitiveFunction);
 }
 
 tir::PrimFunc lowerToPrimFunc(const Function& primitiveFunction) {

@@ -36,13 +36,30 @@ std::vector<std::pair<std::string, std::string>> opsWithoutCompute();
 struct LoweredFunction {
   tir::PrimFunc func;
   std::vector<NDArray> constants;
+  /// Parameters taken packed: the caller passes packWeight(argument, block) instead of the
+  /// argument (relay/strategy/packed_weights.h).
+  struct PackedParam {
+    size_t index;
+    int64_t block;
+  };
+  std::vector<PackedParam> packedParams;
+};
+
+/// How lowerPrimitive chooses computes.
+struct LowerOptions {
+  /// Repack the constant weights of dense and NCHW conv2d calls for the x86 schedules
+  /// (relay/strategy/packed_weights.h); the kernel then takes the packed constants.
+  bool packWeights = false;
+  /// Indices of parameters whose argument is a constant at the call site: with packWeights,
+  /// such a parameter used only as a packable weight is taken packed (LoweredFunction).
+  std::vector<size_t> constantParams;
 };
 
 /// Lowers a type-checked primitive function (static shapes; parameters are tensors or tuples of
 /// tensors, flattened in order). PrimFunc parameters: the inputs, then the constants, then one
 /// output per tensor of the result. DiagnosticError for an op without a compute, a dynamic shape,
 /// or control flow.
-LoweredFunction lowerPrimitive(const Function& primitiveFunction);
+LoweredFunction lowerPrimitive(const Function& primitiveFunction, const LowerOptions& options = {});
 /// lowerPrimitive(...).func.
 tir::PrimFunc lowerToPrimFunc(const Function& primitiveFunction);
 

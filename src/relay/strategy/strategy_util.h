@@ -8,7 +8,9 @@
 #include "ir/type.h"
 #include "relay/op/op_common.h"
 #include "relay/strategy/strategy.h"
+#include "relay/op/nn.h"
 #include "tir/expr.h"
+#include "topi/nn.h"
 
 namespace tessera::relay::strategy {
 
@@ -25,6 +27,9 @@ template <typename T>
 const T& attrsOf(const Attrs& attrs) {
   return attrsOrDefault<T>(attrs.get());
 }
+
+/// topi's conv2d parameters from relay's attrs (padding in its 4-value form).
+topi::Conv2DParams convParams(const Conv2DAttrs& a, DataType outDtype);
 
 /// Registers `f` as op `op`'s compute at level 10.
 void setCompute(const std::string& op, FTVMCompute f);

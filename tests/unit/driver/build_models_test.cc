@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "build_test_util.h"
+#include "relay/strategy/packed_weights.h"
 #include "frontend/onnx/importer.h"
 #include "runtime/npy.h"
 
@@ -198,7 +199,14 @@ TEST(BuildModels, BoundParamsBecomeGraphParams) {
   const BuiltModule built = build(module, codegen::Target::host(), params);
   EXPECT_EQ(built.graph.inputs.size(), 4u);
   ASSERT_EQ(built.graph.params.size(), 1u);
-  EXPECT_TRUE(built.params.at(built.graph.params[0].name).bitwiseEqual(params["w2"]));
+  // The dense weight is stored packed for the x86 schedule (10 rows: one block of 10 lanes) ...
+  EXPECT_TRUE(built.params.at(built.graph.params[0].name)
+                  .bitwiseEqual(relay::strategy::packWeight(params["w2"], 10)));
+  // ... and as given when the default schedules are off.
+  const BuiltModule plain =
+      build(module, codegen::Target::host(), params, {.optLevel = 3, .defaultSchedules = false});
+  ASSERT_EQ(plain.graph.params.size(), 1u);
+  EXPECT_TRUE(plain.params.at(plain.graph.params[0].name).bitwiseEqual(params["w2"]));
 }
 
 TEST(BuildModels, CompilingTwiceGivesTheSameDescription) {

@@ -1,0 +1,226 @@
+// Kernel benchmark: Tessera's compiled dense and conv2d (default x86 schedules, weights packed at
+// compile time) side by side with OpenBLAS SGEMM and oneDNN's convolution, in one run, with 1
+// and 2 threads. Engines alternate within each case (one timed block each, repeated), so both see
+// the same machine state. Prints a markdown table (GFLOPS, and Tessera's ratio to the peer) for
+// bench/results/. Usage: kernel_bench [--quick] [--threads 1,2] [--only gemm|conv]
+#include <cblas.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <dnnl.hpp>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "codegen/llvm/target.h"
+#include "driver/build.h"
+#include "driver/graph_executor.h"
+#include "relay/builder.h"
+#include "relay/type_infer.h"
+#include "runtime/thread_pool.h"
+#include "runtime/time_evaluator.h"
+
+extern "C" void openblas_set_num_threads(int);
+
+namespace {
+
+using namespace tessera;
+
+NDArray randomArray(const std::vector<int64_t>& shape, uint32_t seed) {
+  NDArray a = NDArray::empty(shape, DataType::float32());
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  float* p = a.as<float>();
+  for (int64_t i = 0; i < a.numel(); ++i) p[i] = dist(gen);
+  return a;
+}
+
+// Median seconds per call of each engine, measured in alternating blocks of ~minMs each.
+std::vector<double> interleaved(const std::vector<std::function<void()>>& engines, int rounds,
+                                double minMs) {
+  std::vector<std::vector<double>> samples(engines.size());
+  for (int r = 0; r < rounds; ++r)
+    for (size_t e = 0; e < engines.size(); ++e) {
+      TimingResult t = timeEvaluator(
+          engines[e], {.number = 1, .repeat = 1, .minRepeatMs = minMs, .warmup = r == 0 ? 2 : 0});
+      samples[e].push_back(t.mean);
+    }
+  std::vector<double> medians;
+  for (auto& s : samples) {
+    std::sort(s.begin(), s.end());
+    medians.push_back(s[s.size() / 2]);
+  }
+  return medians;
+}
+
+struct Compiled {
+  driver::BuiltModule built;
+  std::unique_ptr<driver::GraphExecutor> exec;
+  double compileSeconds = 0;
+};
+
+Compiled compile(const relay::Expr& body, const NDArray& input) {
+  Compiled c;
+  auto start = std::chrono::steady_clock::now();
+  relay::IRModule mod = relay::inferTypes(relay::IRModule::fromExpr(relay::function(body)));
+  c.built = driver::build(mod, codegen::Target::host());
+  c.compileSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  c.exec = std::make_unique<driver::GraphExecutor>(c.built);
+  c.exec->setInput(0, input);
+  return c;
+}
+
+double maxAbsDiff(const float* a, const float* b, int64_t n) {
+  double m = 0;
+  for (int64_t i = 0; i < n; ++i) m = std::max(m, static_cast<double>(std::fabs(a[i] - b[i])));
+  return m;
+}
+
+void setThreads(int n) {
+  runtime::setNumThreads(n);
+  openblas_set_num_threads(n);
+  omp_set_num_threads(n);
+}
+
+// --- GEMM: C(M,N) = A(M,K) * W(N,K)^T, Tessera's nn.dense vs cblas_sgemm ---
+
+struct GemmCase {
+  const char* name;
+  int64_t m, n, k;
+};
+
+void benchGemm(const GemmCase& g, const std::vector<int>& threads, int rounds, double minMs) {
+  NDArray a = randomArray({g.m, g.k}, 1), w = randomArray({g.n, g.k}, 2);
+  NDArray c = NDArray::empty({g.m, g.n}, DataType::float32());
+  Compiled t = compile(relay::nn::dense(relay::var("x", {g.m, g.k}), relay::constant(w)), a);
+  const double flops = 2.0 * g.m * g.n * g.k;
+  for (int nt : threads) {
+    setThreads(nt);
+    auto tessera = [&] { t.exec->run(); };
+    auto blas = [&] {
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, g.m, g.n, g.k, 1.0f, a.as<float>(), g.k,
+                  w.as<float>(), g.k, 0.0f, c.as<float>(), g.n);
+    };
+    std::vector<double> s = interleaved({tessera, blas}, rounds, minMs);
+    const double diff = maxAbsDiff(t.exec->getOutput(0).as<float>(), c.as<float>(), g.m * g.n);
+    std::printf("| gemm %s | %d | %.2f | %.1f | %.1f | %.2f | %.1e | %.2f |\n", g.name, nt,
+                s[0] * 1e3, flops / s[0] * 1e-9, flops / s[1] * 1e-9, s[1] / s[0], diff,
+                t.compileSeconds);
+    std::fflush(stdout);
+  }
+}
+
+// --- conv2d NCHW, batch 1: Tessera's nn.conv2d vs oneDNN (plain nchw activations, weights in
+// the layout oneDNN prefers, reordered once outside the timing, as Tessera packs them once) ---
+
+struct ConvCase {
+  const char* name;
+  int64_t c, h, w, oc, k, stride, pad;
+};
+
+void benchConv(const ConvCase& v, const std::vector<int>& threads, int rounds, double minMs) {
+  using dnnl::memory;
+  const int64_t oh = (v.h + 2 * v.pad - v.k) / v.stride + 1,
+                ow = (v.w + 2 * v.pad - v.k) / v.stride + 1;
+  NDArray x = randomArray({1, v.c, v.h, v.w}, 3), wt = randomArray({v.oc, v.c, v.k, v.k}, 4);
+  relay::Conv2DAttrs attrs;
+  attrs.strides = {v.stride, v.stride};
+  attrs.padding = {v.pad, v.pad};
+  attrs.kernelSize = std::vector<int64_t>{v.k, v.k};
+  attrs.channels = v.oc;
+  Compiled t = compile(
+      relay::nn::conv2d(relay::var("x", {1, v.c, v.h, v.w}), relay::constant(wt), attrs), x);
+
+  dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  dnnl::stream strm(eng);
+  memory::desc src({1, v.c, v.h, v.w}, memory::data_type::f32, memory::format_tag::nchw);
+  memory::desc dst({1, v.oc, oh, ow}, memory::data_type::f32, memory::format_tag::nchw);
+  memory::desc wAny({v.oc, v.c, v.k, v.k}, memory::data_type::f32, memory::format_tag::any);
+  dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                       dnnl::algorithm::convolution_direct, src, wAny, dst,
+                                       {v.stride, v.stride}, {v.pad, v.pad}, {v.pad, v.pad});
+  dnnl::convolution_forward::primitive_desc pd(desc, eng);
+  memory srcMem(src, eng, x.data());
+  NDArray out = NDArray::empty({1, v.oc, oh, ow}, DataType::float32());
+  memory dstMem(dst, eng, out.data());
+  memory wPlain({{v.oc, v.c, v.k, v.k}, memory::data_type::f32, memory::format_tag::oihw}, eng,
+                wt.data());
+  memory wMem(pd.weights_desc(), eng);
+  dnnl::reorder(wPlain, wMem).execute(strm, wPlain, wMem);
+  dnnl::convolution_forward conv(pd);
+  const double flops = 2.0 * v.oc * oh * ow * v.c * v.k * v.k;
+  for (int nt : threads) {
+    setThreads(nt);
+    auto tessera = [&] { t.exec->run(); };
+    auto onednn = [&] {
+      conv.execute(strm,
+                   {{DNNL_ARG_SRC, srcMem}, {DNNL_ARG_WEIGHTS, wMem}, {DNNL_ARG_DST, dstMem}});
+      strm.wait();
+    };
+    std::vector<double> s = interleaved({tessera, onednn}, rounds, minMs);
+    const double diff = maxAbsDiff(t.exec->getOutput(0).as<float>(), out.as<float>(), out.numel());
+    std::printf("| conv %s | %d | %.2f | %.1f | %.1f | %.2f | %.1e | %.2f |\n", v.name, nt,
+                s[0] * 1e3, flops / s[0] * 1e-9, flops / s[1] * 1e-9, s[1] / s[0], diff,
+                t.compileSeconds);
+    std::fflush(stdout);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false;
+  std::string only;
+  std::vector<int> threads = {1, 2};
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--quick"))
+      quick = true;
+    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc)
+      only = argv[++i];
+    else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
+      threads.clear();
+      for (const char* p = argv[++i]; *p; ++p)
+        if (*p >= '1' && *p <= '9') threads.push_back(*p - '0');
+    } else {
+      std::fprintf(stderr, "usage: kernel_bench [--quick] [--threads 1,2] [--only gemm|conv]\n");
+      return 2;
+    }
+  }
+  const int rounds = quick ? 3 : 7;
+  const double minMs = quick ? 20 : 100;
+  std::printf(
+      "| case | threads | Tessera ms | Tessera GFLOPS | peer GFLOPS | Tessera / peer speed "
+      "| max abs diff | compile s |\n|---|---|---|---|---|---|---|---|\n");
+  if (only.empty() || only == "gemm") {
+    const GemmCase gemms[] = {{"mlp 1x784x128", 1, 128, 784},
+                              {"128", 128, 128, 128},
+                              {"512", 512, 512, 512},
+                              {"1024", 1024, 1024, 1024},
+                              {"2048", 2048, 2048, 2048}};
+    for (const GemmCase& g : gemms)
+      if (!quick || g.m <= 1024) benchGemm(g, threads, rounds, minMs);
+  }
+  if (only.empty() || only == "conv") {
+    // The distinct convolutions of ResNet-18 (batch 1, 224x224).
+    const ConvCase convs[] = {
+        {"C1 3x224 k7s2 ->64", 3, 224, 224, 64, 7, 2, 3},
+        {"C2 64x56 k3 ->64", 64, 56, 56, 64, 3, 1, 1},
+        {"C3 64x56 k3s2 ->128", 64, 56, 56, 128, 3, 2, 1},
+        {"C4 64x56 k1s2 ->128", 64, 56, 56, 128, 1, 2, 0},
+        {"C5 128x28 k3 ->128", 128, 28, 28, 128, 3, 1, 1},
+        {"C6 128x28 k3s2 ->256", 128, 28, 28, 256, 3, 2, 1},
+        {"C7 128x28 k1s2 ->256", 128, 28, 28, 256, 1, 2, 0},
+        {"C8 256x14 k3 ->256", 256, 14, 14, 256, 3, 1, 1},
+        {"C9 256x14 k3s2 ->512", 256, 14, 14, 512, 3, 2, 1},
+        {"C10 256x14 k1s2 ->512", 256, 14, 14, 512, 1, 2, 0},
+        {"C11 512x7 k3 ->512", 512, 7, 7, 512, 3, 1, 1},
+    };
+    for (const ConvCase& v : convs) benchConv(v, threads, rounds, minMs);
+  }
+  return 0;
+}

@@ -1,0 +1,117 @@
+// Dense and conv2d over weights packed at compile time, the layouts the x86 schedules expect
+// (topi/x86/): a dense weight (N, K) becomes (N/nr, K, nr) and a conv2d weight (O, I, KH, KW)
+// becomes (O/ob, I, KH, KW, ob), so the innermost reduction step reads `nr` (or `ob`) output
+// channels as one contiguous vector. The packers run on constants while compiling; the computes
+// keep the graph's layouts at their boundary (dense (..., N), conv2d NCHW), so a packed kernel
+// is a drop-in replacement for the plain one.
+#include <cstring>
+
+#include "support/check.h"
+#include "support/diagnostic.h"
+#include "topi/nn.h"
+
+namespace tessera::topi {
+namespace {
+
+// Copies element `from` of `src` to element `to` of `dst` (same dtype).
+void copyElement(const NDArray& src, int64_t from, const NDArray& dst, int64_t to) {
+  const size_t bytes = src.nbytes() / static_cast<size_t>(src.numel());
+  std::memcpy(static_cast<char*>(dst.data()) + to * bytes,
+              static_cast<const char*>(src.data()) + from * bytes, bytes);
+}
+
+}  // namespace
+
+NDArray packDenseWeight(const NDArray& weight, int64_t nr) {
+  TS_CHECK(weight.ndim() == 2 && nr > 0 && weight.shape()[0] % nr == 0) << "bad dense packing";
+  const int64_t n = weight.shape()[0], k = weight.shape()[1];
+  NDArray packed = NDArray::empty({n / nr, k, nr}, weight.dtype());
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t r = 0; r < k; ++r)
+      copyElement(weight, j * k + r, packed, ((j / nr) * k + r) * nr + j % nr);
+  return packed;
+}
+
+NDArray packConv2dWeight(const NDArray& weight, int64_t ob) {
+  TS_CHECK(weight.ndim() == 4 && ob > 0 && weight.shape()[0] % ob == 0) << "bad conv packing";
+  const std::vector<int64_t>& s = weight.shape();
+  const int64_t inner = s[1] * s[2] * s[3];  // I * KH * KW, contiguous per output channel
+  NDArray packed = NDArray::empty({s[0] / ob, s[1], s[2], s[3], ob}, weight.dtype());
+  for (int64_t o = 0; o < s[0]; ++o)
+    for (int64_t r = 0; r < inner; ++r)
+      copyElement(weight, o * inner + r, packed, ((o / ob) * inner + r) * ob + o % ob);
+  return packed;
+}
+
+Tensor densePacked(const Tensor& data, const Tensor& packed, DataType outDtype) {
+  const std::vector<int64_t> ps = constShape(packed, "dense_pack");
+  if (data.ndim() < 2 || ps.size() != 3)
+    throwDiagnostic("topi_dense", "dense_pack: needs data of rank >= 2 and a (N/nr, K, nr) weight");
+  if (outDtype.isVoid()) outDtype = data.dtype();
+  const int64_t nr = ps[2];
+  std::vector<PrimExpr> shape(data.shape().begin(), data.shape().end() - 1);
+  shape.push_back(tir::intImm(ps[0] * nr));
+  IterVar k = te::reduceAxis(0, ps[1], "k");
+  const size_t rank = shape.size();
+  Tensor acc = te::compute(
+      shape,
+      [&](const std::vector<Var>& i) {
+        std::vector<PrimExpr> idx(i.begin(), i.end() - 1);
+        idx.push_back(k.var);
+        const Var& j = i[rank - 1];
+        PrimExpr w = packed({tir::floordiv(j, tir::intImm(nr, j->dtype)), k.var,
+                             tir::floormod(j, tir::intImm(nr, j->dtype))});
+        return te::sum(tir::cast(outDtype, data(idx)) * tir::cast(outDtype, w), {k});
+      },
+      te::ComputeOptions{
+          .name = "T_dense_pack", .tag = "dense_pack", .indexNames = axisNames(rank, "i")});
+  // The accumulator is an intermediate the schedule keeps in registers; this stage is the
+  // kernel's dense output (where an epilogue such as bias + relu is inlined).
+  return te::compute(
+      shape,
+      [&](const std::vector<Var>& i) { return acc(std::vector<PrimExpr>(i.begin(), i.end())); },
+      te::ComputeOptions{
+          .name = "T_dense", .tag = "injective", .indexNames = axisNames(rank, "ax")});
+}
+
+Tensor conv2dNchwPacked(const Tensor& data, const Tensor& packed, const Conv2DParams& p) {
+  const std::string op = "conv2d_nchw_pack";
+  const std::vector<int64_t> ds = constShape(data, op), ws = constShape(packed, op);
+  if (ds.size() != 4 || ws.size() != 5 || ws[1] != ds[1] || p.groups != 1)
+    throwDiagnostic("topi_conv", op + ": needs NCHW data and an (O/ob, I, KH, KW, ob) weight");
+  const DataType outDtype = p.outDtype.isVoid() ? data.dtype() : p.outDtype;
+  const int64_t ob = ws[4];
+  const int64_t span = (ws[2] - 1) * p.dilation[0] + 1, spanX = (ws[3] - 1) * p.dilation[1] + 1;
+  const int64_t oh = (ds[2] + p.padding[0] + p.padding[2] - span) / p.strides[0] + 1;
+  const int64_t ow = (ds[3] + p.padding[1] + p.padding[3] - spanX) / p.strides[1] + 1;
+  if (oh <= 0 || ow <= 0)
+    throwDiagnostic("topi_conv", op + ": the window exceeds the padded input");
+  Tensor padded = pad(data, {0, 0, p.padding[0], p.padding[1]}, {0, 0, p.padding[2], p.padding[3]},
+                      nullptr, "pad_temp");
+  IterVar rc = te::reduceAxis(0, ds[1], "rc");
+  IterVar ry = te::reduceAxis(0, ws[2], "ry");
+  IterVar rx = te::reduceAxis(0, ws[3], "rx");
+  // Output channels blocked innermost (N, O/ob, OH, OW, ob): the accumulator tile of the
+  // schedule is contiguous along the vector of output channels.
+  Tensor acc = te::compute(
+      shapeOf({ds[0], ws[0], oh, ow, ob}),
+      [&](Var n, Var oc, Var y, Var x, Var ocb) {
+        PrimExpr row = addIdx(mulIdx(y, p.strides[0]), mulIdx(ry.var, p.dilation[0]));
+        PrimExpr col = addIdx(mulIdx(x, p.strides[1]), mulIdx(rx.var, p.dilation[1]));
+        return te::sum(tir::cast(outDtype, padded(n, rc.var, row, col)) *
+                           tir::cast(outDtype, packed(oc, rc.var, ry.var, rx.var, ocb)),
+                       {rc, ry, rx});
+      },
+      te::ComputeOptions{
+          .name = op, .tag = op, .indexNames = {"n", "oc_chunk", "oh", "ow", "oc_block"}});
+  return te::compute(
+      shapeOf({ds[0], ws[0] * ob, oh, ow}),
+      [&](Var n, Var c, Var y, Var x) {
+        return acc(n, tir::floordiv(c, tir::intImm(ob, c->dtype)), y, x,
+                   tir::floormod(c, tir::intImm(ob, c->dtype)));
+      },
+      te::ComputeOptions{
+          .name = "T_conv2d_unpack", .tag = "injective", .indexNames = {"n", "c", "h", "w"}});
+}
+
+}  // namespace tessera::topi

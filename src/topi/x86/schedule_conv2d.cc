@@ -1,0 +1,62 @@
+// x86 schedule of the packed NCHW conv2d (topi/nn_packed.cc): the output is tiled into blocks of
+// ob output channels x owb output columns of one row; each block's accumulators (ob lanes per
+// column: one vector register each) are computed over the whole reduction (input channels x
+// kernel window: one broadcast input value against one weight vector per step), then the
+// epilogue writes the block out in NCHW. Rows of blocks run in parallel.
+#include "support/diagnostic.h"
+#include "tir/stmt.h"
+#include "topi/x86/schedule.h"
+#include "topi/x86/schedule_util.h"
+
+namespace tessera::topi::x86 {
+namespace {
+
+[[noreturn]] void notApplicable(const std::string& why) {
+  throwDiagnostic("x86_schedule", "conv2d_nchw_pack: " + why);
+}
+
+}  // namespace
+
+void scheduleConv2dPacked(tir::Schedule& sch, const ScheduleOptions& options) {
+  inlineElementwise(sch, {"conv2d_nchw_pack", "pad_temp"});
+  std::optional<tir::BlockRV> conv = findBlock(sch, "conv2d_nchw_pack");
+  std::optional<tir::BlockRV> out = soleOutputBlock(sch);
+  if (!conv || !out) notApplicable("the kernel needs one conv2d and one output");
+  const tir::BlockNode* c = sch.get(*conv);
+  if (c->writes.size() != 1 || c->writes[0].buffer->ndim() != 5 || c->iterVars.size() != 8)
+    notApplicable("unexpected accumulator");
+  const int64_t* obPtr = tir::asConstInt(c->writes[0].buffer->shape[4]);
+  std::vector<tir::LoopRV> loops = sch.getLoops(*out);
+  if (!obPtr || loops.size() != 4) notApplicable("the output is not NCHW");
+  const int64_t ob = *obPtr;
+  int64_t reduction = 1;  // `c` dies with the first transformation
+  for (const tir::IterVar& iv : c->iterVars)
+    if (iv.type != tir::IterVarType::kDataPar)
+      if (const int64_t* e = tir::asConstInt(iv.dom.extent)) reduction *= *e;
+  const std::optional<int64_t> channels = extentOf(sch, loops[1]), width = extentOf(sch, loops[3]);
+  if (!channels || !width || *channels % ob != 0) notApplicable("channels are not whole blocks");
+
+  // owb columns x ob lanes: at most 14 vector accumulators.
+  const int64_t lanes = std::max<int64_t>(1, options.vectorBytes / 4);
+  const int64_t vectorsPerColumn = (ob + lanes - 1) / lanes;
+  const int64_t owb = largestDivisorAtMost(*width, 14 / vectorsPerColumn);
+  std::vector<tir::LoopRV> oc = sch.split(loops[1], {std::monostate{}, ob});
+  std::vector<tir::LoopRV> ow = sch.split(loops[3], {std::monostate{}, owb});
+  sch.reorder({oc[0], loops[2], ow[0], oc[1], ow[1]});
+  sch.computeAt(*conv, ow[0], /*preserveUnitLoops=*/true);
+
+  // Below the tile loops (n, oc[0], h, ow[0]): n, oc, oh, ow, ob, then rc, ry, rx.
+  std::vector<tir::LoopRV> tile = sch.getLoops(*conv);
+  if (tile.size() != 4 + 8) notApplicable("unexpected loops below the tile");
+  const tir::LoopRV column = tile[7], lane = tile[8], rc = tile[9], ry = tile[10], rx = tile[11];
+  sch.reorder({rc, ry, rx, column, lane});
+  tir::BlockRV init = sch.decomposeReduction(*conv, rc);
+  vectorizeTile(sch, {column, lane});
+  std::vector<tir::LoopRV> initLoops = sch.getLoops(init);
+  vectorizeTile(sch, {initLoops.end() - 2, initLoops.end()});
+
+  if (*channels * *width * reduction >= options.minParallelWork)
+    parallelTiles(sch, {loops[0], oc[0], loops[2]}, options.numCores);
+}
+
+}  // namespace tessera::topi::x86

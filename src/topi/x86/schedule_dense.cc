@@ -1,0 +1,74 @@
+// x86 schedule of the packed dense (topi/nn_packed.cc): the output is tiled into mr x nr blocks
+// (nr = the packed weight's lane count), each block's accumulators are computed in place over
+// the whole reduction (mr rows broadcast against nr contiguous weights per step: an outer-product
+// micro-kernel that LLVM keeps in vector registers), then the epilogue (bias, activation, ...)
+// writes the block out. Tiles run in parallel, consecutive tiles sharing one weight panel.
+#include "support/diagnostic.h"
+#include "tir/stmt.h"
+#include "topi/x86/schedule.h"
+#include "topi/x86/schedule_util.h"
+
+namespace tessera::topi::x86 {
+namespace {
+
+[[noreturn]] void notApplicable(const std::string& why) {
+  throwDiagnostic("x86_schedule", "dense_pack: " + why);
+}
+
+// The loops of `block` below its first `outer` loops.
+std::vector<tir::LoopRV> innerLoops(tir::Schedule& sch, const tir::BlockRV& block, size_t outer) {
+  std::vector<tir::LoopRV> loops = sch.getLoops(block);
+  if (loops.size() < outer) notApplicable("the block is not under its tile loops");
+  return {loops.begin() + static_cast<long>(outer), loops.end()};
+}
+
+}  // namespace
+
+void scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& options) {
+  inlineElementwise(sch, {"T_dense_pack"});
+  std::optional<tir::BlockRV> dense = findBlock(sch, "T_dense_pack");
+  std::optional<tir::BlockRV> out = soleOutputBlock(sch);
+  if (!dense || !out) notApplicable("the kernel needs one dense and one output");
+  const tir::BlockNode* d = sch.get(*dense);
+  if (d->reads.size() != 2 || d->reads[1].buffer->ndim() != 3) notApplicable("no packed weight");
+  const int64_t* nrPtr = tir::asConstInt(d->reads[1].buffer->shape[2]);
+  const size_t rank = d->iterVars.size() - 1;  // spatial dims; the last iter var is k
+  std::vector<tir::LoopRV> loops = sch.getLoops(*out);
+  if (!nrPtr || loops.size() != rank || rank < 2)
+    notApplicable("the output is not the dense's shape");
+  const int64_t nr = *nrPtr;
+  const int64_t* depthPtr = tir::asConstInt(d->iterVars.back().dom.extent);
+  const int64_t depth = depthPtr ? *depthPtr : 1;  // `d` dies with the first transformation
+  const std::optional<int64_t> m = extentOf(sch, loops[rank - 2]),
+                               n = extentOf(sch, loops[rank - 1]);
+  if (!m || !n || *n % nr != 0) notApplicable("the output columns are not whole weight blocks");
+
+  // mr rows of nr lanes: at most 16 vector accumulators, at most 8 rows.
+  const int64_t lanes = std::max<int64_t>(1, options.vectorBytes / 4);
+  const int64_t vectorsPerRow = (nr + lanes - 1) / lanes;
+  const int64_t mr = largestDivisorAtMost(*m, std::min<int64_t>(8, 16 / vectorsPerRow));
+  std::vector<tir::LoopRV> j = sch.split(loops[rank - 1], {std::monostate{}, nr});
+  std::vector<tir::LoopRV> i = sch.split(loops[rank - 2], {std::monostate{}, mr});
+  sch.reorder({j[0], i[0], i[1], j[1]});
+  sch.computeAt(*dense, i[0], /*preserveUnitLoops=*/true);
+
+  // Below the tile loops: one loop per spatial dim (unit ones kept), then k. k goes outermost so
+  // that the mr x nr accumulators stay in registers across the reduction.
+  const size_t outer = rank;  // the batch loops, j[0] and i[0]
+  std::vector<tir::LoopRV> tile = innerLoops(sch, *dense, outer);
+  if (tile.size() != rank + 1) notApplicable("unexpected loops below the tile");
+  const tir::LoopRV row = tile[rank - 2], lane = tile[rank - 1], k = tile[rank];
+  sch.reorder({k, row, lane});
+  tir::BlockRV init = sch.decomposeReduction(*dense, k);
+  vectorizeTile(sch, {row, lane});
+  std::vector<tir::LoopRV> initLoops = sch.getLoops(init);
+  vectorizeTile(sch, {initLoops.end() - 2, initLoops.end()});
+  sch.vectorize(j[1]);
+
+  std::vector<tir::LoopRV> tiles(loops.begin(), loops.begin() + static_cast<long>(rank - 2));
+  tiles.push_back(j[0]);
+  tiles.push_back(i[0]);
+  if (*m * *n * depth >= options.minParallelWork) parallelTiles(sch, tiles, options.numCores);
+}
+
+}  // namespace tessera::topi::x86

@@ -1,0 +1,67 @@
+// Block roles and tile sizes for the x86 schedules.
+#include "topi/x86/schedule_util.h"
+
+#include "support/diagnostic.h"
+#include "tir/stmt.h"
+
+namespace tessera::topi::x86 {
+
+bool writesOutput(const tir::Schedule& sch, const tir::BlockRV& block) {
+  const std::vector<tir::Buffer> params = sch.func()->paramBuffers();
+  for (const tir::BufferRegion& w : sch.get(block)->writes)
+    for (const tir::Buffer& p : params)
+      if (p->data.get() == w.buffer->data.get()) return true;
+  return false;
+}
+
+bool isReduction(const tir::Schedule& sch, const tir::BlockRV& block) {
+  for (const tir::IterVar& iv : sch.get(block)->iterVars)
+    if (iv.type != tir::IterVarType::kDataPar) return true;
+  return false;
+}
+
+std::optional<int64_t> extentOf(const tir::Schedule& sch, const tir::LoopRV& loop) {
+  const int64_t* e = tir::asConstInt(sch.get(loop)->extent);
+  if (!e) return std::nullopt;
+  return *e;
+}
+
+int64_t largestDivisorAtMost(int64_t n, int64_t limit) {
+  for (int64_t d = std::min(n, limit); d > 1; --d)
+    if (n % d == 0) return d;
+  return 1;
+}
+
+std::vector<tir::BlockRV> rootBlocks(tir::Schedule& sch) {
+  return sch.getChildBlocks(sch.getBlock("root"));
+}
+
+std::optional<tir::BlockRV> findBlock(tir::Schedule& sch, const std::string& name) {
+  for (const tir::BlockRV& b : rootBlocks(sch))
+    if (sch.get(b)->name == name) return b;
+  return std::nullopt;
+}
+
+std::optional<tir::BlockRV> soleOutputBlock(tir::Schedule& sch) {
+  std::optional<tir::BlockRV> out;
+  for (const tir::BlockRV& b : rootBlocks(sch)) {
+    if (!writesOutput(sch, b)) continue;
+    if (out) return std::nullopt;
+    out = b;
+  }
+  return out;
+}
+
+// Unrolls all but the last of `loops` and vectorizes the last (the register tile's loops).
+void vectorizeTile(tir::Schedule& sch, const std::vector<tir::LoopRV>& loops) {
+  for (size_t i = 0; i + 1 < loops.size(); ++i) sch.unroll(loops[i]);
+  if (!loops.empty()) sch.vectorize(loops.back());
+}
+
+// Fuses `loops` (a chain from the outermost loop) and runs the result in parallel.
+void parallelTiles(tir::Schedule& sch, const std::vector<tir::LoopRV>& loops, int numCores) {
+  if (numCores <= 1 || loops.empty()) return;
+  sch.parallel(loops.size() == 1 ? loops[0] : sch.fuse(loops));
+}
+
+}  // namespace tessera::topi::x86

@@ -1,0 +1,32 @@
+// Helpers shared by the x86 schedules: block roles (output, reduction) and tile-size choice.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tir/schedule/schedule.h"
+
+namespace tessera::topi::x86 {
+
+/// Whether the block writes a buffer of the function's parameters (an output of the kernel).
+bool writesOutput(const tir::Schedule& sch, const tir::BlockRV& block);
+/// Whether the block has a reduction iter var.
+bool isReduction(const tir::Schedule& sch, const tir::BlockRV& block);
+/// The constant extent of a loop (nullopt when symbolic).
+std::optional<int64_t> extentOf(const tir::Schedule& sch, const tir::LoopRV& loop);
+/// The largest divisor of `n` that is at most `limit` (1 when none is larger).
+int64_t largestDivisorAtMost(int64_t n, int64_t limit);
+/// The blocks directly under the root block, in program order.
+std::vector<tir::BlockRV> rootBlocks(tir::Schedule& sch);
+/// The block named `name`, if the function has exactly one.
+std::optional<tir::BlockRV> findBlock(tir::Schedule& sch, const std::string& name);
+/// The only root-level block that writes an output, or nullopt (several outputs, or none).
+std::optional<tir::BlockRV> soleOutputBlock(tir::Schedule& sch);
+
+/// Unrolls all but the last of `loops` and vectorizes the last (a register tile's loops).
+void vectorizeTile(tir::Schedule& sch, const std::vector<tir::LoopRV>& loops);
+/// Fuses `loops` (a chain from the outermost) and makes the result parallel when numCores > 1.
+void parallelTiles(tir::Schedule& sch, const std::vector<tir::LoopRV>& loops, int numCores);
+
+}  // namespace tessera::topi::x86
