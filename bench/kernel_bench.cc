@@ -141,21 +141,22 @@ void benchConv(const ConvCase& v, const std::vector<int>& threads, int rounds, d
   memory::desc src({1, v.c, v.h, v.w}, memory::data_type::f32, memory::format_tag::nchw);
   memory::desc dst({1, v.oc, oh, ow}, memory::data_type::f32, memory::format_tag::nchw);
   memory::desc wAny({v.oc, v.c, v.k, v.k}, memory::data_type::f32, memory::format_tag::any);
-  dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
-                                       dnnl::algorithm::convolution_direct, src, wAny, dst,
-                                       {v.stride, v.stride}, {v.pad, v.pad}, {v.pad, v.pad});
-  dnnl::convolution_forward::primitive_desc pd(desc, eng);
-  memory srcMem(src, eng, x.data());
-  NDArray out = NDArray::empty({1, v.oc, oh, ow}, DataType::float32());
-  memory dstMem(dst, eng, out.data());
-  memory wPlain({{v.oc, v.c, v.k, v.k}, memory::data_type::f32, memory::format_tag::oihw}, eng,
-                wt.data());
-  memory wMem(pd.weights_desc(), eng);
-  dnnl::reorder(wPlain, wMem).execute(strm, wPlain, wMem);
-  dnnl::convolution_forward conv(pd);
   const double flops = 2.0 * v.oc * oh * ow * v.c * v.k * v.k;
   for (int nt : threads) {
     setThreads(nt);
+    // oneDNN's OpenMP primitives take their thread count when they are created.
+    dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                         dnnl::algorithm::convolution_direct, src, wAny, dst,
+                                         {v.stride, v.stride}, {v.pad, v.pad}, {v.pad, v.pad});
+    dnnl::convolution_forward::primitive_desc pd(desc, eng);
+    memory srcMem(src, eng, x.data());
+    NDArray out = NDArray::empty({1, v.oc, oh, ow}, DataType::float32());
+    memory dstMem(dst, eng, out.data());
+    memory wPlain({{v.oc, v.c, v.k, v.k}, memory::data_type::f32, memory::format_tag::oihw}, eng,
+                  wt.data());
+    memory wMem(pd.weights_desc(), eng);
+    dnnl::reorder(wPlain, wMem).execute(strm, wPlain, wMem);
+    dnnl::convolution_forward conv(pd);
     auto tessera = [&] { t.exec->run(); };
     auto onednn = [&] {
       conv.execute(strm,

@@ -60,3 +60,31 @@ void scheduleConv2dPacked(tir::Schedule& sch, const ScheduleOptions& options) {
 }
 
 }  // namespace tessera::topi::x86
+
+namespace tessera::topi::x86 {
+
+void scheduleConv2dDirect(tir::Schedule& sch, const ScheduleOptions& options) {
+  inlineElementwise(sch, {"conv2d_nchw", "pad_temp"});
+  std::optional<tir::BlockRV> conv = findBlock(sch, "conv2d_nchw");
+  std::optional<tir::BlockRV> out = soleOutputBlock(sch);
+  if (!conv || !out) notApplicable("the kernel needs one conv2d and one output");
+  if (sch.get(*conv)->iterVars.size() != 7) notApplicable("unexpected conv2d block");
+  // Without an epilogue the conv2d block is the output and accumulates in place.
+  const bool inPlace = sch.get(*out)->id == sch.get(*conv)->id;
+  std::vector<tir::LoopRV> outer = sch.getLoops(*out);
+  if (outer.size() < 4) notApplicable("the output is not NCHW");
+  outer.resize(4);
+  std::optional<int64_t> width = extentOf(sch, outer[3]);
+  if (!width) notApplicable("symbolic width");
+  if (!inPlace) sch.computeAt(*conv, outer[2], /*preserveUnitLoops=*/true);
+  // One output row per step: the window loops outside, the row's columns innermost, where LLVM
+  // vectorizes them (each step reads a contiguous or strided input row).
+  std::vector<tir::LoopRV> loops = sch.getLoops(*conv);
+  if (loops.size() < 4) notApplicable("unexpected loops");
+  const std::vector<tir::LoopRV> inner(loops.end() - 4, loops.end());  // w, rc, ry, rx
+  sch.reorder({inner[1], inner[2], inner[3], inner[0]});
+  sch.decomposeReduction(*conv, inner[1]);
+  parallelTiles(sch, {outer[0], outer[1], outer[2]}, options.numCores);
+}
+
+}  // namespace tessera::topi::x86

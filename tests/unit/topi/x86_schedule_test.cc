@@ -93,6 +93,37 @@ INSTANTIATE_TEST_SUITE_P(
                       ConvCase{4, 12, 12, 16, 3, 1, 2, 2, false},  // dilation
                       ConvCase{6, 8, 8, 10, 3, 1, 1, 1, true}));   // 10 channels: not packed
 
+// Depthwise and grouped convolutions take the direct schedule (conv2d_nchw, one row at a time).
+struct GroupedCase {
+  int64_t c, h, w, oc, groups, k, stride, pad;
+  bool epilogue;
+};
+
+class X86GroupedConv2d : public ::testing::TestWithParam<GroupedCase> {};
+
+TEST_P(X86GroupedConv2d, MatchesInterpreter) {
+  const GroupedCase c = GetParam();
+  relay::Conv2DAttrs attrs;
+  attrs.strides = {c.stride, c.stride};
+  attrs.padding = {c.pad, c.pad};
+  attrs.groups = c.groups;
+  attrs.channels = c.oc;
+  attrs.kernelSize = std::vector<int64_t>{c.k, c.k};
+  Expr y = relay::nn::conv2d(relay::var("x", {1, c.c, c.h, c.w}),
+                             constantOf({c.oc, c.c / c.groups, c.k, c.k}, 6), attrs);
+  if (c.epilogue) y = relay::clip(relay::nn::biasAdd(y, constantOf({c.oc}, 4)), 0, 6);
+  const relay::IRModule mod = moduleOf(y);
+  EXPECT_TRUE(matchesInterpreter(mod, 5));
+  EXPECT_EQ(packedParams(build(mod, codegen::Target::host()), 5), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, X86GroupedConv2d,
+    ::testing::Values(GroupedCase{32, 14, 14, 32, 32, 3, 1, 1, true},   // MobileNetV2 depthwise
+                      GroupedCase{16, 15, 15, 16, 16, 3, 2, 1, true},   // stride 2, odd size
+                      GroupedCase{8, 9, 7, 16, 8, 3, 1, 1, false},      // channel multiplier 2
+                      GroupedCase{8, 10, 10, 12, 2, 3, 1, 0, false}));  // two groups
+
 // A conv2d whose weight is an input (not a constant) is not packed and gets the generic schedule.
 TEST(X86Schedule, ConvWithWeightInputIsNotPacked) {
   relay::Conv2DAttrs attrs;
