@@ -119,18 +119,25 @@ class Tessera:
 
 
 class CpuMeter:
-    """CPU time used by other processes than this one and its waited-for children, as the
-    machine-wide busy time of /proc/stat minus our own (os.times)."""
+    """CPU time used by other processes than the benchmark: the machine-wide busy time of
+    /proc/stat less this process's, its waited-for children's (os.times) and that of the live
+    worker processes `pids` (/proc/PID/stat)."""
 
-    def __init__(self):
+    def __init__(self, pids=()):
+        self.pids = list(pids)
         self.start = self.sample()
 
-    @staticmethod
-    def sample():
+    def sample(self):
+        tick = os.sysconf("SC_CLK_TCK")
         fields = [int(v) for v in pathlib.Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
-        busy = (sum(fields[:3]) + fields[5] + fields[6]) / os.sysconf("SC_CLK_TCK")
+        busy = (sum(fields[:3]) + fields[5] + fields[6]) / tick
         t = os.times()
-        return time.monotonic(), busy, t.user + t.system + t.children_user + t.children_system
+        own = t.user + t.system + t.children_user + t.children_system
+        for pid in self.pids:
+            # utime and stime are fields 14 and 15; the command name (field 2) may hold spaces.
+            stat = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            own += (int(stat[11]) + int(stat[12])) / tick
+        return time.monotonic(), busy, own
 
     def otherCores(self):
         """Average number of cores other processes kept busy since construction."""
@@ -139,20 +146,26 @@ class CpuMeter:
         return max(0.0, (busy - busy0) - (own - own0)) / max(wall - wall0, 1e-3)
 
 
-def waitIdle(limit, log):
+def waitIdle(limit, pids, log):
     """Waits up to `limit` seconds for a 3-second window in which other processes use less than
-    0.2 cores; returns False when the machine stayed busy."""
+    0.2 cores; says so once when it has to wait."""
     deadline = time.monotonic() + limit
-    while True:
-        meter = CpuMeter()
+    waited = False
+    while limit > 0:
+        meter = CpuMeter(pids)
         time.sleep(3)
         cores = meter.otherCores()
         if cores < 0.2:
-            return True
+            if waited:
+                log("machine idle again")
+            return
         if time.monotonic() > deadline:
             log(f"machine still busy ({cores:.2f} cores used by other processes); going on")
-            return False
-        log(f"waiting for an idle machine ({cores:.2f} cores used by other processes)")
+            return
+        if not waited:
+            log(f"waiting up to {limit:g} s for an idle machine ({cores:.2f} cores used by other "
+                "processes)")
+            waited = True
 
 
 def openblasDir():
@@ -177,11 +190,30 @@ def stats(ms):
             "p90": float(np.percentile(a, 90)), "n": len(ms)}
 
 
+def timeSegment(workers, engines, threads, args):
+    """The timed runs of every engine at one thread count, round-robin; {engine: [ms]}."""
+    samples = {e: [] for e in engines}
+    for engine in engines:
+        workers[engine].setThreads(threads)
+        if engine != "tessera":  # a tessera call warms up itself
+            workers[engine].run(args.warmup)
+    blocks = -(-args.runs // args.block)
+    for b in range(blocks):
+        order = engines[b % len(engines):] + engines[:b % len(engines)]
+        for engine in order:
+            samples[engine] += workers[engine].run(args.block)
+            # Idle worker threads of the engine just run may spin for a while (ONNX Runtime's,
+            # OpenMP's); let them park before the next engine starts.
+            time.sleep(args.settle / 1e3)
+    return samples
+
+
 def benchModel(name, inputName, args, engines, compiled, torchEnv, log):
-    """Returns {threads: {engine: stats}}, {engine: max abs diff} and the average number of
-    cores that other processes used meanwhile, for one model."""
+    """Returns {threads: {engine: stats}}, {engine: max abs diff} and {threads: the average
+    number of cores other processes used during the kept attempt} for one model. A thread
+    count's runs are taken again (up to --retries times) when other processes used more than
+    0.25 cores meanwhile."""
     cache = args.cache
-    meter = CpuMeter()
     workers = {}
     for engine in engines:
         if engine == "tessera":
@@ -193,31 +225,30 @@ def benchModel(name, inputName, args, engines, compiled, torchEnv, log):
         else:
             workers[engine] = Worker([PYTHON, str(PEERS / "torch_worker.py"), engine, name,
                                       str(cache)], env=torchEnv)
-    results, diffs = {}, {}
+    pids = [w.proc.pid for w in workers.values() if isinstance(w, Worker)]
+    results, diffs, other = {}, {}, {}
     try:
+        for engine in engines:
+            workers[engine].setThreads(args.threads[0])
+            diffs[engine] = workers[engine].check()
         for threads in args.threads:
-            samples = {e: [] for e in engines}
-            for engine in engines:
-                workers[engine].setThreads(threads)
-                if engine not in diffs:
-                    diffs[engine] = workers[engine].check()
-                if engine != "tessera":  # a tessera call warms up itself
-                    workers[engine].run(args.warmup)
-            blocks = -(-args.runs // args.block)
-            for b in range(blocks):
-                order = engines[b % len(engines):] + engines[:b % len(engines)]
-                for engine in order:
-                    samples[engine] += workers[engine].run(args.block)
-                    # Idle worker threads of the engine just run may spin for a while (ONNX
-                    # Runtime's, OpenMP's); let them park before the next engine starts.
-                    time.sleep(args.settle / 1e3)
+            for attempt in range(args.retries + 1):
+                waitIdle(args.wait_idle, pids, log)
+                meter = CpuMeter(pids)
+                samples = timeSegment(workers, engines, threads, args)
+                other[threads] = meter.otherCores()
+                if other[threads] <= 0.25 or attempt == args.retries:
+                    break
+                log(f"{name}, {threads} thread(s): other processes used {other[threads]:.2f} "
+                    "cores meanwhile; taking the runs again")
             results[threads] = {e: stats(samples[e]) for e in engines}
             log(f"{name}, {threads} thread(s): " + ", ".join(
-                f"{e} {results[threads][e]['median']:.2f} ms" for e in engines))
+                f"{e} {results[threads][e]['median']:.2f} ms" for e in engines) +
+                f"; other processes {other[threads]:.2f} cores")
     finally:
         for w in workers.values():
             w.close()
-    return results, diffs, meter.otherCores()
+    return results, diffs, other
 
 
 def machine():
@@ -248,7 +279,8 @@ def report(args, engines, models, compileInfo, results, diffs, loads, info, comm
     today = datetime.date.today().isoformat()
     lines = [f"# Peer benchmark: Tessera vs PyTorch, TorchScript, ONNX Runtime — {today}", "",
              f"Machine: {machine()}. The machine may be shared: the last table gives the CPU "
-             "other processes used during each model's runs.", "",
+             "other processes used during each thread count's runs (which were taken again, up "
+             f"to {args.retries} times, when that exceeded 0.25 cores).", "",
              f"Software: Tessera {tesseraVersion()} (release build); {info}.", "",
              "Command:", "", "```", command, "```", "",
              f"Method: batch 1, float32, random weights (`tests/models/make_models.py`). Per model "
@@ -288,12 +320,12 @@ def report(args, engines, models, compileInfo, results, diffs, loads, info, comm
     lines += ["## Output check and other load", "",
               "Max abs diff of each engine's output from PyTorch's reference (`NAME.ref.npy`, "
               "eager PyTorch with one thread), and the average number of cores that other "
-              "processes kept busy while the model ran (/proc/stat less the benchmark's own CPU "
-              "time; 2 threads on a 2-core machine suffer from any).", "",
+              "processes kept busy during each thread count's timed runs (/proc/stat less the "
+              "benchmark's own CPU time; 2 threads on a 2-core machine suffer from any).", "",
               "| model | " + " | ".join(TITLES[e] for e in engines) + " | other load (cores) |",
               "|---|" + "---:|" * (len(engines) + 1)]
     for m in models:
-        load = f"{loads[m]:.2f}"
+        load = ", ".join(f"{t}t: {loads[m][t]:.2f}" for t in args.threads)
         lines.append(f"| {m} | " + " | ".join(
             "shape differs" if diffs[m][e] is None else f"{diffs[m][e]:.2g}" for e in engines) +
             f" | {load} |")
@@ -322,6 +354,9 @@ def main():
     parser.add_argument("--wait-idle", type=float, default=300, metavar="SECONDS",
                         help="before each model, wait up to this long for other processes to "
                         "use less than 0.2 cores (default 300; 0: don't wait)")
+    parser.add_argument("--retries", type=int, default=2,
+                        help="take a thread count's runs again, up to this many times, when other "
+                        "processes used more than 0.25 cores meanwhile (default 2)")
     parser.add_argument("--out", help="report file (default bench/results/YYYY-MM-DD-peers.md)")
     args = parser.parse_args()
     models = args.models.split(",")
@@ -368,14 +403,12 @@ def main():
             args.tessera = shutil.copy2(args.tessera, pathlib.Path(tmp) / "tessera")
         for m in models:
             compiled = pathlib.Path(tmp) / m
-            if args.wait_idle > 0:
-                waitIdle(args.wait_idle, log)
+            waitIdle(args.wait_idle, [], log)
             if "tessera" in engines:
                 compileInfo[m] = compileModel(args.tessera, args.cache / f"{m}.onnx", compiled)
                 log(f"{m}: tessera compile {compileInfo[m][0]:.2f} s")
             results[m], diffs[m], loads[m] = benchModel(m, known[m], args, engines, compiled,
                                                         torchEnv, log)
-            log(f"{m}: other processes used {loads[m]:.2f} cores meanwhile")
     text = report(args, engines, models, compileInfo, results, diffs, loads, info, command)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
