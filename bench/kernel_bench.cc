@@ -177,18 +177,33 @@ void benchConv(const ConvCase& v, const std::vector<int>& threads, int rounds, d
 int main(int argc, char** argv) {
   bool quick = false;
   std::string only;
+  std::vector<ConvCase> customConvs;
+  std::vector<std::string> customNames;
   std::vector<int> threads = {1, 2};
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick"))
       quick = true;
     else if (!std::strcmp(argv[i], "--only") && i + 1 < argc)
       only = argv[++i];
-    else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
+    else if (!std::strcmp(argv[i], "--conv") && i + 1 < argc) {
+      // C,H,W,OC,K,STRIDE,PAD: one extra convolution case
+      ConvCase v{};
+      customNames.push_back(argv[++i]);
+      if (std::sscanf(argv[i], "%ld,%ld,%ld,%ld,%ld,%ld,%ld", &v.c, &v.h, &v.w, &v.oc, &v.k,
+                      &v.stride, &v.pad) != 7) {
+        std::fprintf(stderr, "--conv expects C,H,W,OC,K,STRIDE,PAD\n");
+        return 2;
+      }
+      customConvs.push_back(v);
+      only = "custom";
+    } else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
       threads.clear();
       for (const char* p = argv[++i]; *p; ++p)
         if (*p >= '1' && *p <= '9') threads.push_back(*p - '0');
     } else {
-      std::fprintf(stderr, "usage: kernel_bench [--quick] [--threads 1,2] [--only gemm|conv]\n");
+      std::fprintf(stderr,
+                   "usage: kernel_bench [--quick] [--threads 1,2] [--only gemm|conv] [--conv "
+                   "C,H,W,OC,K,S,P]\n");
       return 2;
     }
   }
@@ -205,6 +220,10 @@ int main(int argc, char** argv) {
                               {"2048", 2048, 2048, 2048}};
     for (const GemmCase& g : gemms)
       if (!quick || g.m <= 1024) benchGemm(g, threads, rounds, minMs);
+  }
+  for (size_t i = 0; i < customConvs.size(); ++i) {
+    customConvs[i].name = customNames[i].c_str();
+    benchConv(customConvs[i], threads, rounds, minMs);
   }
   if (only.empty() || only == "conv") {
     // The distinct convolutions of ResNet-18 (batch 1, 224x224).

@@ -340,6 +340,16 @@ tir::PrimFunc scheduleForTarget(const tir::PrimFunc& func, const codegen::Target
   return topi::x86::scheduleDefault(func, options);
 }
 
+std::vector<tir::PrimFunc> graphKernels(const relay::IRModule& optimized,
+                                        const codegen::Target& target, bool scheduled) {
+  GraphBuilder builder(optimized.main(), scheduled);
+  builder.run();
+  std::vector<tir::PrimFunc> kernels;
+  for (const tir::PrimFunc& k : builder.kernels)
+    kernels.push_back(scheduled ? renamed(scheduleForTarget(k, target), k->name) : k);
+  return kernels;
+}
+
 BuiltModule build(const relay::IRModule& module, const codegen::Target& target,
                   const std::map<std::string, NDArray>& params, const BuildOptions& options) {
   relay::PassContext ctx;

@@ -37,6 +37,12 @@ struct BuildOptions {
 /// (relay::strategy::LowerOptions::packWeights), as build() applies it.
 tir::PrimFunc scheduleForTarget(const tir::PrimFunc& kernel, const codegen::Target& target);
 
+/// The kernels build() would compile for @main of an already optimized module, in its order and
+/// with its names (`fused_<ops>`, `_1`, ...), before lowering; `scheduled`: with weights packed
+/// and the target's default schedule applied, as build() does. Same errors as build().
+std::vector<tir::PrimFunc> graphKernels(const relay::IRModule& optimized,
+                                        const codegen::Target& target, bool scheduled);
+
 /// Builds @main of `module` for `target`. `params` are bound into @main first (BindParams), so
 /// they become constants of the graph. Throws DiagnosticError for what cannot be compiled: a
 /// non-static input shape, control flow or calls to other globals in @main, an op without a

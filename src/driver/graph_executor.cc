@@ -2,7 +2,10 @@
 // kernel call is a fixed array of DLTensor pointers prepared once.
 #include "driver/graph_executor.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <map>
 
 #include "runtime/thread_pool.h"
 #include "support/check.h"
@@ -127,6 +130,32 @@ void GraphExecutor::run() {
     if (call.fn(call.args.data(), static_cast<int32_t>(call.args.size())) != 0)
       throwDiagnostic("graph_run", TesseraGetLastError(), {}, call.kernel);
   }
+}
+
+std::vector<GraphExecutor::KernelTime> GraphExecutor::profile(int runs) {
+  run();
+  std::vector<KernelTime> kernels;
+  std::map<std::string, size_t> slot;  // kernel name -> index in `kernels`
+  for (const PreparedCall& call : calls_) {
+    auto [it, fresh] = slot.emplace(call.kernel, kernels.size());
+    if (fresh) kernels.push_back({call.kernel, 0, 0});
+    ++kernels[it->second].calls;
+  }
+  std::vector<std::vector<double>> samples(kernels.size(), std::vector<double>(runs, 0.0));
+  for (int r = 0; r < runs; ++r) {
+    for (PreparedCall& call : calls_) {
+      const auto start = std::chrono::steady_clock::now();
+      if (call.fn(call.args.data(), static_cast<int32_t>(call.args.size())) != 0)
+        throwDiagnostic("graph_run", TesseraGetLastError(), {}, call.kernel);
+      samples[slot.at(call.kernel)][r] +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+  }
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    std::sort(samples[k].begin(), samples[k].end());
+    kernels[k].seconds = samples[k][samples[k].size() / 2];
+  }
+  return kernels;
 }
 
 NDArray GraphExecutor::getOutput(int index) const {

@@ -222,6 +222,54 @@ void setNumThreads(int n) {
   gPool = std::make_unique<ThreadPool>(n < 1 ? 1 : n);
 }
 
+WorkspacePool::~WorkspacePool() {
+  for (const Block& b : free_) std::free(b.ptr);
+  for (const Block& b : used_) std::free(b.ptr);
+}
+
+void* WorkspacePool::allocate(uint64_t nbytes) {
+  // aligned_alloc needs a size that is a multiple of the alignment.
+  const uint64_t rounded = nbytes == 0 ? 64 : (nbytes + 63) / 64 * 64;
+  // Best fit among the kept blocks that are not more than twice too large.
+  size_t best = free_.size();
+  for (size_t i = 0; i < free_.size(); ++i)
+    if (free_[i].bytes >= rounded && free_[i].bytes <= 2 * rounded &&
+        (best == free_.size() || free_[i].bytes < free_[best].bytes))
+      best = i;
+  Block block;
+  if (best < free_.size()) {
+    block = free_[best];
+    free_.erase(free_.begin() + static_cast<long>(best));
+    keptBytes_ -= block.bytes;
+  } else {
+    block = {std::aligned_alloc(64, rounded), rounded};
+    if (!block.ptr) return nullptr;
+  }
+  used_.push_back(block);
+  return block.ptr;
+}
+
+void WorkspacePool::release(void* ptr) {
+  for (size_t i = used_.size(); i-- > 0;) {
+    if (used_[i].ptr != ptr) continue;
+    const Block block = used_[i];
+    used_.erase(used_.begin() + static_cast<long>(i));
+    if (keptBytes_ + block.bytes > kMaxKeptBytes) {
+      std::free(block.ptr);
+      return;
+    }
+    free_.push_back(block);
+    keptBytes_ += block.bytes;
+    return;
+  }
+  std::free(ptr);  // not from this thread's pool
+}
+
+WorkspacePool& workspacePool() {
+  thread_local WorkspacePool pool;
+  return pool;
+}
+
 }  // namespace tessera::runtime
 
 using tessera::runtime::Barrier;
@@ -239,13 +287,11 @@ int32_t TesseraBackendParallelBarrier(int32_t taskId, TesseraParallelEnv* env) {
 
 void* TesseraBackendAllocWorkspace(int32_t deviceType, int32_t deviceId, uint64_t nbytes,
                                    int32_t dtypeCode, int32_t dtypeBits) {
-  // aligned_alloc needs a size that is a multiple of the alignment.
-  uint64_t rounded = (nbytes + 63) / 64 * 64;
-  return std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+  return tessera::runtime::workspacePool().allocate(nbytes);
 }
 
 int32_t TesseraBackendFreeWorkspace(int32_t deviceType, int32_t deviceId, void* ptr) {
-  std::free(ptr);
+  tessera::runtime::workspacePool().release(ptr);
   return 0;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 extern "C" {
 
@@ -48,5 +49,34 @@ int numThreads();
 /// Resizes the pool to `n` threads including the caller (n >= 1; 1 makes every launch inline).
 /// Must not be called while a launch is running.
 void setNumThreads(int n);
+
+/// The workspace memory of generated kernels on one thread (TVM's WorkspacePool): blocks a
+/// kernel frees are kept for the next allocation of a similar size, so a kernel called in a loop
+/// does not map and unmap fresh pages for its intermediate buffers on every call. Up to
+/// kMaxKeptBytes stay cached per thread. Blocks are 64-byte aligned.
+class WorkspacePool {
+ public:
+  static constexpr uint64_t kMaxKeptBytes = uint64_t{256} << 20;
+  WorkspacePool() = default;
+  WorkspacePool(const WorkspacePool&) = delete;
+  WorkspacePool& operator=(const WorkspacePool&) = delete;
+  ~WorkspacePool();
+  /// A block of at least `nbytes`; null when memory runs out.
+  void* allocate(uint64_t nbytes);
+  /// Returns a block from allocate() (a pointer the pool does not know is freed).
+  void release(void* ptr);
+
+ private:
+  struct Block {
+    void* ptr = nullptr;
+    uint64_t bytes = 0;
+  };
+  std::vector<Block> free_;
+  std::vector<Block> used_;
+  uint64_t keptBytes_ = 0;
+};
+
+/// The calling thread's workspace pool.
+WorkspacePool& workspacePool();
 
 }  // namespace tessera::runtime

@@ -72,6 +72,15 @@ Tensor densePacked(const Tensor& data, const Tensor& packed,
 /// (N, O/ob, OH, OW, ob) and `T_conv2d_unpack` (N, O, OH, OW).
 Tensor conv2dNchwPacked(const Tensor& data, const Tensor& packed, const Conv2DParams& p);
 
+/// Whether a conv2d (NCHW/OIHW shapes) is a pointwise product over pixels: 1x1 kernel, unit
+/// stride and dilation, no padding, groups 1, and H*W a multiple of 16.
+bool conv2d1x1AsMatmul(const std::vector<int64_t>& dataShape,
+                       const std::vector<int64_t>& weightShape, const Conv2DParams& p);
+/// Such a conv2d as a matrix product over pixels: `conv2d_1x1` (N, O, H*W) then
+/// `T_conv2d_1x1_unpack` (N, O, H, W).
+Tensor conv2d1x1Nchw(const Tensor& data, const Tensor& weight,
+                     DataType outDtype = DataType::voidType());
+
 // --- pooling (topi/nn_pool.cc) -----------------------------------------------------------------
 
 struct Pool2DParams {

@@ -115,3 +115,43 @@ Tensor conv2dNchwPacked(const Tensor& data, const Tensor& packed, const Conv2DPa
 }
 
 }  // namespace tessera::topi
+
+namespace tessera::topi {
+
+bool conv2d1x1AsMatmul(const std::vector<int64_t>& dataShape,
+                       const std::vector<int64_t>& weightShape, const Conv2DParams& p) {
+  if (dataShape.size() != 4 || weightShape.size() != 4) return false;
+  const bool pointwise =
+      weightShape[2] == 1 && weightShape[3] == 1 && p.groups == 1 && weightShape[1] == dataShape[1];
+  const bool unitSteps = p.strides == std::array<int64_t, 2>{1, 1} &&
+                         p.dilation == std::array<int64_t, 2>{1, 1} &&
+                         p.padding == std::array<int64_t, 4>{0, 0, 0, 0};
+  return pointwise && unitSteps && (dataShape[2] * dataShape[3]) % 16 == 0;
+}
+
+Tensor conv2d1x1Nchw(const Tensor& data, const Tensor& weight, DataType outDtype) {
+  const std::string op = "conv2d_1x1";
+  const std::vector<int64_t> ds = constShape(data, op), ws = constShape(weight, op);
+  if (outDtype.isVoid()) outDtype = data.dtype();
+  const int64_t height = ds[2], width = ds[3];
+  IterVar rc = te::reduceAxis(0, ds[1], "rc");
+  // (N, O, H*W): the output pixels of a channel form one row, so a tile of pixels is a
+  // contiguous vector of the input's rows and of the output's.
+  Tensor acc = te::compute(
+      shapeOf({ds[0], ws[0], height * width}),
+      [&](Var n, Var oc, Var pixel) {
+        PrimExpr w = tir::intImm(width, pixel->dtype);
+        return te::sum(
+            tir::cast(outDtype, data(n, rc.var, tir::floordiv(pixel, w), tir::floormod(pixel, w))) *
+                tir::cast(outDtype, weight(oc, rc.var, tir::intImm(0), tir::intImm(0))),
+            {rc});
+      },
+      te::ComputeOptions{.name = op, .tag = op, .indexNames = {"n", "oc", "pixel"}});
+  return te::compute(
+      shapeOf({ds[0], ws[0], height, width}),
+      [&](Var n, Var c, Var y, Var x) { return acc(n, c, addIdx(mulIdx(y, width), x)); },
+      te::ComputeOptions{
+          .name = "T_conv2d_1x1_unpack", .tag = "injective", .indexNames = {"n", "c", "h", "w"}});
+}
+
+}  // namespace tessera::topi

@@ -58,6 +58,11 @@ contains "$work/out" "median" "bench median"
 expect 0 "bench the interpreter" -- "$tessera" run "$model" --random-inputs 5 --bench 2 --interpreter
 contains "$work/out" "bench (interpreter, 2 runs)" "interpreter bench line"
 expect 2 "bad --bench" -- "$tessera" run "$model" --random-inputs 5 --bench zero
+expect 0 "profile" -- "$tessera" run "$work/m" --random-inputs 5 --profile 3
+contains "$work/out" "profile (median of the runs):" "profile header"
+contains "$work/out" "fused_nn_dense" "profile names the kernels"
+contains "$work/out" "total" "profile total"
+expect 2 "bad --profile" -- "$tessera" run "$work/m" --random-inputs 5 --profile -1
 expect 2 "--interpreter on a directory" -- "$tessera" run "$work/m" --random-inputs 5 --interpreter
 
 # Integer graph: compiled and interpreted outputs are identical.

@@ -3,6 +3,7 @@
 #include <functional>
 #include <iostream>
 #include <set>
+#include <sstream>
 
 #include "cli.h"
 #include "codegen/llvm/target.h"
@@ -20,7 +21,7 @@ const char* const kRunUsage =
     "usage: tessera run FILE [--input NAME=FILE.npy ...] [--random-inputs SEED] [--output "
     "OUT.npy]\n"
     "                        [--entry NAME] [--opt-level N] [--no-optimize] [--interpreter]\n"
-    "                        [--target TARGET] [--bench N]\n"
+    "                        [--target TARGET] [--bench N] [--profile N]\n"
     "\n"
     "FILE is Relay text, an ONNX model (.onnx) or a directory written by `tessera compile`.\n"
     "Compiles FILE with the relay.build pipeline (graph optimization, fusion, LLVM), runs @main\n"
@@ -36,7 +37,9 @@ const char* const kRunUsage =
     "  --interpreter           use the reference interpreter instead of compiled code\n"
     "  --entry NAME            run @NAME instead of @main (on the interpreter)\n"
     "  --target TARGET         code generation target (default: the host)\n"
-    "  --bench N               also time N runs and print median, min and max\n";
+    "  --bench N               also time N runs and print median, min and max\n"
+    "  --profile N             compiled code: time every kernel over N runs and print a table\n"
+    "                          (median per run, share of the total), slowest first\n";
 
 namespace {
 
@@ -74,7 +77,9 @@ struct RunRequest {
   std::optional<uint64_t> seed;
   std::string entry;
   int bench = 0;
-  std::string timing;  // filled by the engine when bench > 0
+  int profile = 0;
+  std::string timing;  // filled by the engine when bench or profile > 0
+  bool ranCompiled = false;
 };
 
 // One value per parameter, from --input or --random-inputs; the messages name what is missing
@@ -115,6 +120,27 @@ std::string timingLine(const std::function<void()>& fn, int runs, const std::str
   options.repeat = runs;
   return "bench (" + engine + ", " + std::to_string(runs) +
          " runs): " + timeEvaluator(fn, options).str();
+}
+
+// Kernels slowest first: median ms per run, calls per run, share of the summed time.
+std::string profileTable(std::vector<driver::GraphExecutor::KernelTime> kernels) {
+  std::stable_sort(kernels.begin(), kernels.end(),
+                   [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
+  double total = 0;
+  for (const auto& k : kernels) total += k.seconds;
+  std::ostringstream out;
+  out << "profile (median of the runs):\n"
+      << "      ms  calls  share  kernel\n";
+  for (const auto& k : kernels) {
+    char line[64];
+    std::snprintf(line, sizeof line, "%8.3f  %5d  %4.1f%%  ", k.seconds * 1e3, k.calls,
+                  total > 0 ? 100.0 * k.seconds / total : 0.0);
+    out << line << k.kernel << "\n";
+  }
+  char sum[64];
+  std::snprintf(sum, sizeof sum, "%8.3f  total", total * 1e3);
+  out << sum;
+  return out.str();
 }
 
 relay::Value runInterpreter(const relay::IRModule& module, RunRequest& request) {
@@ -158,10 +184,14 @@ relay::Value runCompiled(const driver::BuiltModule& built, RunRequest& request) 
   for (int i = 0; i < executor.numOutputs(); ++i) fields.emplace_back(executor.getOutput(i).copy());
   if (request.bench > 0)
     request.timing = timingLine([&] { executor.run(); }, request.bench, "compiled");
+  if (request.profile > 0)
+    request.timing +=
+        (request.timing.empty() ? "" : "\n") + profileTable(executor.profile(request.profile));
+  request.ranCompiled = true;
   return fields.size() == 1 ? fields[0] : relay::Value::tuple(std::move(fields));
 }
 
-int parseBench(const std::optional<std::string>& text) {
+int parseRuns(const std::optional<std::string>& text, const std::string& flag) {
   if (!text) return 0;
   try {
     size_t used = 0;
@@ -169,7 +199,7 @@ int parseBench(const std::optional<std::string>& text) {
     if (used == text->size() && n >= 1) return n;
   } catch (const std::exception&) {
   }
-  throw UsageError{"--bench expects a positive number of runs"};
+  throw UsageError{flag + " expects a positive number of runs"};
 }
 
 }  // namespace
@@ -191,7 +221,8 @@ int cmdRun(Args& args) {
   const std::optional<std::string> targetText = args.value("--target");
   RunRequest request;
   request.entry = entryFlag.value_or("main");
-  request.bench = parseBench(args.value("--bench"));
+  request.bench = parseRuns(args.value("--bench"), "--bench");
+  request.profile = parseRuns(args.value("--profile"), "--profile");
   std::vector<std::string> inputShapes = args.values("--input-shape");
   std::vector<std::string> files = args.positionals();
   if (files.size() != 1) throw UsageError{"expected exactly one FILE"};
@@ -267,6 +298,8 @@ int cmdRun(Args& args) {
   } else {
     std::cout << formatValue(result) << "\n";
   }
+  if (request.profile > 0 && !request.ranCompiled)
+    std::cerr << "note: --profile times compiled kernels; the interpreter ran\n";
   if (!request.timing.empty()) std::cout << request.timing << "\n";
   return kExitOk;
 }

@@ -68,19 +68,11 @@ tir::PrimFunc renamed(const tir::PrimFunc& func, const std::string& name) {
 }
 
 // Every primitive function reachable from @main, in evaluation order, lowered to a PrimFunc.
-std::vector<tir::PrimFunc> kernelsOf(const relay::IRModule& module, bool scheduled) {
+std::vector<tir::PrimFunc> kernelsOf(const relay::IRModule& module) {
   std::vector<relay::Function> primitives;
   std::set<const relay::ExprNode*> seen;
-  // Which arguments are constants at the (first) call of each primitive: build() packs those.
-  std::map<const relay::ExprNode*, std::vector<size_t>> constantArgs;
   for (const auto& [name, fn] : module.functions()) {
     relay::postOrderVisit(fn, [&](const relay::Expr& e) {
-      if (const auto* call = e->as<relay::CallNode>();
-          call && !constantArgs.count(call->op.get())) {
-        std::vector<size_t>& indices = constantArgs[call->op.get()];
-        for (size_t i = 0; i < call->args.size(); ++i)
-          if (call->args[i]->as<relay::ConstantNode>()) indices.push_back(i);
-      }
       const auto* f = e->as<relay::FunctionNode>();
       if (!f || !f->attrs.has("Primitive") || !seen.insert(f).second) return;
       primitives.push_back(std::static_pointer_cast<const relay::FunctionNode>(e));
@@ -92,11 +84,7 @@ std::vector<tir::PrimFunc> kernelsOf(const relay::IRModule& module, bool schedul
     std::string name = kernelName(fn);
     int n = used[name]++;
     if (n > 0) name += "_" + std::to_string(n);
-    relay::strategy::LowerOptions options{.packWeights = scheduled,
-                                          .constantParams = constantArgs[fn.get()]};
-    tir::PrimFunc k = relay::strategy::lowerPrimitive(fn, options).func;
-    if (scheduled) k = driver::scheduleForTarget(k, codegen::Target::host());
-    kernels.push_back(renamed(k, name));
+    kernels.push_back(renamed(relay::strategy::lowerToPrimFunc(fn), name));
   }
   return kernels;
 }
@@ -136,7 +124,15 @@ int cmdTir(Args& args) {
 
   const relay::IRModule module = loadModule(files[0], inputShapes);
   const relay::IRModule optimized = driver::optimize(module, ctx);
-  std::vector<tir::PrimFunc> kernels = kernelsOf(optimized, scheduled);
+  // The kernels as build() compiles them (same names as `tessera compile` and `run --profile`);
+  // a module build() cannot compile (control flow, functions other than @main) is walked whole.
+  std::vector<tir::PrimFunc> kernels;
+  try {
+    kernels = driver::graphKernels(optimized, codegen::Target::host(), scheduled);
+  } catch (const DiagnosticError&) {
+    if (scheduled) throw;
+    kernels = kernelsOf(optimized);
+  }
   if (list) {
     std::string names;
     for (const tir::PrimFunc& k : kernels) names += k->name + "\n";

@@ -269,6 +269,15 @@ const PrimExpr* contiguousBase(const PrimExpr& index) {
   if (ramp == nullptr || !isConstInt(ramp->stride, 1)) return nullptr;
   return &ramp->base;
 }
+
+/// A Ramp with a small constant stride above 1 (as strided convolutions read their input): its
+/// stride, or 0.
+int64_t smallStrideOf(const PrimExpr& index) {
+  const auto* ramp = index->as<RampNode>();
+  if (ramp == nullptr) return 0;
+  const int64_t* stride = asConstInt(ramp->stride);
+  return stride && *stride > 1 && *stride <= 4 ? *stride : 0;
+}
 }  // namespace
 
 llvm::Value* CodeGenLLVM::emitLoad(const BufferLoadNode* op) {
@@ -288,6 +297,18 @@ llvm::Value* CodeGenLLVM::emitLoad(const BufferLoadNode* op) {
   if (const PrimExpr* base = contiguousBase(index)) {
     llvm::Value* addr = builder_.CreateInBoundsGEP(memElem, ptr, emitExpr(*base));
     return fromMemory(builder_.CreateAlignedLoad(memoryType(op->dtype), addr, align));
+  }
+  if (const int64_t stride = smallStrideOf(index); stride > 0 && !elemType.isBool()) {
+    // Every element between the first and the last lane is in bounds when those are: load the
+    // whole span contiguously and keep every stride-th element (LLVM turns it into permutes).
+    const int span = static_cast<int>((lanes - 1) * stride + 1);
+    llvm::Value* addr =
+        builder_.CreateInBoundsGEP(memElem, ptr, emitExpr(index->as<RampNode>()->base));
+    llvm::Value* wide =
+        builder_.CreateAlignedLoad(llvm::FixedVectorType::get(memElem, span), addr, align);
+    std::vector<int> pick;
+    for (int i = 0; i < lanes; ++i) pick.push_back(static_cast<int>(i * stride));
+    return builder_.CreateShuffleVector(wide, pick);
   }
   // A gather: one scalar load per lane.
   llvm::Value* indices = emitExpr(index);

@@ -65,8 +65,12 @@ Tensors conv2dCompute(const Attrs& attrs, const Tensors& in, const Type& outType
   const std::string outLayout = a.outLayout.empty() ? a.dataLayout : a.outLayout;
   const Tensor& data = in.at(0);
   const Tensor& weight = in.at(1);
-  if (a.dataLayout == "NCHW" && a.kernelLayout == "OIHW")
+  if (a.dataLayout == "NCHW" && a.kernelLayout == "OIHW") {
+    if (topi::conv2d1x1AsMatmul(topi::constShape(data, "conv2d"),
+                                topi::constShape(weight, "conv2d"), p))
+      return {relayout(topi::conv2d1x1Nchw(data, weight, p.outDtype), "NCHW", outLayout)};
     return {relayout(topi::conv2dNchw(data, weight, p), "NCHW", outLayout)};
+  }
   if (a.dataLayout == "NHWC" && a.kernelLayout == "HWIO")
     return {relayout(topi::conv2dNhwc(data, weight, p), "NHWC", outLayout)};
   static const std::regex nchwc("NCHW([0-9]+)c"), oihwio("OIHW([0-9]+)i([0-9]+)o");

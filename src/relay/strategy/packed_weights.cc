@@ -43,6 +43,9 @@ int64_t packedBlockOf(const CallNode& call) {
   const auto& a = attrsOf<Conv2DAttrs>(call.attrs);
   const bool plain = a.dataLayout == "NCHW" && a.kernelLayout == "OIHW" &&
                      (a.outLayout.empty() || a.outLayout == "NCHW");
+  const std::optional<std::vector<int64_t>> d = staticShape(data->shape);
+  // Pointwise convolutions are computed as matrix products over pixels, on the weight as it is.
+  if (!d || topi::conv2d1x1AsMatmul(*d, *w, convParams(a, data->dtype))) return 0;
   return plain && a.groups == 1 ? convBlock((*w)[0]) : 0;
 }
 

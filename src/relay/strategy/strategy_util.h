@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "ir/type.h"
+#include "relay/op/nn.h"
 #include "relay/op/op_common.h"
 #include "relay/strategy/strategy.h"
-#include "relay/op/nn.h"
 #include "tir/expr.h"
 #include "topi/nn.h"
 

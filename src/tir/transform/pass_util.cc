@@ -82,7 +82,8 @@ class RegionCollector : public IRVisitor {
   void record(const Buffer& buffer, const std::vector<PrimExpr>& indices) {
     std::vector<std::pair<PrimExpr, PrimExpr>> box;  // per dimension [min, max]
     for (size_t d = 0; d < indices.size(); ++d) {
-      PrimExpr idx = substitute(indices[d], bindings_);
+      // Simplified first: a fused index read back as (p // w) * w + p % w bounds as p.
+      PrimExpr idx = analyzer_.simplify(substitute(indices[d], bindings_));
       arith::IntervalSet set = analyzer_.evalSet(idx, dom_);
       if (!set.bounded() && d < buffer->shape.size()) {
         // Unknown range: assume the whole dimension.

@@ -32,6 +32,9 @@ void parallelizeOuterLoops(tir::Schedule& sch, const ScheduleOptions& options);
 void scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& options);
 /// Tiles the packed conv2d `conv2d_nchw_pack` into its output stage (same contract).
 void scheduleConv2dPacked(tir::Schedule& sch, const ScheduleOptions& options);
+/// The pointwise conv2d as a product over pixels, `conv2d_1x1`: tiles of channels x pixel
+/// vectors (same contract).
+void scheduleConv2d1x1(tir::Schedule& sch, const ScheduleOptions& options);
 /// The plain NCHW conv2d `conv2d_nchw` (depthwise, grouped, or channels that do not pack): one
 /// output row at a time, window loops outside the row's columns (same contract).
 void scheduleConv2dDirect(tir::Schedule& sch, const ScheduleOptions& options);

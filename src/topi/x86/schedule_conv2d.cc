@@ -83,7 +83,11 @@ void scheduleConv2dDirect(tir::Schedule& sch, const ScheduleOptions& options) {
   if (loops.size() < 4) notApplicable("unexpected loops");
   const std::vector<tir::LoopRV> inner(loops.end() - 4, loops.end());  // w, rc, ry, rx
   sch.reorder({inner[1], inner[2], inner[3], inner[0]});
-  sch.decomposeReduction(*conv, inner[1]);
+  tir::BlockRV init = sch.decomposeReduction(*conv, inner[1]);
+  // Rows are short (7 to 112 columns): vectorize them whole.
+  sch.vectorize(inner[0]);
+  sch.vectorize(sch.getLoops(init).back());
+  if (!inPlace) sch.vectorize(outer[3]);
   parallelTiles(sch, {outer[0], outer[1], outer[2]}, options.numCores);
 }
 

@@ -110,6 +110,8 @@ tir::PrimFunc scheduleDefault(const tir::PrimFunc& func, const ScheduleOptions& 
       anchored = tryAnchor(sch, [&](tir::Schedule& s) { scheduleDensePacked(s, options); });
     else if (findBlock(sch, "conv2d_nchw_pack"))
       anchored = tryAnchor(sch, [&](tir::Schedule& s) { scheduleConv2dPacked(s, options); });
+    else if (findBlock(sch, "conv2d_1x1"))
+      anchored = tryAnchor(sch, [&](tir::Schedule& s) { scheduleConv2d1x1(s, options); });
     else if (findBlock(sch, "conv2d_nchw"))
       anchored = tryAnchor(sch, [&](tir::Schedule& s) { scheduleConv2dDirect(s, options); });
     if (!anchored) inlineElementwise(sch, {});

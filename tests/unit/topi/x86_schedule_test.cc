@@ -81,17 +81,24 @@ TEST_P(X86Conv2d, MatchesInterpreter) {
   if (c.epilogue) y = relay::nn::relu(relay::nn::biasAdd(y, constantOf({c.oc}, 4)));
   const relay::IRModule mod = moduleOf(y);
   EXPECT_TRUE(matchesInterpreter(mod, 5));
-  EXPECT_EQ(packedParams(build(mod, codegen::Target::host()), 5), c.oc % 8 == 0 ? 1u : 0u);
+  // Pointwise convolutions over whole pixel vectors are matrix products on the plain weight.
+  const bool pointwise =
+      c.k == 1 && c.stride == 1 && c.pad == 0 && c.dilation == 1 && (c.h * c.w) % 16 == 0;
+  EXPECT_EQ(packedParams(build(mod, codegen::Target::host()), 5),
+            c.oc % 8 == 0 && !pointwise ? 1u : 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, X86Conv2d,
-    ::testing::Values(ConvCase{3, 17, 17, 16, 7, 2, 3, 1, true},   // ResNet stem, odd size
-                      ConvCase{16, 14, 14, 32, 3, 1, 1, 1, true},  // 3x3, 14 columns per tile
-                      ConvCase{8, 13, 11, 24, 3, 2, 1, 1, false},  // odd width, 8-lane blocks
-                      ConvCase{16, 9, 9, 16, 1, 1, 0, 1, true},    // 1x1, no padding
-                      ConvCase{4, 12, 12, 16, 3, 1, 2, 2, false},  // dilation
-                      ConvCase{6, 8, 8, 10, 3, 1, 1, 1, true}));   // 10 channels: not packed
+    ::testing::Values(ConvCase{3, 17, 17, 16, 7, 2, 3, 1, true},    // ResNet stem, odd size
+                      ConvCase{16, 14, 14, 32, 3, 1, 1, 1, true},   // 3x3, 14 columns per tile
+                      ConvCase{8, 13, 11, 24, 3, 2, 1, 1, false},   // odd width, 8-lane blocks
+                      ConvCase{16, 9, 9, 16, 1, 1, 0, 1, true},     // 1x1, no padding
+                      ConvCase{4, 12, 12, 16, 3, 1, 2, 2, false},   // dilation
+                      ConvCase{6, 8, 8, 10, 3, 1, 1, 1, true},      // 10 channels: not packed
+                      ConvCase{16, 8, 8, 24, 1, 1, 0, 1, true},     // pointwise, 64 pixels
+                      ConvCase{24, 28, 28, 36, 1, 1, 0, 1, false},  // pointwise, 784 pixels
+                      ConvCase{40, 4, 12, 13, 1, 1, 0, 1, true}));  // pointwise, odd channels
 
 // Depthwise and grouped convolutions take the direct schedule (conv2d_nchw, one row at a time).
 struct GroupedCase {
