@@ -72,6 +72,14 @@ Tensor densePacked(const Tensor& data, const Tensor& packed,
 /// (N, O/ob, OH, OW, ob) and `T_conv2d_unpack` (N, O, OH, OW).
 Tensor conv2dNchwPacked(const Tensor& data, const Tensor& packed, const Conv2DParams& p);
 
+/// The column block of a packed matrix product with `columns` output columns: 32, 16 or 8 lanes,
+/// or all columns when there are at most 32; 0 when none fits.
+int64_t matmulBlockSize(int64_t columns);
+/// a (..., M, K) x b (..., K, N) (b (..., N, K) with transposeB), batch dims broadcast, over b
+/// packed inside the kernel: `T_pack_b` (..., N/nr, K, nr), `T_dense_pack`, `T_dense` — the
+/// stages the dense x86 schedule tiles. N % nr == 0.
+Tensor matmulPacked(const Tensor& a, const Tensor& b, bool transposeB, int64_t nr,
+                    DataType outDtype = DataType::voidType());
 /// Whether a conv2d (NCHW/OIHW shapes) is a pointwise product over pixels: 1x1 kernel, unit
 /// stride and dilation, no padding, groups 1, and H*W a multiple of 16.
 bool conv2d1x1AsMatmul(const std::vector<int64_t>& dataShape,

@@ -155,3 +155,83 @@ Tensor conv2d1x1Nchw(const Tensor& data, const Tensor& weight, DataType outDtype
 }
 
 }  // namespace tessera::topi
+
+namespace tessera::topi {
+
+int64_t matmulBlockSize(int64_t columns) {
+  if (columns % 32 == 0 && columns >= 64) return 32;
+  for (int64_t b : {16, 8})
+    if (columns % b == 0) return b;
+  return columns <= 32 ? columns : 0;
+}
+
+Tensor matmulPacked(const Tensor& a, const Tensor& b, bool transposeB, int64_t nr,
+                    DataType outDtype) {
+  const std::vector<int64_t> as = constShape(a, "matmul_pack"), bs = constShape(b, "matmul_pack");
+  if (as.size() < 2 || bs.size() < 2)
+    throwDiagnostic("topi_matmul", "matmul_pack: both operands need rank >= 2");
+  if (outDtype.isVoid()) outDtype = a.dtype();
+  const size_t rb = bs.size();
+  const int64_t k = as.back(), n = transposeB ? bs[rb - 2] : bs[rb - 1];
+  if (nr <= 0 || n % nr != 0) throwDiagnostic("topi_matmul", "matmul_pack: bad block size");
+  // B as (batch..., N/nr, K, nr), copied inside the kernel (B is not a constant here).
+  std::vector<int64_t> packedShape(bs.begin(), bs.end() - 2);
+  const size_t nbB = packedShape.size();
+  packedShape.insert(packedShape.end(), {n / nr, k, nr});
+  Tensor packed = te::compute(
+      shapeOf(packedShape),
+      [&](const std::vector<Var>& i) {
+        std::vector<PrimExpr> idx(i.begin(), i.begin() + static_cast<long>(nbB));
+        PrimExpr col = addIdx(mulIdx(i[nbB], nr), i[nbB + 2]);
+        if (transposeB) {
+          idx.push_back(col);
+          idx.push_back(i[nbB + 1]);
+        } else {
+          idx.push_back(i[nbB + 1]);
+          idx.push_back(col);
+        }
+        return b(idx);
+      },
+      te::ComputeOptions{.name = "T_pack_b",
+                         .tag = "injective",
+                         .indexNames = axisNames(packedShape.size(), "ax")});
+  std::vector<PrimExpr> batchA(a.shape().begin(), a.shape().end() - 2);
+  std::vector<PrimExpr> batchB(b.shape().begin(), b.shape().end() - 2);
+  std::vector<PrimExpr> shape = broadcastShape(batchA, batchB, "matmul");
+  const size_t nb = shape.size();
+  shape.push_back(a.shape()[as.size() - 2]);
+  shape.push_back(tir::intImm(n));
+  IterVar r = te::reduceAxis(0, k, "k");
+  // An operand's batch index from the output's (broadcast dims of size 1 read 0).
+  auto batchIndex = [&](const std::vector<int64_t>& dims, const std::vector<Var>& i) {
+    std::vector<PrimExpr> idx;
+    const size_t rank = dims.size() - 2;
+    for (size_t d = 0; d < rank; ++d) {
+      const Var& v = i[nb - rank + d];
+      idx.push_back(dims[d] == 1 && !tir::isOne(shape[nb - rank + d]) ? tir::intImm(0)
+                                                                      : PrimExpr(v));
+    }
+    return idx;
+  };
+  Tensor acc = te::compute(
+      shape,
+      [&](const std::vector<Var>& i) {
+        std::vector<PrimExpr> ia = batchIndex(as, i), ib = batchIndex(bs, i);
+        ia.push_back(i[nb]);
+        ia.push_back(r.var);
+        const Var& j = i[nb + 1];
+        ib.push_back(tir::floordiv(j, tir::intImm(nr, j->dtype)));
+        ib.push_back(r.var);
+        ib.push_back(tir::floormod(j, tir::intImm(nr, j->dtype)));
+        return te::sum(tir::cast(outDtype, a(ia)) * tir::cast(outDtype, packed(ib)), {r});
+      },
+      te::ComputeOptions{
+          .name = "T_dense_pack", .tag = "dense_pack", .indexNames = axisNames(shape.size(), "i")});
+  return te::compute(
+      shape,
+      [&](const std::vector<Var>& i) { return acc(std::vector<PrimExpr>(i.begin(), i.end())); },
+      te::ComputeOptions{
+          .name = "T_dense", .tag = "injective", .indexNames = axisNames(shape.size(), "ax")});
+}
+
+}  // namespace tessera::topi

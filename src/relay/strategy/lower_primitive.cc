@@ -174,6 +174,9 @@ class Lowerer {
           "lower_te",
           "only calls of ops can be lowered to TE, found a call of " + exprSummary(call->op),
           e->span);
+    if (options_.packWeights)
+      if (auto packed = runtimePackedCompute(*call, operandTensors(e), typeOfExpr(e)))
+        return *packed;
     const FTVMCompute* compute = getOpAttr<FTVMCompute>(op->name, kComputeAttr);
     if (!compute) throwDiagnostic("lower_te", "op " + op->name + " has no TE compute", e->span);
     return (*compute)(call->attrs, operandTensors(e), typeOfExpr(e));

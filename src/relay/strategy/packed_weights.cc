@@ -10,13 +10,8 @@
 namespace tessera::relay::strategy {
 namespace {
 
-// Lanes per packed block of `channels` output channels: a whole number of vectors when it can be,
-// the whole (small) dimension otherwise; 0 when no block size fits.
 int64_t denseBlock(int64_t channels) {
-  if (channels % 32 == 0 && channels >= 64) return 32;
-  for (int64_t b : {16, 8})
-    if (channels % b == 0) return b;
-  return channels <= 32 ? channels : 0;
+  return topi::matmulBlockSize(channels);
 }
 
 int64_t convBlock(int64_t channels) {
@@ -66,6 +61,27 @@ std::vector<te::Tensor> packedCompute(const CallNode& call, const te::Tensor& da
     return {topi::densePacked(data, packedWeight, outDtype)};
   const topi::Conv2DParams p = convParams(attrsOf<Conv2DAttrs>(call.attrs), outDtype);
   return {topi::conv2dNchwPacked(data, packedWeight, p)};
+}
+
+std::optional<std::vector<te::Tensor>> runtimePackedCompute(const CallNode& call,
+                                                            const std::vector<te::Tensor>& in,
+                                                            const Type& outType) {
+  const auto* op = call.op->as<OpNode>();
+  if (!op || in.size() != 2 || in[0].dtype() != in[1].dtype()) return std::nullopt;
+  if (in[0].ndim() < 2 || in[1].ndim() < 2) return std::nullopt;
+  bool transposeB = true;
+  if (op->name == "nn.batch_matmul") {
+    const auto& a = attrsOf<BatchMatmulAttrs>(call.attrs);
+    if (a.transposeA) return std::nullopt;
+    transposeB = a.transposeB;
+  } else if (op->name != "nn.dense" || in[1].ndim() != 2) {
+    return std::nullopt;
+  }
+  const std::vector<int64_t> bs = topi::constShape(in[1], op->name);
+  const int64_t nr = topi::matmulBlockSize(transposeB ? bs[bs.size() - 2] : bs.back());
+  if (nr == 0) return std::nullopt;
+  return std::vector<te::Tensor>{
+      topi::matmulPacked(in[0], in[1], transposeB, nr, tensorTypeOf(outType).dtype)};
 }
 
 }  // namespace tessera::relay::strategy

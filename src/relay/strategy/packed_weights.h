@@ -2,6 +2,7 @@
 // packed compute (relay/strategy/packed_weights.cc).
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "relay/expr.h"
@@ -22,5 +23,12 @@ std::vector<int64_t> packedShape(const std::vector<int64_t>& shape, int64_t bloc
 /// The packed compute of the call: its output tensor(s), of the call's type and layout.
 std::vector<te::Tensor> packedCompute(const CallNode& call, const te::Tensor& data,
                                       const te::Tensor& packedWeight, const Type& outType);
+
+/// For an nn.dense or nn.batch_matmul (not transposing a) whose weight is not a constant: the
+/// compute that packs the weight inside the kernel (topi::matmulPacked), or nullopt when its
+/// columns do not block.
+std::optional<std::vector<te::Tensor>> runtimePackedCompute(const CallNode& call,
+                                                            const std::vector<te::Tensor>& in,
+                                                            const Type& outType);
 
 }  // namespace tessera::relay::strategy

@@ -51,7 +51,7 @@ void scheduleConv2d1x1(tir::Schedule& sch, const ScheduleOptions& options) {
   tir::BlockRV init = sch.decomposeReduction(*conv, rc);
   vectorizeTile(sch, {row, lane});
   std::vector<tir::LoopRV> initLoops = sch.getLoops(init);
-  vectorizeTile(sch, {initLoops.end() - 2, initLoops.end()});
+  vectorizeTile(sch, {initLoops.begin() + 3, initLoops.end()});  // below the tile loops
   sch.vectorize(p[1]);
   if (*channels * pixels * reduction >= options.minParallelWork)
     parallelTiles(sch, {loops[0], p[0], c[0]}, options.numCores);

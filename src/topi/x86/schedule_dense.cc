@@ -25,13 +25,13 @@ std::vector<tir::LoopRV> innerLoops(tir::Schedule& sch, const tir::BlockRV& bloc
 }  // namespace
 
 void scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& options) {
-  inlineElementwise(sch, {"T_dense_pack"});
+  inlineElementwise(sch, {"T_dense_pack", "T_pack_b"});
   std::optional<tir::BlockRV> dense = findBlock(sch, "T_dense_pack");
   std::optional<tir::BlockRV> out = soleOutputBlock(sch);
   if (!dense || !out) notApplicable("the kernel needs one dense and one output");
   const tir::BlockNode* d = sch.get(*dense);
-  if (d->reads.size() != 2 || d->reads[1].buffer->ndim() != 3) notApplicable("no packed weight");
-  const int64_t* nrPtr = tir::asConstInt(d->reads[1].buffer->shape[2]);
+  if (d->reads.size() != 2 || d->reads[1].buffer->ndim() < 3) notApplicable("no packed weight");
+  const int64_t* nrPtr = tir::asConstInt(d->reads[1].buffer->shape.back());
   const size_t rank = d->iterVars.size() - 1;  // spatial dims; the last iter var is k
   std::vector<tir::LoopRV> loops = sch.getLoops(*out);
   if (!nrPtr || loops.size() != rank || rank < 2)
@@ -39,36 +39,48 @@ void scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& options) {
   const int64_t nr = *nrPtr;
   const int64_t* depthPtr = tir::asConstInt(d->iterVars.back().dom.extent);
   const int64_t depth = depthPtr ? *depthPtr : 1;  // `d` dies with the first transformation
-  const std::optional<int64_t> m = extentOf(sch, loops[rank - 2]),
-                               n = extentOf(sch, loops[rank - 1]);
-  if (!m || !n || *n % nr != 0) notApplicable("the output columns are not whole weight blocks");
+  // The rows: with a weight shared by all rows (a dense), every leading dim of the output is a
+  // row dim and they are fused into one; a batched product keeps its batch loops outside.
+  const bool sharedWeight = d->reads[1].buffer->ndim() == 3;
+  const size_t batch = sharedWeight ? 0 : rank - 2;  // loops outside the row loop
+  int64_t rows = 1;
+  for (size_t r = batch; r + 1 < rank; ++r) {
+    const std::optional<int64_t> e = extentOf(sch, loops[r]);
+    if (!e) notApplicable("symbolic shape");
+    rows *= *e;
+  }
+  const std::optional<int64_t> n = extentOf(sch, loops[rank - 1]);
+  if (!n || *n % nr != 0) notApplicable("the output columns are not whole weight blocks");
 
   // mr rows of nr lanes: at most 16 vector accumulators, at most 8 rows.
   const int64_t lanes = std::max<int64_t>(1, options.vectorBytes / 4);
   const int64_t vectorsPerRow = (nr + lanes - 1) / lanes;
-  const int64_t mr = largestDivisorAtMost(*m, std::min<int64_t>(8, 16 / vectorsPerRow));
+  const int64_t mr = largestDivisorAtMost(rows, std::min<int64_t>(8, 16 / vectorsPerRow));
+  tir::LoopRV row = loops[rank - 2];
+  if (rank - 1 - batch > 1)
+    row = sch.fuse({loops.begin() + static_cast<long>(batch), loops.end() - 1});
   std::vector<tir::LoopRV> j = sch.split(loops[rank - 1], {std::monostate{}, nr});
-  std::vector<tir::LoopRV> i = sch.split(loops[rank - 2], {std::monostate{}, mr});
+  std::vector<tir::LoopRV> i = sch.split(row, {std::monostate{}, mr});
   sch.reorder({j[0], i[0], i[1], j[1]});
   sch.computeAt(*dense, i[0], /*preserveUnitLoops=*/true);
 
-  // Below the tile loops: one loop per spatial dim (unit ones kept), then k. k goes outermost so
-  // that the mr x nr accumulators stay in registers across the reduction.
-  const size_t outer = rank;  // the batch loops, j[0] and i[0]
+  // Below the tile loops: one loop per spatial dim of the accumulator (unit ones kept), then k.
+  // k goes outermost so that the mr x nr accumulators stay in registers across the reduction.
+  const size_t outer = batch + 2;  // the batch loops, j[0] and i[0]
   std::vector<tir::LoopRV> tile = innerLoops(sch, *dense, outer);
   if (tile.size() != rank + 1) notApplicable("unexpected loops below the tile");
-  const tir::LoopRV row = tile[rank - 2], lane = tile[rank - 1], k = tile[rank];
-  sch.reorder({k, row, lane});
-  tir::BlockRV init = sch.decomposeReduction(*dense, k);
-  vectorizeTile(sch, {row, lane});
-  std::vector<tir::LoopRV> initLoops = sch.getLoops(init);
-  vectorizeTile(sch, {initLoops.end() - 2, initLoops.end()});
+  std::vector<tir::LoopRV> order{tile[rank]};
+  order.insert(order.end(), tile.begin(), tile.end() - 1);
+  sch.reorder(order);
+  tir::BlockRV init = sch.decomposeReduction(*dense, tile[rank]);
+  vectorizeTile(sch, {tile.begin(), tile.end() - 1});
+  vectorizeTile(sch, innerLoops(sch, init, outer));
   sch.vectorize(j[1]);
 
-  std::vector<tir::LoopRV> tiles(loops.begin(), loops.begin() + static_cast<long>(rank - 2));
+  std::vector<tir::LoopRV> tiles(loops.begin(), loops.begin() + static_cast<long>(batch));
   tiles.push_back(j[0]);
   tiles.push_back(i[0]);
-  if (*m * *n * depth >= options.minParallelWork) parallelTiles(sch, tiles, options.numCores);
+  if (rows * *n * depth >= options.minParallelWork) parallelTiles(sch, tiles, options.numCores);
 }
 
 }  // namespace tessera::topi::x86

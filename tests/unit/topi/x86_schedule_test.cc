@@ -131,6 +131,37 @@ INSTANTIATE_TEST_SUITE_P(
                       GroupedCase{8, 9, 7, 16, 8, 3, 1, 1, false},      // channel multiplier 2
                       GroupedCase{8, 10, 10, 12, 2, 3, 1, 0, false}));  // two groups
 
+// Products whose right operand is not a constant pack it inside the kernel (T_pack_b) and take
+// the dense schedule: batch_matmul with and without transposing b, and a dense over an input.
+struct BatchCase {
+  int64_t batch, m, n, k;
+  bool transposeB;
+};
+
+class X86BatchMatmul : public ::testing::TestWithParam<BatchCase> {};
+
+TEST_P(X86BatchMatmul, MatchesInterpreter) {
+  const BatchCase c = GetParam();
+  const std::vector<int64_t> b = c.transposeB ? std::vector<int64_t>{c.batch, c.n, c.k}
+                                              : std::vector<int64_t>{c.batch, c.k, c.n};
+  Expr y = relay::nn::batchMatmul(relay::var("a", {c.batch, c.m, c.k}), relay::var("b", b),
+                                  DataType::voidType(), false, c.transposeB);
+  EXPECT_TRUE(matchesInterpreter(moduleOf(relay::nn::softmax(y)), 3));
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, X86BatchMatmul,
+                         ::testing::Values(BatchCase{4, 16, 16, 8, false},    // attention x V
+                                           BatchCase{4, 16, 32, 8, true},     // Q x K^T
+                                           BatchCase{3, 5, 24, 7, true},      // odd rows
+                                           BatchCase{2, 6, 10, 9, false},     // 10 columns
+                                           BatchCase{1, 4, 100, 3, false}));  // no block: plain
+
+TEST(X86Schedule, DenseOverAnInputIsPackedInTheKernel) {
+  const relay::IRModule mod = moduleOf(relay::nn::relu(relay::nn::dense(
+      relay::reshape(relay::var("x", {2, 3, 40}), {6, 40}), relay::var("w", {64, 40}))));
+  EXPECT_TRUE(matchesInterpreter(mod, 4));
+}
+
 // A conv2d whose weight is an input (not a constant) is not packed and gets the generic schedule.
 TEST(X86Schedule, ConvWithWeightInputIsNotPacked) {
   relay::Conv2DAttrs attrs;
