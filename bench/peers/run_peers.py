@@ -274,14 +274,14 @@ def fmt(ms):
     return f"{ms:.1f}" if ms >= 10 else f"{ms:.2f}"
 
 
-def report(args, engines, models, compileInfo, results, diffs, loads, info, command):
+def report(args, engines, models, compileInfo, results, diffs, loads, info, command, version):
     peers = [e for e in engines if e != "tessera"]
     today = datetime.date.today().isoformat()
     lines = [f"# Peer benchmark: Tessera vs PyTorch, TorchScript, ONNX Runtime — {today}", "",
              f"Machine: {machine()}. The machine may be shared: the last table gives the CPU "
              "other processes used during each thread count's runs (which were taken again, up "
              f"to {args.retries} times, when that exceeded 0.25 cores).", "",
-             f"Software: Tessera {tesseraVersion()} (release build); {info}.", "",
+             f"Software: Tessera {version} (release build); {info}.", "",
              "Command:", "", "```", command, "```", "",
              f"Method: batch 1, float32, random weights (`tests/models/make_models.py`). Per model "
              f"and thread count, each engine is checked against PyTorch's reference output, warmed "
@@ -399,6 +399,7 @@ def main():
     compileInfo, results, diffs, loads = {}, {}, {}, {}
     with tempfile.TemporaryDirectory(prefix="tessera-peers-") as tmp:
         # A snapshot of the binary, so that a rebuild during the run cannot change or remove it.
+        version = tesseraVersion()  # of the checkout when the binary is copied
         if "tessera" in engines:
             args.tessera = shutil.copy2(args.tessera, pathlib.Path(tmp) / "tessera")
         for m in models:
@@ -409,7 +410,8 @@ def main():
                 log(f"{m}: tessera compile {compileInfo[m][0]:.2f} s")
             results[m], diffs[m], loads[m] = benchModel(m, known[m], args, engines, compiled,
                                                         torchEnv, log)
-    text = report(args, engines, models, compileInfo, results, diffs, loads, info, command)
+    text = report(args, engines, models, compileInfo, results, diffs, loads, info, command,
+                  version)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
     print(text)
