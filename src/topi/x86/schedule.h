@@ -27,6 +27,9 @@ void inlineElementwise(tir::Schedule& sch, const std::vector<std::string>& keep)
 /// Fuses the leading spatial loops of every root-level block and makes them parallel when the
 /// block has enough work.
 void parallelizeOuterLoops(tir::Schedule& sch, const ScheduleOptions& options);
+/// Splits the innermost reduction loop of every unscheduled root-level block into vectors and
+/// rfactors the lanes (partial results per lane, a vectorized loop), when it is whole vectors.
+void vectorizeReductions(tir::Schedule& sch, const ScheduleOptions& options);
 /// Tiles the packed dense `T_dense_pack` into its output stage. DiagnosticError when the kernel
 /// does not have the expected shape (the schedule is then left as it was).
 void scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& options);

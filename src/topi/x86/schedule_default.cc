@@ -70,8 +70,68 @@ void inlineElementwise(tir::Schedule& sch, const std::vector<std::string>& keep)
   }
 }
 
+// Fuses the first `spatial` of `loops` (leading spatial loops) until there are a few tasks per
+// core, keeping the innermost spatial loop for the vectorizer when there is more than one, and
+// makes the result parallel when the block has `work` iterations or more in total.
+void parallelizeLeading(tir::Schedule& sch, const std::vector<tir::LoopRV>& loops, size_t spatial,
+                        int64_t work, const ScheduleOptions& options) {
+  if (options.numCores <= 1 || spatial == 0 || work < options.minParallelWork) return;
+  const size_t maxFused = spatial > 1 ? spatial - 1 : 1;
+  size_t fused = 0;
+  int64_t tasks = 1;
+  while (fused < maxFused && tasks < 4 * options.numCores) {
+    const std::optional<int64_t> e = extentOf(sch, loops[fused++]);
+    if (!e) return;
+    tasks *= *e;
+  }
+  if (tasks < 2) return;
+  tir::LoopRV outer = loops[0];
+  if (fused > 1) outer = sch.fuse({loops.begin(), loops.begin() + static_cast<long>(fused)});
+  sch.parallel(outer);
+}
+
+// Iterations of all `loops` (0 when one is symbolic).
+int64_t workOf(const tir::Schedule& sch, const std::vector<tir::LoopRV>& loops) {
+  int64_t work = 1;
+  for (const tir::LoopRV& l : loops) {
+    const std::optional<int64_t> e = extentOf(sch, l);
+    if (!e) return 0;
+    work *= *e;
+  }
+  return work;
+}
+
+void vectorizeReductions(tir::Schedule& sch, const ScheduleOptions& options) {
+  const int64_t lanes = std::max(1, options.vectorBytes / 4);
+  for (const tir::BlockRV& b : rootBlocks(sch)) {
+    std::vector<tir::LoopRV> loops = sch.getLoops(b);
+    const tir::BlockNode* block = sch.get(b);
+    // Unscheduled, with a reduction over the innermost loop of whole vectors.
+    if (loops.empty() || loops.size() != block->iterVars.size() || hasParallelLoop(sch, loops) ||
+        block->iterVars.back().type != tir::IterVarType::kCommReduce)
+      continue;
+    const std::optional<int64_t> extent = extentOf(sch, loops.back());
+    if (!extent || *extent % lanes != 0 || *extent < 2 * lanes) continue;
+    const int factorAxis = static_cast<int>(block->writes.empty() ? 0 : block->writes[0].buffer->ndim());
+    tir::Schedule attempt = sch.copy();
+    try {
+      const int64_t work = workOf(attempt, loops);
+      const size_t spatial = loops.size() - 1;
+      std::vector<tir::LoopRV> k = attempt.split(loops.back(), {std::monostate{}, lanes});
+      // The rf-block keeps one partial result per lane: its lane loop is innermost and becomes
+      // a vector; the original block then reduces the lanes. Both run their rows in parallel.
+      tir::BlockRV rf = attempt.rfactor(k[1], factorAxis);
+      attempt.vectorize(k[1]);
+      parallelizeLeading(attempt, attempt.getLoops(rf), spatial, work, options);
+      parallelizeLeading(attempt, attempt.getLoops(b), spatial, work, options);
+    } catch (const DiagnosticError&) {
+      continue;  // e.g. a reducer rfactor cannot split: stays a scalar loop
+    }
+    sch = std::move(attempt);
+  }
+}
+
 void parallelizeOuterLoops(tir::Schedule& sch, const ScheduleOptions& options) {
-  if (options.numCores <= 1) return;
   for (const tir::BlockRV& b : rootBlocks(sch)) {
     std::vector<tir::LoopRV> loops = sch.getLoops(b);
     if (loops.empty() || hasParallelLoop(sch, loops)) continue;
@@ -80,25 +140,9 @@ void parallelizeOuterLoops(tir::Schedule& sch, const ScheduleOptions& options) {
     const tir::BlockNode* block = sch.get(b);
     if (loops.size() != block->iterVars.size()) continue;
     size_t spatial = 0;
-    int64_t work = 1;
-    for (size_t i = 0; i < loops.size(); ++i) {
-      const std::optional<int64_t> e = extentOf(sch, loops[i]);
-      if (!e) return;
-      work *= *e;
-      if (block->iterVars[i].type == tir::IterVarType::kDataPar && spatial == i) ++spatial;
-    }
-    if (spatial == 0 || work < options.minParallelWork) continue;
-    // Fuse leading spatial loops until there are a few tasks per core, keeping the innermost
-    // spatial loop for the vectorizer when there is more than one.
-    const size_t maxFused = spatial > 1 ? spatial - 1 : 1;
-    size_t fused = 0;
-    int64_t tasks = 1;
-    while (fused < maxFused && tasks < 4 * options.numCores)
-      tasks *= *extentOf(sch, loops[fused++]);
-    if (tasks < 2) continue;
-    tir::LoopRV outer = loops[0];
-    if (fused > 1) outer = sch.fuse({loops.begin(), loops.begin() + static_cast<long>(fused)});
-    sch.parallel(outer);
+    while (spatial < loops.size() && block->iterVars[spatial].type == tir::IterVarType::kDataPar)
+      ++spatial;
+    parallelizeLeading(sch, loops, spatial, workOf(sch, loops), options);
   }
 }
 
@@ -115,6 +159,7 @@ tir::PrimFunc scheduleDefault(const tir::PrimFunc& func, const ScheduleOptions& 
     else if (findBlock(sch, "conv2d_nchw"))
       anchored = tryAnchor(sch, [&](tir::Schedule& s) { scheduleConv2dDirect(s, options); });
     if (!anchored) inlineElementwise(sch, {});
+    vectorizeReductions(sch, options);
     parallelizeOuterLoops(sch, options);
   } catch (const DiagnosticError&) {
     // Every primitive that succeeded preserved the kernel's meaning: keep what was done.
