@@ -77,6 +77,22 @@ void scheduleConv2dDirect(tir::Schedule& sch, const ScheduleOptions& options) {
   std::optional<int64_t> width = extentOf(sch, outer[3]);
   if (!width) notApplicable("symbolic width");
   if (!inPlace) sch.computeAt(*conv, outer[2], /*preserveUnitLoops=*/true);
+  // Strided: pad the few input rows one output row needs right before it (in cache) rather than
+  // the whole input up front, which is as much work as the arithmetic. At stride 1 every input
+  // row would be padded three times, which costs more than it saves.
+  std::optional<tir::BlockRV> pad = findBlock(sch, "pad_temp");
+  const tir::BlockNode* padBlock = pad ? sch.get(*pad) : nullptr;
+  const int64_t* paddedWidth =
+      padBlock && !padBlock->writes.empty() && padBlock->writes[0].buffer->ndim() == 4
+          ? tir::asConstInt(padBlock->writes[0].buffer->shape[3])
+          : nullptr;
+  if (pad && paddedWidth && *paddedWidth >= 2 * *width) {
+    try {
+      sch.computeAt(*pad, outer[2], /*preserveUnitLoops=*/true);
+    } catch (const DiagnosticError&) {
+      // keeps its own stage
+    }
+  }
   // One output row per step: the window loops outside, the row's columns innermost, where LLVM
   // vectorizes them (each step reads a contiguous or strided input row).
   std::vector<tir::LoopRV> loops = sch.getLoops(*conv);

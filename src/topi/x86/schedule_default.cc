@@ -112,7 +112,8 @@ void vectorizeReductions(tir::Schedule& sch, const ScheduleOptions& options) {
       continue;
     const std::optional<int64_t> extent = extentOf(sch, loops.back());
     if (!extent || *extent % lanes != 0 || *extent < 2 * lanes) continue;
-    const int factorAxis = static_cast<int>(block->writes.empty() ? 0 : block->writes[0].buffer->ndim());
+    const int factorAxis =
+        static_cast<int>(block->writes.empty() ? 0 : block->writes[0].buffer->ndim());
     tir::Schedule attempt = sch.copy();
     try {
       const int64_t work = workOf(attempt, loops);
