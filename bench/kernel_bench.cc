@@ -108,7 +108,7 @@ void benchGemm(const GemmCase& g, const std::vector<int>& threads, int rounds, d
     };
     std::vector<double> s = interleaved({tessera, blas}, rounds, minMs);
     const double diff = maxAbsDiff(t.exec->getOutput(0).as<float>(), c.as<float>(), g.m * g.n);
-    std::printf("| gemm %s | %d | %.2f | %.1f | %.1f | %.2f | %.1e | %.2f |\n", g.name, nt,
+    std::printf("| gemm %s | %d | %.3f | %.1f | %.1f | %.2f | %.1e | %.2f |\n", g.name, nt,
                 s[0] * 1e3, flops / s[0] * 1e-9, flops / s[1] * 1e-9, s[1] / s[0], diff,
                 t.compileSeconds);
     std::fflush(stdout);
@@ -165,7 +165,7 @@ void benchConv(const ConvCase& v, const std::vector<int>& threads, int rounds, d
     };
     std::vector<double> s = interleaved({tessera, onednn}, rounds, minMs);
     const double diff = maxAbsDiff(t.exec->getOutput(0).as<float>(), out.as<float>(), out.numel());
-    std::printf("| conv %s | %d | %.2f | %.1f | %.1f | %.2f | %.1e | %.2f |\n", v.name, nt,
+    std::printf("| conv %s | %d | %.3f | %.1f | %.1f | %.2f | %.1e | %.2f |\n", v.name, nt,
                 s[0] * 1e3, flops / s[0] * 1e-9, flops / s[1] * 1e-9, s[1] / s[0], diff,
                 t.compileSeconds);
     std::fflush(stdout);
