@@ -123,10 +123,10 @@ class GraphBuilder {
     std::vector<size_t> constantArgs;  // the call's constant arguments the kernel was built for
     std::vector<relay::strategy::LoweredFunction::PackedParam> packed;
 
-    int64_t packedBlock(size_t param) const {
+    relay::strategy::WeightPacking packingOf(size_t param) const {
       for (const auto& p : packed)
-        if (p.index == param) return p.block;
-      return 0;
+        if (p.index == param) return p.packing;
+      return {};
     }
   };
 
@@ -276,13 +276,13 @@ class GraphBuilder {
     Kernel& kernel = kernelFor(fn, constantArgs);
     KernelCall node{kernel.name, {}, {}};
     for (size_t i = 0; i < call.args.size(); ++i) {
-      const int64_t block = kernel.packedBlock(i);
-      if (block == 0) {
+      const relay::strategy::WeightPacking packing = kernel.packingOf(i);
+      if (!packing) {
         append(node.inputs, call.args[i]);
         continue;
       }
       const NDArray& weight = call.args[i]->as<relay::ConstantNode>()->data;
-      node.inputs.push_back(newParam(relay::strategy::packWeight(weight, block)));
+      node.inputs.push_back(newParam(relay::strategy::packWeight(weight, packing)));
     }
     TS_CHECK(node.inputs.size() == kernel.numInputs)
         << kernel.name << ": " << node.inputs.size() << " arguments for " << kernel.numInputs;

@@ -80,6 +80,17 @@ int64_t matmulBlockSize(int64_t columns);
 /// stages the dense x86 schedule tiles. N % nr == 0.
 Tensor matmulPacked(const Tensor& a, const Tensor& b, bool transposeB, int64_t nr,
                     DataType outDtype = DataType::voidType());
+/// Whether a conv2d (NCHW/OIHW shapes) is computed by Winograd F(2x2, 3x3): 3x3 kernel, unit
+/// stride and dilation, groups 1, at least 16 input channels, output channels a multiple of 8.
+bool conv2dWinogradApplies(const std::vector<int64_t>& dataShape,
+                           const std::vector<int64_t>& weightShape, const Conv2DParams& p);
+/// (K, C, 3, 3) -> U = G g G^T as (4, 4, K/kb, C, kb), computed in double (K % kb == 0).
+NDArray winogradWeightTransform(const NDArray& weight, int64_t kb);
+/// conv2d by F(2x2, 3x3) over a transformed weight: `pad_temp`, `T_winograd_input`
+/// (4, 4, C, tiles), `T_dense_pack` / `T_dense` (4, 4, tiles, K), `T_winograd_output`
+/// (N, K, th, tw, 2, 2) and `T_conv2d_winograd_unpack` (N, K, OH, OW).
+Tensor conv2dWinogradNchw(const Tensor& data, const Tensor& transformedWeight,
+                          const Conv2DParams& p);
 /// Whether a conv2d (NCHW/OIHW shapes) is a pointwise product over pixels: 1x1 kernel, unit
 /// stride and dilation, no padding, groups 1, and H*W a multiple of 16.
 bool conv2d1x1AsMatmul(const std::vector<int64_t>& dataShape,

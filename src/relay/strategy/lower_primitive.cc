@@ -58,7 +58,7 @@ class Lowerer {
     for (size_t i = 0; i < f->params.size(); ++i) {
       const Var& p = f->params[i];
       Tensors ts;
-      if (auto packed = packedBlock_.find(p.get()); packed != packedBlock_.end()) {
+      if (auto packed = packing_.find(p.get()); packed != packing_.end()) {
         const std::vector<int64_t> shape =
             packedShape(*staticShape(tensorTypeOf(typeOfExpr(p)).shape), packed->second);
         ts = {te::placeholder(shape, tensorTypeOf(typeOfExpr(p)).dtype, p->nameHint)};
@@ -144,7 +144,7 @@ class Lowerer {
     std::unordered_map<const ExprNode*, bool> constant;
     for (size_t i : options_.constantParams)
       if (i < f->params.size()) constant[f->params[i].get()] = true;
-    std::unordered_map<const ExprNode*, int64_t> block;
+    std::unordered_map<const ExprNode*, WeightPacking> block;
     std::unordered_map<const ExprNode*, int> otherUses;
     postOrderVisit(f->body, [&](const Expr& e) {
       const std::vector<Expr> operands = operandsOf(e);
@@ -152,22 +152,23 @@ class Lowerer {
         const auto* c = operands[i]->as<ConstantNode>();
         if (!(c && c->hasData()) && !constant.count(operands[i].get())) continue;
         const auto* call = e->as<CallNode>();
-        const int64_t b = call && i == 1 ? packedBlockOf(*call) : 0;
+        const WeightPacking b = call && i == 1 ? packingOf(*call) : WeightPacking{};
         auto [it, fresh] = block.emplace(operands[i].get(), b);
-        if (b == 0 || (!fresh && it->second != b)) ++otherUses[operands[i].get()];
+        if (!b || (!fresh && it->second != b)) ++otherUses[operands[i].get()];
       }
     });
     // The function's result is a use too: a returned weight keeps its layout.
     if (block.count(f->body.get())) ++otherUses[f->body.get()];
     for (const auto& [node, b] : block)
-      if (b > 0 && !otherUses.count(node)) packedBlock_[node] = b;
+      if (b && !otherUses.count(node)) packing_[node] = b;
   }
 
   Tensors lowerCall(const Expr& e) {
     const auto* call = e->as<CallNode>();
-    if (call->args.size() == 2 && packedBlock_.count(call->args[1].get()))
-      return packedCompute(*call, values_.at(call->args[0].get()).at(0),
-                           values_.at(call->args[1].get()).at(0), typeOfExpr(e));
+    if (call->args.size() == 2)
+      if (auto packed = packing_.find(call->args[1].get()); packed != packing_.end())
+        return packedCompute(*call, packed->second, values_.at(call->args[0].get()).at(0),
+                             values_.at(call->args[1].get()).at(0), typeOfExpr(e));
     const auto* op = call->op->as<OpNode>();
     if (!op)
       throwDiagnostic(
@@ -188,7 +189,7 @@ class Lowerer {
     if (!c->hasData())
       throwDiagnostic("lower_te", "a constant without data cannot be lowered", e->span);
     NDArray data = c->data;
-    if (auto packed = packedBlock_.find(c); packed != packedBlock_.end()) {
+    if (auto packed = packing_.find(c); packed != packing_.end()) {
       data = packWeight(data, packed->second);
     }
     if (data.ndim() == 0) {
@@ -204,7 +205,7 @@ class Lowerer {
   }
 
   LowerOptions options_;
-  std::unordered_map<const ExprNode*, int64_t> packedBlock_;  // constant -> output-channel block
+  std::unordered_map<const ExprNode*, WeightPacking> packing_;  // constant -> its packing
   std::vector<LoweredFunction::PackedParam> packedParams_;
   std::unordered_map<const ExprNode*, Tensors> values_;
   std::vector<NDArray> constants_;

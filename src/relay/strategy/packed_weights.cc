@@ -22,44 +22,73 @@ int64_t convBlock(int64_t channels) {
 
 }  // namespace
 
-int64_t packedBlockOf(const CallNode& call) {
+WeightPacking packingOf(const CallNode& call) {
   const auto* op = call.op->as<OpNode>();
-  if (!op || call.args.size() != 2) return 0;
+  if (!op || call.args.size() != 2) return {};
   const Type& dataType = call.args[0]->checkedType;
   const Type& weightType = call.args[1]->checkedType;
-  if (!dataType || !weightType) return 0;
+  if (!dataType || !weightType) return {};
   const auto* data = dataType->as<TensorTypeNode>();
   const auto* weight = weightType->as<TensorTypeNode>();
-  if (!data || !weight || data->dtype != weight->dtype) return 0;
+  if (!data || !weight || data->dtype != weight->dtype) return {};
   const std::optional<std::vector<int64_t>> w = staticShape(weight->shape);
-  if (!w) return 0;
-  if (op->name == "nn.dense") return w->size() == 2 ? denseBlock((*w)[0]) : 0;
-  if (op->name != "nn.conv2d" || w->size() != 4) return 0;
+  if (!w) return {};
+  if (op->name == "nn.dense") {
+    const int64_t block = w->size() == 2 ? denseBlock((*w)[0]) : 0;
+    return block ? WeightPacking{PackKind::kDense, block} : WeightPacking{};
+  }
+  if (op->name != "nn.conv2d" || w->size() != 4) return {};
   const auto& a = attrsOf<Conv2DAttrs>(call.attrs);
   const bool plain = a.dataLayout == "NCHW" && a.kernelLayout == "OIHW" &&
                      (a.outLayout.empty() || a.outLayout == "NCHW");
   const std::optional<std::vector<int64_t>> d = staticShape(data->shape);
+  if (!plain || !d || a.groups != 1) return {};
+  const topi::Conv2DParams params = convParams(a, data->dtype);
   // Pointwise convolutions are computed as matrix products over pixels, on the weight as it is.
-  if (!d || topi::conv2d1x1AsMatmul(*d, *w, convParams(a, data->dtype))) return 0;
-  return plain && a.groups == 1 ? convBlock((*w)[0]) : 0;
+  if (topi::conv2d1x1AsMatmul(*d, *w, params)) return {};
+  const int64_t block = convBlock((*w)[0]);
+  if (block == 0) return {};
+  const bool winograd =
+      data->dtype == DataType::float32() && topi::conv2dWinogradApplies(*d, *w, params);
+  return {winograd ? PackKind::kWinograd : PackKind::kConv2d, block};
 }
 
-NDArray packWeight(const NDArray& weight, int64_t block) {
-  return weight.ndim() == 2 ? topi::packDenseWeight(weight, block)
-                            : topi::packConv2dWeight(weight, block);
+NDArray packWeight(const NDArray& weight, const WeightPacking& packing) {
+  switch (packing.kind) {
+    case PackKind::kDense:
+      return topi::packDenseWeight(weight, packing.block);
+    case PackKind::kConv2d:
+      return topi::packConv2dWeight(weight, packing.block);
+    case PackKind::kWinograd:
+      return topi::winogradWeightTransform(weight, packing.block);
+    case PackKind::kNone:
+      break;
+  }
+  return weight;
 }
 
-std::vector<int64_t> packedShape(const std::vector<int64_t>& s, int64_t block) {
-  if (s.size() == 2) return {s[0] / block, s[1], block};
-  return {s[0] / block, s[1], s[2], s[3], block};
+std::vector<int64_t> packedShape(const std::vector<int64_t>& s, const WeightPacking& packing) {
+  const int64_t b = packing.block;
+  switch (packing.kind) {
+    case PackKind::kDense:
+      return {s[0] / b, s[1], b};
+    case PackKind::kConv2d:
+      return {s[0] / b, s[1], s[2], s[3], b};
+    case PackKind::kWinograd:
+      return {4, 4, s[0] / b, s[1], b};
+    case PackKind::kNone:
+      break;
+  }
+  return s;
 }
 
-std::vector<te::Tensor> packedCompute(const CallNode& call, const te::Tensor& data,
-                                      const te::Tensor& packedWeight, const Type& outType) {
+std::vector<te::Tensor> packedCompute(const CallNode& call, const WeightPacking& packing,
+                                      const te::Tensor& data, const te::Tensor& packedWeight,
+                                      const Type& outType) {
   const DataType outDtype = tensorTypeOf(outType).dtype;
-  if (call.op->as<OpNode>()->name == "nn.dense")
-    return {topi::densePacked(data, packedWeight, outDtype)};
+  if (packing.kind == PackKind::kDense) return {topi::densePacked(data, packedWeight, outDtype)};
   const topi::Conv2DParams p = convParams(attrsOf<Conv2DAttrs>(call.attrs), outDtype);
+  if (packing.kind == PackKind::kWinograd) return {topi::conv2dWinogradNchw(data, packedWeight, p)};
   return {topi::conv2dNchwPacked(data, packedWeight, p)};
 }
 

@@ -2,6 +2,7 @@
 // packed compute (relay/strategy/packed_weights.cc).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -11,18 +12,34 @@
 
 namespace tessera::relay::strategy {
 
-/// The output-channel block of a call whose weight (argument 1) could be packed, were it constant:
-/// an nn.dense, or an nn.conv2d in NCHW/OIHW with groups 1, whose weight dtype equals the data's;
-/// 0 otherwise. Decided from the arguments' types (they must be type-checked).
-int64_t packedBlockOf(const CallNode& call);
-/// A weight packed with `block` (packedBlockOf's result): rank 2 is a dense weight, rank 4 a
-/// conv2d weight.
-NDArray packWeight(const NDArray& weight, int64_t block);
+/// How a constant weight is repacked for its call's x86 schedule.
+enum class PackKind : uint8_t {
+  kNone,
+  kDense,     ///< (N, K) -> (N/nr, K, nr)
+  kConv2d,    ///< (O, I, KH, KW) -> (O/ob, I, KH, KW, ob)
+  kWinograd,  ///< (O, I, 3, 3) -> G g G^T as (4, 4, O/ob, I, ob)
+};
+
+struct WeightPacking {
+  PackKind kind = PackKind::kNone;
+  int64_t block = 0;  ///< output channels per packed block (the vector lanes)
+  explicit operator bool() const { return kind != PackKind::kNone; }
+  bool operator==(const WeightPacking&) const = default;
+};
+
+/// How the weight (argument 1) of a call would be packed, were it constant: an nn.dense, or an
+/// nn.conv2d in NCHW/OIHW with groups 1 (Winograd for 3x3 stride-1 ones with enough channels),
+/// whose weight dtype equals the data's; kNone otherwise. Decided from the arguments' types (they
+/// must be type-checked).
+WeightPacking packingOf(const CallNode& call);
+/// The weight repacked as `packing` says.
+NDArray packWeight(const NDArray& weight, const WeightPacking& packing);
 /// The shape packWeight gives a weight of shape `shape`.
-std::vector<int64_t> packedShape(const std::vector<int64_t>& shape, int64_t block);
+std::vector<int64_t> packedShape(const std::vector<int64_t>& shape, const WeightPacking& packing);
 /// The packed compute of the call: its output tensor(s), of the call's type and layout.
-std::vector<te::Tensor> packedCompute(const CallNode& call, const te::Tensor& data,
-                                      const te::Tensor& packedWeight, const Type& outType);
+std::vector<te::Tensor> packedCompute(const CallNode& call, const WeightPacking& packing,
+                                      const te::Tensor& data, const te::Tensor& packedWeight,
+                                      const Type& outType);
 
 /// For an nn.dense or nn.batch_matmul (not transposing a) whose weight is not a constant: the
 /// compute that packs the weight inside the kernel (topi::matmulPacked), or nullopt when its

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "relay/expr.h"
+#include "relay/strategy/packed_weights.h"
 #include "runtime/ndarray.h"
 #include "te/tensor.h"
 #include "tir/function.h"
@@ -40,7 +41,7 @@ struct LoweredFunction {
   /// argument (relay/strategy/packed_weights.h).
   struct PackedParam {
     size_t index;
-    int64_t block;
+    WeightPacking packing;
   };
   std::vector<PackedParam> packedParams;
 };

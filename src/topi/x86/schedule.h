@@ -30,9 +30,15 @@ void parallelizeOuterLoops(tir::Schedule& sch, const ScheduleOptions& options);
 /// Splits the innermost reduction loop of every unscheduled root-level block into vectors and
 /// rfactors the lanes (partial results per lane, a vectorized loop), when it is whole vectors.
 void vectorizeReductions(tir::Schedule& sch, const ScheduleOptions& options);
-/// Tiles the packed dense `T_dense_pack` into its output stage. DiagnosticError when the kernel
-/// does not have the expected shape (the schedule is then left as it was).
-void scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& options);
+/// Tiles the packed dense `T_dense_pack` into its output stage (after inlining the elementwise
+/// stages), or into the block named `tileBlock` (without inlining anything) when one is given.
+/// DiagnosticError when the kernel does not have the expected shape (the schedule is then left
+/// as it was).
+void scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& options,
+                         const std::string& tileBlock = "");
+/// The Winograd conv2d (`T_winograd_input` ... `T_winograd_output`): both transforms with their
+/// 4x4 / 2x2 loops unrolled, the 16 products as a batched dense (same contract).
+void scheduleConv2dWinograd(tir::Schedule& sch, const ScheduleOptions& options);
 /// Tiles the packed conv2d `conv2d_nchw_pack` into its output stage (same contract).
 void scheduleConv2dPacked(tir::Schedule& sch, const ScheduleOptions& options);
 /// The pointwise conv2d as a product over pixels, `conv2d_1x1`: tiles of channels x pixel

@@ -151,7 +151,9 @@ tir::PrimFunc scheduleDefault(const tir::PrimFunc& func, const ScheduleOptions& 
   tir::Schedule sch(func, /*seed=*/0);
   try {
     bool anchored = false;
-    if (findBlock(sch, "T_dense_pack"))
+    if (findBlock(sch, "T_winograd_input"))
+      anchored = tryAnchor(sch, [&](tir::Schedule& s) { scheduleConv2dWinograd(s, options); });
+    else if (findBlock(sch, "T_dense_pack"))
       anchored = tryAnchor(sch, [&](tir::Schedule& s) { scheduleDensePacked(s, options); });
     else if (findBlock(sch, "conv2d_nchw_pack"))
       anchored = tryAnchor(sch, [&](tir::Schedule& s) { scheduleConv2dPacked(s, options); });

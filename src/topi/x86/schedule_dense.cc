@@ -24,10 +24,12 @@ std::vector<tir::LoopRV> innerLoops(tir::Schedule& sch, const tir::BlockRV& bloc
 
 }  // namespace
 
-void scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& options) {
-  inlineElementwise(sch, {"T_dense_pack", "T_pack_b"});
+void scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& options,
+                         const std::string& tileBlock) {
+  if (tileBlock.empty()) inlineElementwise(sch, {"T_dense_pack", "T_pack_b"});
   std::optional<tir::BlockRV> dense = findBlock(sch, "T_dense_pack");
-  std::optional<tir::BlockRV> out = soleOutputBlock(sch);
+  std::optional<tir::BlockRV> out =
+      tileBlock.empty() ? soleOutputBlock(sch) : findBlock(sch, tileBlock);
   if (!dense || !out) notApplicable("the kernel needs one dense and one output");
   const tir::BlockNode* d = sch.get(*dense);
   if (d->reads.size() != 2 || d->reads[1].buffer->ndim() < 3) notApplicable("no packed weight");

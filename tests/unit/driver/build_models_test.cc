@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "build_test_util.h"
-#include "relay/strategy/packed_weights.h"
 #include "frontend/onnx/importer.h"
+#include "relay/strategy/packed_weights.h"
 #include "runtime/npy.h"
 
 namespace tessera::driver::test {
@@ -201,7 +201,8 @@ TEST(BuildModels, BoundParamsBecomeGraphParams) {
   ASSERT_EQ(built.graph.params.size(), 1u);
   // The dense weight is stored packed for the x86 schedule (10 rows: one block of 10 lanes) ...
   EXPECT_TRUE(built.params.at(built.graph.params[0].name)
-                  .bitwiseEqual(relay::strategy::packWeight(params["w2"], 10)));
+                  .bitwiseEqual(relay::strategy::packWeight(
+                      params["w2"], {relay::strategy::PackKind::kDense, 10})));
   // ... and as given when the default schedules are off.
   const BuiltModule plain =
       build(module, codegen::Target::host(), params, {.optLevel = 3, .defaultSchedules = false});

@@ -100,6 +100,23 @@ INSTANTIATE_TEST_SUITE_P(
                       ConvCase{24, 28, 28, 36, 1, 1, 0, 1, false},  // pointwise, 784 pixels
                       ConvCase{40, 4, 12, 13, 1, 1, 0, 1, true}));  // pointwise, odd channels
 
+// Winograd F(2x2, 3x3): the weight is transformed at compile time into (4, 4, O/ob, I, ob).
+TEST(X86Schedule, Winograd3x3UsesTransformedWeights) {
+  relay::Conv2DAttrs attrs;
+  attrs.padding = {1, 1};
+  attrs.channels = 32;
+  attrs.kernelSize = std::vector<int64_t>{3, 3};
+  const relay::IRModule mod = moduleOf(relay::nn::relu(
+      relay::nn::conv2d(relay::var("x", {1, 16, 12, 12}), constantOf({32, 16, 3, 3}, 3), attrs)));
+  const BuiltModule built = build(mod, codegen::Target::host());
+  bool transformed = false;
+  for (const auto& [name, value] : built.params)
+    transformed =
+        transformed || (value.ndim() == 5 && value.shape()[0] == 4 && value.shape()[1] == 4);
+  EXPECT_TRUE(transformed);
+  EXPECT_TRUE(matchesInterpreter(mod, 8));
+}
+
 // Depthwise and grouped convolutions take the direct schedule (conv2d_nchw, one row at a time).
 struct GroupedCase {
   int64_t c, h, w, oc, groups, k, stride, pad;
@@ -190,7 +207,8 @@ TEST(X86Schedule, DenseTileShape) {
   const relay::strategy::LoweredFunction lowered =
       relay::strategy::lowerPrimitive(primitive, {.packWeights = true, .constantParams = {1}});
   ASSERT_EQ(lowered.packedParams.size(), 1u);
-  EXPECT_EQ(lowered.packedParams[0].block, 32);
+  EXPECT_EQ(lowered.packedParams[0].packing.block, 32);
+  EXPECT_EQ(lowered.packedParams[0].packing.kind, relay::strategy::PackKind::kDense);
   const std::string s = tir::toScript(topi::x86::scheduleDefault(
       lowered.func, {.numCores = 2, .vectorBytes = 64, .minParallelWork = 1}));
   EXPECT_NE(s.find("T_dense_pack_init"), std::string::npos) << s;
