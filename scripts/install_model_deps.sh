@@ -13,28 +13,7 @@ packages=(
   nodejs npm
 )
 
-# True when package $1 is installed, or (for npm) when another package provides the command:
-# NodeSource's nodejs bundles npm and conflicts with Debian's npm package.
-isPresent() {
-  if [ "$1" = npm ] && command -v npm >/dev/null 2>&1; then return 0; fi
-  dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
-}
-
-missing=()
-for p in "${packages[@]}"; do
-  if ! isPresent "$p"; then missing+=("$p"); fi
-done
-
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "install_model_deps: all ${#packages[@]} Debian packages present"
-else
-  SUDO=""
-  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-  echo "install_model_deps: installing ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+bash scripts/apt_install.sh install_model_deps "${packages[@]}"
 
 # ONNX Runtime for Node. --ignore-scripts skips the package's install hook (it would try to fetch
 # CUDA binaries); the CPU binaries ship inside the npm tarball.

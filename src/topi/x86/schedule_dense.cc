@@ -11,14 +11,10 @@
 namespace tessera::topi::x86 {
 namespace {
 
-[[noreturn]] void notApplicable(const std::string& why) {
-  throwDiagnostic("x86_schedule", "dense_pack: " + why);
-}
-
 // The loops of `block` below its first `outer` loops.
 std::vector<tir::LoopRV> innerLoops(tir::Schedule& sch, const tir::BlockRV& block, size_t outer) {
   std::vector<tir::LoopRV> loops = sch.getLoops(block);
-  if (loops.size() < outer) notApplicable("the block is not under its tile loops");
+  if (loops.size() < outer) notApplicable("dense_pack", "the block is not under its tile loops");
   return {loops.begin() + static_cast<long>(outer), loops.end()};
 }
 
@@ -30,14 +26,15 @@ void scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& options,
   std::optional<tir::BlockRV> dense = findBlock(sch, "T_dense_pack");
   std::optional<tir::BlockRV> out =
       tileBlock.empty() ? soleOutputBlock(sch) : findBlock(sch, tileBlock);
-  if (!dense || !out) notApplicable("the kernel needs one dense and one output");
+  if (!dense || !out) notApplicable("dense_pack", "the kernel needs one dense and one output");
   const tir::BlockNode* d = sch.get(*dense);
-  if (d->reads.size() != 2 || d->reads[1].buffer->ndim() < 3) notApplicable("no packed weight");
+  if (d->reads.size() != 2 || d->reads[1].buffer->ndim() < 3)
+    notApplicable("dense_pack", "no packed weight");
   const int64_t* nrPtr = tir::asConstInt(d->reads[1].buffer->shape.back());
   const size_t rank = d->iterVars.size() - 1;  // spatial dims; the last iter var is k
   std::vector<tir::LoopRV> loops = sch.getLoops(*out);
   if (!nrPtr || loops.size() != rank || rank < 2)
-    notApplicable("the output is not the dense's shape");
+    notApplicable("dense_pack", "the output is not the dense's shape");
   const int64_t nr = *nrPtr;
   const int64_t* depthPtr = tir::asConstInt(d->iterVars.back().dom.extent);
   const int64_t depth = depthPtr ? *depthPtr : 1;  // `d` dies with the first transformation
@@ -48,11 +45,12 @@ void scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& options,
   int64_t rows = 1;
   for (size_t r = batch; r + 1 < rank; ++r) {
     const std::optional<int64_t> e = extentOf(sch, loops[r]);
-    if (!e) notApplicable("symbolic shape");
+    if (!e) notApplicable("dense_pack", "symbolic shape");
     rows *= *e;
   }
   const std::optional<int64_t> n = extentOf(sch, loops[rank - 1]);
-  if (!n || *n % nr != 0) notApplicable("the output columns are not whole weight blocks");
+  if (!n || *n % nr != 0)
+    notApplicable("dense_pack", "the output columns are not whole weight blocks");
 
   // mr rows of nr lanes: at most 16 vector accumulators, at most 8 rows.
   const int64_t lanes = std::max<int64_t>(1, options.vectorBytes / 4);
@@ -70,7 +68,7 @@ void scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& options,
   // k goes outermost so that the mr x nr accumulators stay in registers across the reduction.
   const size_t outer = batch + 2;  // the batch loops, j[0] and i[0]
   std::vector<tir::LoopRV> tile = innerLoops(sch, *dense, outer);
-  if (tile.size() != rank + 1) notApplicable("unexpected loops below the tile");
+  if (tile.size() != rank + 1) notApplicable("dense_pack", "unexpected loops below the tile");
   std::vector<tir::LoopRV> order{tile[rank]};
   order.insert(order.end(), tile.begin(), tile.end() - 1);
   sch.reorder(order);

@@ -6,6 +6,10 @@
 
 namespace tessera::topi::x86 {
 
+void notApplicable(const std::string& anchor, const std::string& why) {
+  throwDiagnostic("x86_schedule", anchor + ": " + why);
+}
+
 bool writesOutput(const tir::Schedule& sch, const tir::BlockRV& block) {
   const std::vector<tir::Buffer> params = sch.func()->paramBuffers();
   for (const tir::BufferRegion& w : sch.get(block)->writes)

@@ -9,6 +9,9 @@
 
 namespace tessera::topi::x86 {
 
+/// Throws the DiagnosticError (code "x86_schedule") that makes scheduleDefault drop an anchor
+/// schedule: `anchor` is the block it tiles, `why` what did not match.
+[[noreturn]] void notApplicable(const std::string& anchor, const std::string& why);
 /// Whether the block writes a buffer of the function's parameters (an output of the kernel).
 bool writesOutput(const tir::Schedule& sch, const tir::BlockRV& block);
 /// Whether the block has a reduction iter var.
