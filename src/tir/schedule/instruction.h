@@ -19,14 +19,16 @@ using InstInput = std::variant<std::monostate, BlockRV, LoopRV, ExprRV, AttrValu
 /// An instruction output: the RV it created.
 using InstOutput = std::variant<BlockRV, LoopRV, ExprRV>;
 
+// clang-format off
 /// Layout of inputs | attrs per kind (what record() must be given; booleans as traceBool()):
 ///   GetBlock            -                       | name, func_name        -> block
 ///   GetLoops            block                   | -                      -> loops
 ///   GetChildBlocks      block or loop           | -                      -> blocks
 ///   GetProducers/GetConsumers block             | -                      -> blocks
-///   Split               loop, factors (None/int/ExprRV) | preserve_unit_iters, disable_predication
-///   -> loops Fuse                loops                   | preserve_unit_iters    -> loop Reorder
-///   loops                   | - AddUnitLoop         block or loop           | - -> loop
+///   Split               loop, factors (None/int/ExprRV) | preserve_unit_iters, disable_predication -> loops
+///   Fuse                loops                   | preserve_unit_iters    -> loop
+///   Reorder             loops                   | -
+///   AddUnitLoop         block or loop           | -                      -> loop
 ///   Parallel/Vectorize/Unroll loop              | -
 ///   Bind                loop                    | thread_axis
 ///   Annotate            block or loop, value    | key
@@ -40,10 +42,11 @@ using InstOutput = std::variant<BlockRV, LoopRV, ExprRV>;
 ///   RFactor             loop                    | factor_axis            -> block
 ///   Blockize            loop                    | preserve_unit_iters    -> block
 ///   Tensorize           block or loop           | intrin_name, preserve_unit_iters
-///   SamplePerfectTile   loop                    | n, max_innermost_factor -> ExprRVs; decision
-///   [ints] SampleCategorical   -                       | candidates [ints], probs [floats] ->
-///   ExprRV; decision index SampleComputeLocation block                 | -                      ->
-///   loop; decision int EnterPostproc       -                       | -
+///   SamplePerfectTile   loop                    | n, max_innermost_factor -> ExprRVs; decision [ints]
+///   SampleCategorical   -                       | candidates [ints], probs [floats] -> ExprRV; decision index
+///   SampleComputeLocation block                 | -                      -> loop; decision int
+///   EnterPostproc       -                       | -
+// clang-format on
 struct Instruction {
   std::string kind;  ///< JSON name, e.g. "GetBlock", "SamplePerfectTile"
   std::vector<InstInput> inputs;

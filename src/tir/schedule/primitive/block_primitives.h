@@ -54,7 +54,7 @@ PrimFunc storageAlign(const PrimFunc& f, uint64_t blockId, int bufferIndex, int 
 /// Returns the rf-block.
 PrimFuncWithBlock rfactor(const PrimFunc& f, const VarNode* loop, int factorAxis);
 
-// --- blockize_tensorize.cc ---
+// --- blockize.cc, tensorize.cc ---
 /// Wraps the subtree under `loop` in a new block `<inner>_o`. Returns the new block.
 PrimFuncWithBlock blockize(const PrimFunc& f, const VarNode* loop, bool preserveUnitIters);
 /// Replaces the body of block `blockId` (which must match the intrinsic's description) by the
