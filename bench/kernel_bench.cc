@@ -14,6 +14,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "codegen/llvm/target.h"
@@ -48,6 +49,9 @@ std::vector<double> interleaved(const std::vector<std::function<void()>>& engine
       TimingResult t = timeEvaluator(
           engines[e], {.number = 1, .repeat = 1, .minRepeatMs = minMs, .warmup = r == 0 ? 2 : 0});
       samples[e].push_back(t.mean);
+      // Idle OpenMP (oneDNN) and pool threads spin for a while after a run; let them park so the
+      // next engine's block gets both cores.
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   std::vector<double> medians;
   for (auto& s : samples) {
