@@ -50,7 +50,10 @@ WeightPacking packingOf(const CallNode& call) {
   if (block == 0) return {};
   const bool winograd =
       data->dtype == DataType::float32() && topi::conv2dWinogradApplies(*d, *w, params);
-  return {winograd ? PackKind::kWinograd : PackKind::kConv2d, block};
+  if (!winograd) return {PackKind::kConv2d, block};
+  // Winograd's products are dense tiles: two vectors of channels per row when they divide
+  // (measured: 512 channels at 7x7 1.54 -> 1.33 ms; the direct kernel is better at 16).
+  return {PackKind::kWinograd, (*w)[0] % 32 == 0 ? 32 : block};
 }
 
 NDArray packWeight(const NDArray& weight, const WeightPacking& packing) {
