@@ -239,6 +239,17 @@ class GraphBuilder {
     return entries;
   }
 
+  // The parameter entry of a constant packed for a kernel; a weight shared by several calls is
+  // packed and stored once.
+  int packedParam(const Expr& constant, const relay::strategy::WeightPacking& packing) {
+    for (const auto& [node, p, entry] : packedParams_)
+      if (node == constant.get() && p == packing) return entry;
+    const NDArray& weight = constant->as<relay::ConstantNode>()->data;
+    const int entry = newParam(relay::strategy::packWeight(weight, packing));
+    packedParams_.push_back({constant.get(), packing, entry});
+    return entry;
+  }
+
   void append(std::vector<int>& out, const Expr& e) {
     const std::vector<int>& in = entriesFor(e);
     out.insert(out.end(), in.begin(), in.end());
@@ -281,8 +292,7 @@ class GraphBuilder {
         append(node.inputs, call.args[i]);
         continue;
       }
-      const NDArray& weight = call.args[i]->as<relay::ConstantNode>()->data;
-      node.inputs.push_back(newParam(relay::strategy::packWeight(weight, packing)));
+      node.inputs.push_back(packedParam(call.args[i], packing));
     }
     TS_CHECK(node.inputs.size() == kernel.numInputs)
         << kernel.name << ": " << node.inputs.size() << " arguments for " << kernel.numInputs;
@@ -322,6 +332,12 @@ class GraphBuilder {
   const Function& main_;
   bool packWeights_;
   std::unordered_map<const relay::ExprNode*, std::vector<int>> entriesOf_;
+  struct PackedConstant {
+    const relay::ExprNode* constant;
+    relay::strategy::WeightPacking packing;
+    int entry;
+  };
+  std::vector<PackedConstant> packedParams_;
   std::unordered_map<const relay::VarNode*, Expr> letValues_;
   std::vector<Kernel> kernels_;
   std::map<std::string, int> nameUses_;

@@ -20,6 +20,56 @@ void copyElement(const NDArray& src, int64_t from, const NDArray& dst, int64_t t
               static_cast<const char*>(src.data()) + from * bytes, bytes);
 }
 
+// a (..., M, K) x packed (batch..., N/nr, K, nr) -> (broadcast batch..., M, N): the reduction
+// `T_dense_pack` over the packed right operand, then `T_dense`, a copy stage that the schedule
+// keeps as the output (where an epilogue such as bias + relu is inlined) while the accumulator
+// tile stays in registers. Leading dims of `a` broadcast against the packed operand's batch dims.
+Tensor productOverPacked(const Tensor& a, const Tensor& packed, DataType outDtype) {
+  const std::vector<int64_t> as = constShape(a, "dense_pack"),
+                             ps = constShape(packed, "dense_pack");
+  if (outDtype.isVoid()) outDtype = a.dtype();
+  const size_t nbB = ps.size() - 3;
+  const int64_t nr = ps.back(), k = ps[nbB + 1];
+  if (as.back() != k) throwDiagnostic("topi_matmul", "dense_pack: reduction extents differ");
+  std::vector<PrimExpr> batchA(a.shape().begin(), a.shape().end() - 2);
+  std::vector<PrimExpr> batchB(packed.shape().begin(),
+                               packed.shape().begin() + static_cast<long>(nbB));
+  std::vector<PrimExpr> shape = broadcastShape(batchA, batchB, "matmul");
+  const size_t nb = shape.size();
+  shape.push_back(a.shape()[as.size() - 2]);
+  shape.push_back(tir::intImm(ps[nbB] * nr));
+  IterVar r = te::reduceAxis(0, k, "k");
+  // An operand's batch index from the output's (broadcast dims of size 1 read 0).
+  auto batchIndex = [&](const std::vector<int64_t>& dims, size_t rank, const std::vector<Var>& i) {
+    std::vector<PrimExpr> idx;
+    for (size_t d = 0; d < rank; ++d) {
+      const Var& v = i[nb - rank + d];
+      idx.push_back(dims[d] == 1 && !tir::isOne(shape[nb - rank + d]) ? tir::intImm(0)
+                                                                      : PrimExpr(v));
+    }
+    return idx;
+  };
+  Tensor acc = te::compute(
+      shape,
+      [&](const std::vector<Var>& i) {
+        std::vector<PrimExpr> ia = batchIndex(as, as.size() - 2, i), ib = batchIndex(ps, nbB, i);
+        ia.push_back(i[nb]);
+        ia.push_back(r.var);
+        const Var& j = i[nb + 1];
+        ib.push_back(tir::floordiv(j, tir::intImm(nr, j->dtype)));
+        ib.push_back(r.var);
+        ib.push_back(tir::floormod(j, tir::intImm(nr, j->dtype)));
+        return te::sum(tir::cast(outDtype, a(ia)) * tir::cast(outDtype, packed(ib)), {r});
+      },
+      te::ComputeOptions{
+          .name = "T_dense_pack", .tag = "dense_pack", .indexNames = axisNames(shape.size(), "i")});
+  return te::compute(
+      shape,
+      [&](const std::vector<Var>& i) { return acc(std::vector<PrimExpr>(i.begin(), i.end())); },
+      te::ComputeOptions{
+          .name = "T_dense", .tag = "injective", .indexNames = axisNames(shape.size(), "ax")});
+}
+
 }  // namespace
 
 NDArray packDenseWeight(const NDArray& weight, int64_t nr) {
@@ -44,34 +94,9 @@ NDArray packConv2dWeight(const NDArray& weight, int64_t ob) {
 }
 
 Tensor densePacked(const Tensor& data, const Tensor& packed, DataType outDtype) {
-  const std::vector<int64_t> ps = constShape(packed, "dense_pack");
-  if (data.ndim() < 2 || ps.size() != 3)
+  if (data.ndim() < 2 || packed.ndim() != 3)
     throwDiagnostic("topi_dense", "dense_pack: needs data of rank >= 2 and a (N/nr, K, nr) weight");
-  if (outDtype.isVoid()) outDtype = data.dtype();
-  const int64_t nr = ps[2];
-  std::vector<PrimExpr> shape(data.shape().begin(), data.shape().end() - 1);
-  shape.push_back(tir::intImm(ps[0] * nr));
-  IterVar k = te::reduceAxis(0, ps[1], "k");
-  const size_t rank = shape.size();
-  Tensor acc = te::compute(
-      shape,
-      [&](const std::vector<Var>& i) {
-        std::vector<PrimExpr> idx(i.begin(), i.end() - 1);
-        idx.push_back(k.var);
-        const Var& j = i[rank - 1];
-        PrimExpr w = packed({tir::floordiv(j, tir::intImm(nr, j->dtype)), k.var,
-                             tir::floormod(j, tir::intImm(nr, j->dtype))});
-        return te::sum(tir::cast(outDtype, data(idx)) * tir::cast(outDtype, w), {k});
-      },
-      te::ComputeOptions{
-          .name = "T_dense_pack", .tag = "dense_pack", .indexNames = axisNames(rank, "i")});
-  // The accumulator is an intermediate the schedule keeps in registers; this stage is the
-  // kernel's dense output (where an epilogue such as bias + relu is inlined).
-  return te::compute(
-      shape,
-      [&](const std::vector<Var>& i) { return acc(std::vector<PrimExpr>(i.begin(), i.end())); },
-      te::ComputeOptions{
-          .name = "T_dense", .tag = "injective", .indexNames = axisNames(rank, "ax")});
+  return productOverPacked(data, packed, outDtype);
 }
 
 Tensor conv2dNchwPacked(const Tensor& data, const Tensor& packed, const Conv2DParams& p) {
@@ -114,10 +139,6 @@ Tensor conv2dNchwPacked(const Tensor& data, const Tensor& packed, const Conv2DPa
           .name = "T_conv2d_unpack", .tag = "injective", .indexNames = {"n", "c", "h", "w"}});
 }
 
-}  // namespace tessera::topi
-
-namespace tessera::topi {
-
 bool conv2d1x1AsMatmul(const std::vector<int64_t>& dataShape,
                        const std::vector<int64_t>& weightShape, const Conv2DParams& p) {
   if (dataShape.size() != 4 || weightShape.size() != 4) return false;
@@ -153,10 +174,6 @@ Tensor conv2d1x1Nchw(const Tensor& data, const Tensor& weight, DataType outDtype
       te::ComputeOptions{
           .name = "T_conv2d_1x1_unpack", .tag = "injective", .indexNames = {"n", "c", "h", "w"}});
 }
-
-}  // namespace tessera::topi
-
-namespace tessera::topi {
 
 int64_t matmulBlockSize(int64_t columns) {
   if (columns % 32 == 0 && columns >= 64) return 32;
@@ -195,43 +212,7 @@ Tensor matmulPacked(const Tensor& a, const Tensor& b, bool transposeB, int64_t n
       te::ComputeOptions{.name = "T_pack_b",
                          .tag = "injective",
                          .indexNames = axisNames(packedShape.size(), "ax")});
-  std::vector<PrimExpr> batchA(a.shape().begin(), a.shape().end() - 2);
-  std::vector<PrimExpr> batchB(b.shape().begin(), b.shape().end() - 2);
-  std::vector<PrimExpr> shape = broadcastShape(batchA, batchB, "matmul");
-  const size_t nb = shape.size();
-  shape.push_back(a.shape()[as.size() - 2]);
-  shape.push_back(tir::intImm(n));
-  IterVar r = te::reduceAxis(0, k, "k");
-  // An operand's batch index from the output's (broadcast dims of size 1 read 0).
-  auto batchIndex = [&](const std::vector<int64_t>& dims, const std::vector<Var>& i) {
-    std::vector<PrimExpr> idx;
-    const size_t rank = dims.size() - 2;
-    for (size_t d = 0; d < rank; ++d) {
-      const Var& v = i[nb - rank + d];
-      idx.push_back(dims[d] == 1 && !tir::isOne(shape[nb - rank + d]) ? tir::intImm(0)
-                                                                      : PrimExpr(v));
-    }
-    return idx;
-  };
-  Tensor acc = te::compute(
-      shape,
-      [&](const std::vector<Var>& i) {
-        std::vector<PrimExpr> ia = batchIndex(as, i), ib = batchIndex(bs, i);
-        ia.push_back(i[nb]);
-        ia.push_back(r.var);
-        const Var& j = i[nb + 1];
-        ib.push_back(tir::floordiv(j, tir::intImm(nr, j->dtype)));
-        ib.push_back(r.var);
-        ib.push_back(tir::floormod(j, tir::intImm(nr, j->dtype)));
-        return te::sum(tir::cast(outDtype, a(ia)) * tir::cast(outDtype, packed(ib)), {r});
-      },
-      te::ComputeOptions{
-          .name = "T_dense_pack", .tag = "dense_pack", .indexNames = axisNames(shape.size(), "i")});
-  return te::compute(
-      shape,
-      [&](const std::vector<Var>& i) { return acc(std::vector<PrimExpr>(i.begin(), i.end())); },
-      te::ComputeOptions{
-          .name = "T_dense", .tag = "injective", .indexNames = axisNames(shape.size(), "ax")});
+  return productOverPacked(a, packed, outDtype);
 }
 
 }  // namespace tessera::topi

@@ -10,10 +10,6 @@
 namespace tessera::relay::strategy {
 namespace {
 
-int64_t denseBlock(int64_t channels) {
-  return topi::matmulBlockSize(channels);
-}
-
 int64_t convBlock(int64_t channels) {
   for (int64_t b : {16, 8})
     if (channels % b == 0) return b;
@@ -34,7 +30,7 @@ WeightPacking packingOf(const CallNode& call) {
   const std::optional<std::vector<int64_t>> w = staticShape(weight->shape);
   if (!w) return {};
   if (op->name == "nn.dense") {
-    const int64_t block = w->size() == 2 ? denseBlock((*w)[0]) : 0;
+    const int64_t block = w->size() == 2 ? topi::matmulBlockSize((*w)[0]) : 0;
     return block ? WeightPacking{PackKind::kDense, block} : WeightPacking{};
   }
   if (op->name != "nn.conv2d" || w->size() != 4) return {};

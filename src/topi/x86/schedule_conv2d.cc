@@ -48,8 +48,7 @@ void scheduleConv2dPacked(tir::Schedule& sch, const ScheduleOptions& options) {
   sch.reorder({rc, ry, rx, column, lane});
   tir::BlockRV init = sch.decomposeReduction(*conv, rc);
   vectorizeTile(sch, {column, lane});
-  std::vector<tir::LoopRV> initLoops = sch.getLoops(init);
-  vectorizeTile(sch, {initLoops.begin() + 4, initLoops.end()});  // below the tile loops
+  vectorizeTile(sch, innerLoops(sch, init, 4, "conv2d_nchw_pack"));  // below the tile loops
 
   if (*channels * *width * reduction >= options.minParallelWork)
     parallelTiles(sch, {loops[0], oc[0], loops[2]}, options.numCores);

@@ -42,8 +42,7 @@ void scheduleConv2d1x1(tir::Schedule& sch, const ScheduleOptions& options) {
   sch.reorder({rc, row, lane});
   tir::BlockRV init = sch.decomposeReduction(*conv, rc);
   vectorizeTile(sch, {row, lane});
-  std::vector<tir::LoopRV> initLoops = sch.getLoops(init);
-  vectorizeTile(sch, {initLoops.begin() + 3, initLoops.end()});  // below the tile loops
+  vectorizeTile(sch, innerLoops(sch, init, 3, "conv2d_1x1"));  // below the tile loops
   sch.vectorize(p[1]);
   if (*channels * pixels * reduction >= options.minParallelWork)
     parallelTiles(sch, {loops[0], p[0], c[0]}, options.numCores);

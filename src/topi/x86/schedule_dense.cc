@@ -9,16 +9,6 @@
 #include "topi/x86/schedule_util.h"
 
 namespace tessera::topi::x86 {
-namespace {
-
-// The loops of `block` below its first `outer` loops.
-std::vector<tir::LoopRV> innerLoops(tir::Schedule& sch, const tir::BlockRV& block, size_t outer) {
-  std::vector<tir::LoopRV> loops = sch.getLoops(block);
-  if (loops.size() < outer) notApplicable("dense_pack", "the block is not under its tile loops");
-  return {loops.begin() + static_cast<long>(outer), loops.end()};
-}
-
-}  // namespace
 
 void scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& options,
                          const std::string& tileBlock) {
@@ -67,14 +57,14 @@ void scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& options,
   // Below the tile loops: one loop per spatial dim of the accumulator (unit ones kept), then k.
   // k goes outermost so that the mr x nr accumulators stay in registers across the reduction.
   const size_t outer = batch + 2;  // the batch loops, j[0] and i[0]
-  std::vector<tir::LoopRV> tile = innerLoops(sch, *dense, outer);
+  std::vector<tir::LoopRV> tile = innerLoops(sch, *dense, outer, "dense_pack");
   if (tile.size() != rank + 1) notApplicable("dense_pack", "unexpected loops below the tile");
   std::vector<tir::LoopRV> order{tile[rank]};
   order.insert(order.end(), tile.begin(), tile.end() - 1);
   sch.reorder(order);
   tir::BlockRV init = sch.decomposeReduction(*dense, tile[rank]);
   vectorizeTile(sch, {tile.begin(), tile.end() - 1});
-  vectorizeTile(sch, innerLoops(sch, init, outer));
+  vectorizeTile(sch, innerLoops(sch, init, outer, "dense_pack"));
   sch.vectorize(j[1]);
 
   std::vector<tir::LoopRV> tiles(loops.begin(), loops.begin() + static_cast<long>(batch));

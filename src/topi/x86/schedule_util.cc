@@ -10,6 +10,13 @@ void notApplicable(const std::string& anchor, const std::string& why) {
   throwDiagnostic("x86_schedule", anchor + ": " + why);
 }
 
+std::vector<tir::LoopRV> innerLoops(tir::Schedule& sch, const tir::BlockRV& block, size_t outer,
+                                    const std::string& anchor) {
+  std::vector<tir::LoopRV> loops = sch.getLoops(block);
+  if (loops.size() < outer) notApplicable(anchor, "the block is not under its tile loops");
+  return {loops.begin() + static_cast<long>(outer), loops.end()};
+}
+
 bool writesOutput(const tir::Schedule& sch, const tir::BlockRV& block) {
   const std::vector<tir::Buffer> params = sch.func()->paramBuffers();
   for (const tir::BufferRegion& w : sch.get(block)->writes)

@@ -27,6 +27,10 @@ std::optional<tir::BlockRV> findBlock(tir::Schedule& sch, const std::string& nam
 /// The only root-level block that writes an output, or nullopt (several outputs, or none).
 std::optional<tir::BlockRV> soleOutputBlock(tir::Schedule& sch);
 
+/// The loops of `block` below its first `outer` loops (notApplicable for `anchor` when it has
+/// fewer).
+std::vector<tir::LoopRV> innerLoops(tir::Schedule& sch, const tir::BlockRV& block, size_t outer,
+                                    const std::string& anchor);
 /// Unrolls all but the last of `loops` and vectorizes the last (a register tile's loops).
 void vectorizeTile(tir::Schedule& sch, const std::vector<tir::LoopRV>& loops);
 /// Fuses `loops` (a chain from the outermost) and makes the result parallel when numCores > 1.

@@ -173,6 +173,15 @@ INSTANTIATE_TEST_SUITE_P(Shapes, X86BatchMatmul,
                                            BatchCase{2, 6, 10, 9, false},     // 10 columns
                                            BatchCase{1, 4, 100, 3, false}));  // no block: plain
 
+// A weight used by two calls is packed and stored once.
+TEST(X86Schedule, SharedWeightIsPackedOnce) {
+  const Expr w = constantOf({32, 32}, 12);
+  const Expr h = relay::nn::relu(relay::nn::dense(relay::var("x", {4, 32}), w));
+  const relay::IRModule mod = moduleOf(relay::nn::relu(relay::nn::dense(h, w)));
+  EXPECT_TRUE(matchesInterpreter(mod, 6));
+  EXPECT_EQ(packedParams(build(mod, codegen::Target::host()), 3), 1u);
+}
+
 TEST(X86Schedule, DenseOverAnInputIsPackedInTheKernel) {
   const relay::IRModule mod = moduleOf(relay::nn::relu(relay::nn::dense(
       relay::reshape(relay::var("x", {2, 3, 40}), {6, 40}), relay::var("w", {64, 40}))));
