@@ -26,6 +26,19 @@ Expr constantOf(const std::vector<int64_t>& shape, uint64_t seed) {
   return relay::constant(tessera::test::randomTensor(shape, DataType::float32(), seed));
 }
 
+// A square conv2d's attrs: `oc` outputs, k x k window, stride, padding, dilation, groups.
+relay::Conv2DAttrs convAttrs(int64_t oc, int64_t k, int64_t stride = 1, int64_t pad = 0,
+                             int64_t dilation = 1, int64_t groups = 1) {
+  relay::Conv2DAttrs attrs;
+  attrs.strides = {stride, stride};
+  attrs.padding = {pad, pad};
+  attrs.dilation = {dilation, dilation};
+  attrs.groups = groups;
+  attrs.channels = oc;
+  attrs.kernelSize = std::vector<int64_t>{k, k};
+  return attrs;
+}
+
 // The parameters of a build with a packed weight's rank (dense: 3, conv2d: 5).
 size_t packedParams(const BuiltModule& built, int rank) {
   size_t n = 0;
@@ -70,12 +83,7 @@ class X86Conv2d : public ::testing::TestWithParam<ConvCase> {};
 
 TEST_P(X86Conv2d, MatchesInterpreter) {
   const ConvCase c = GetParam();
-  relay::Conv2DAttrs attrs;
-  attrs.strides = {c.stride, c.stride};
-  attrs.padding = {c.pad, c.pad};
-  attrs.dilation = {c.dilation, c.dilation};
-  attrs.channels = c.oc;
-  attrs.kernelSize = std::vector<int64_t>{c.k, c.k};
+  const relay::Conv2DAttrs attrs = convAttrs(c.oc, c.k, c.stride, c.pad, c.dilation);
   Expr y = relay::nn::conv2d(relay::var("x", {1, c.c, c.h, c.w}),
                              constantOf({c.oc, c.c, c.k, c.k}, 3), attrs);
   if (c.epilogue) y = relay::nn::relu(relay::nn::biasAdd(y, constantOf({c.oc}, 4)));
@@ -102,10 +110,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 // Winograd F(2x2, 3x3): the weight is transformed at compile time into (4, 4, O/ob, I, ob).
 TEST(X86Schedule, Winograd3x3UsesTransformedWeights) {
-  relay::Conv2DAttrs attrs;
-  attrs.padding = {1, 1};
-  attrs.channels = 32;
-  attrs.kernelSize = std::vector<int64_t>{3, 3};
+  const relay::Conv2DAttrs attrs = convAttrs(32, 3, 1, 1);
   const relay::IRModule mod = moduleOf(relay::nn::relu(
       relay::nn::conv2d(relay::var("x", {1, 16, 12, 12}), constantOf({32, 16, 3, 3}, 3), attrs)));
   const BuiltModule built = build(mod, codegen::Target::host());
@@ -127,12 +132,7 @@ class X86GroupedConv2d : public ::testing::TestWithParam<GroupedCase> {};
 
 TEST_P(X86GroupedConv2d, MatchesInterpreter) {
   const GroupedCase c = GetParam();
-  relay::Conv2DAttrs attrs;
-  attrs.strides = {c.stride, c.stride};
-  attrs.padding = {c.pad, c.pad};
-  attrs.groups = c.groups;
-  attrs.channels = c.oc;
-  attrs.kernelSize = std::vector<int64_t>{c.k, c.k};
+  const relay::Conv2DAttrs attrs = convAttrs(c.oc, c.k, c.stride, c.pad, 1, c.groups);
   Expr y = relay::nn::conv2d(relay::var("x", {1, c.c, c.h, c.w}),
                              constantOf({c.oc, c.c / c.groups, c.k, c.k}, 6), attrs);
   if (c.epilogue) y = relay::clip(relay::nn::biasAdd(y, constantOf({c.oc}, 4)), 0, 6);
@@ -190,10 +190,7 @@ TEST(X86Schedule, DenseOverAnInputIsPackedInTheKernel) {
 
 // A conv2d whose weight is an input (not a constant) is not packed and gets the generic schedule.
 TEST(X86Schedule, ConvWithWeightInputIsNotPacked) {
-  relay::Conv2DAttrs attrs;
-  attrs.padding = {1, 1};
-  attrs.channels = 16;
-  attrs.kernelSize = std::vector<int64_t>{3, 3};
+  const relay::Conv2DAttrs attrs = convAttrs(16, 3, 1, 1);
   const relay::IRModule mod = moduleOf(
       relay::nn::conv2d(relay::var("x", {1, 8, 10, 10}), relay::var("w", {16, 8, 3, 3}), attrs));
   EXPECT_TRUE(matchesInterpreter(mod, 9));
