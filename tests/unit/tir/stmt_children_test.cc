@@ -1,10 +1,11 @@
-// Generic child access of TIR statements and the ancestor-chain search built on it.
+// Generic child access of TIR statements and the path search the schedule primitives share.
 #include "tir/stmt_children.h"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
+#include "tir/schedule/schedule_state.h"
 #include "tir_examples.h"
 
 namespace tessera::tir {
@@ -42,7 +43,7 @@ TEST(StmtChildren, ListsDirectChildrenInFieldOrder) {
   EXPECT_EQ(stmtChildren(realize), std::vector<Stmt>{Stmt(block)});
 }
 
-TEST(StmtChildren, FindStmtChainReturnsTheAncestors) {
+TEST(StmtChildren, FindPathReturnsTheAncestorChain) {
   PrimFunc f = examples::matmulRelu(16);
   auto isBlock = [](const char* name) {
     return [name](const Stmt& s) {
@@ -50,33 +51,42 @@ TEST(StmtChildren, FindStmtChainReturnsTheAncestors) {
       return b && b->name == name;
     };
   };
-  std::vector<Stmt> chain = findStmtChain(f->body, isBlock("relu"));
+  std::optional<StmtPath> path = findPath(f->body, isBlock("relu"));
+  ASSERT_TRUE(path);
   // root realize, root block, the sequence, loops i and j, the realize, the block.
   std::vector<StmtKind> kinds;
-  for (const Stmt& s : chain) kinds.push_back(s->kind);
+  for (const Stmt& s : path->chain) kinds.push_back(s->kind);
   EXPECT_EQ(kinds, (std::vector<StmtKind>{StmtKind::kBlockRealize, StmtKind::kBlock,
                                           StmtKind::kSeqStmt, StmtKind::kFor, StmtKind::kFor,
                                           StmtKind::kBlockRealize, StmtKind::kBlock}));
-  EXPECT_EQ(chain.front(), f->body);
+  EXPECT_EQ(path->chain.front(), f->body);
+  EXPECT_EQ(path->loops().size(), 2u);
+  EXPECT_EQ(path->scopeBlock()->name, "root");
+  EXPECT_EQ(findStmtChain(f->body, isBlock("relu")), path->chain);
 
+  EXPECT_FALSE(findPath(f->body, isBlock("missing")));
   EXPECT_TRUE(findStmtChain(f->body, isBlock("missing")).empty());
-  EXPECT_TRUE(findStmtChain(nullptr, isBlock("relu")).empty());
+  EXPECT_FALSE(findPath(nullptr, isBlock("relu")));
   // The root itself can match, and the first match in pre-order wins (matmul's loops first).
-  EXPECT_EQ(findStmtChain(f->body, [](const Stmt&) { return true; }).size(), 1u);
-  auto firstLoop = findStmtChain(f->body, [](const Stmt& s) { return s->kind == StmtKind::kFor; });
-  ASSERT_EQ(firstLoop.size(), 4u);
-  EXPECT_EQ(findStmtChain(f->body, isBlock("matmul"))[3], firstLoop.back());
+  EXPECT_EQ(findPath(f->body, [](const Stmt&) { return true; })->chain.size(), 1u);
+  auto firstLoop = findPath(f->body, [](const Stmt& s) { return s->kind == StmtKind::kFor; });
+  ASSERT_TRUE(firstLoop);
+  EXPECT_EQ(firstLoop->chain.size(), 4u);
+  const auto* loop = firstLoop->stmt()->as<ForNode>();
+  auto matmul = findPath(f->body, isBlock("matmul"));
+  ASSERT_TRUE(matmul);
+  EXPECT_EQ(matmul->chain[3].get(), loop);
 }
 
-TEST(StmtChildren, FindStmtChainSearchesBlockInitBeforeBody) {
+TEST(StmtChildren, FindPathSearchesBlockInitBeforeBody) {
   Stmt initStore = evaluate(intImm(1)), bodyStore = evaluate(intImm(1));
   auto block = std::make_shared<BlockNode>();
   block->init = initStore;
   block->body = bodyStore;
   Stmt realize = blockRealize({}, boolImm(true), block);
-  auto chain = findStmtChain(realize, [](const Stmt& s) { return s->kind == StmtKind::kEvaluate; });
-  ASSERT_FALSE(chain.empty());
-  EXPECT_EQ(chain.back(), initStore);
+  auto path = findPath(realize, [](const Stmt& s) { return s->kind == StmtKind::kEvaluate; });
+  ASSERT_TRUE(path);
+  EXPECT_EQ(path->stmt(), initStore);
 }
 
 // The search keeps its own stack, so nesting depth is not limited by the call stack.
