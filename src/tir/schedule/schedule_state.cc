@@ -6,6 +6,7 @@
 
 #include "support/check.h"
 #include "tir/functor.h"
+#include "tir/stmt_children.h"
 
 namespace tessera::tir {
 
@@ -54,65 +55,11 @@ void Schedule::Impl::commit(PrimFunc newFunc) {
 
 // --- locating statements -------------------------------------------------------------------------
 
-namespace {
-
-// Depth-first search with an explicit chain; the chain depth is the program's nesting depth.
 std::optional<StmtPath> findPath(const Stmt& root, const std::function<bool(const Stmt&)>& match) {
-  StmtPath path;
-  std::optional<StmtPath> found;
-  std::function<bool(const Stmt&)> walk = [&](const Stmt& s) -> bool {
-    if (!s) return false;
-    path.chain.push_back(s);
-    if (match(s)) {
-      found = path;
-      return true;
-    }
-    bool hit = false;
-    switch (s->kind) {
-      case StmtKind::kFor:
-        hit = walk(s->as<ForNode>()->body);
-        break;
-      case StmtKind::kSeqStmt:
-        for (const Stmt& c : s->as<SeqStmtNode>()->seq) {
-          if ((hit = walk(c))) break;
-        }
-        break;
-      case StmtKind::kBlockRealize:
-        hit = walk(s->as<BlockRealizeNode>()->block);
-        break;
-      case StmtKind::kBlock:
-        hit = walk(s->as<BlockNode>()->init) || walk(s->as<BlockNode>()->body);
-        break;
-      case StmtKind::kIfThenElse:
-        hit = walk(s->as<IfThenElseNode>()->thenCase) || walk(s->as<IfThenElseNode>()->elseCase);
-        break;
-      case StmtKind::kLetStmt:
-        hit = walk(s->as<LetStmtNode>()->body);
-        break;
-      case StmtKind::kAttrStmt:
-        hit = walk(s->as<AttrStmtNode>()->body);
-        break;
-      case StmtKind::kAssertStmt:
-        hit = walk(s->as<AssertStmtNode>()->body);
-        break;
-      case StmtKind::kAllocate:
-        hit = walk(s->as<AllocateNode>()->body);
-        break;
-      case StmtKind::kDeclBuffer:
-        hit = walk(s->as<DeclBufferNode>()->body);
-        break;
-      case StmtKind::kBufferStore:
-      case StmtKind::kEvaluate:
-        break;
-    }
-    if (!hit) path.chain.pop_back();
-    return hit;
-  };
-  walk(root);
-  return found;
+  std::vector<Stmt> chain = findStmtChain(root, match);
+  if (chain.empty()) return std::nullopt;
+  return StmtPath{std::move(chain)};
 }
-
-}  // namespace
 
 std::optional<StmtPath> Schedule::Impl::findBlock(uint64_t id) const {
   return findPath(func()->body, [id](const Stmt& s) {

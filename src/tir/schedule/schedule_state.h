@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <random>
@@ -33,6 +34,10 @@ struct StmtPath {
   /// The statement directly above (null for the root realize).
   Stmt parent() const { return chain.size() >= 2 ? chain[chain.size() - 2] : nullptr; }
 };
+
+/// The path from `root` to the first statement, in pre-order (findStmtChain's order), for which
+/// `match` holds; nullopt when none does.
+std::optional<StmtPath> findPath(const Stmt& root, const std::function<bool(const Stmt&)>& match);
 
 struct Schedule::Impl {
   TirModule mod;
