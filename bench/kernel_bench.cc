@@ -71,7 +71,7 @@ Compiled compile(const relay::Expr& body, const NDArray& input) {
   Compiled c;
   auto start = std::chrono::steady_clock::now();
   relay::IRModule mod = relay::inferTypes(relay::IRModule::fromExpr(relay::function(body)));
-  c.built = driver::build(mod, codegen::Target::host());
+  c.built = driver::build(mod, codegen::hostTarget());
   c.compileSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   c.exec = std::make_unique<driver::GraphExecutor>(c.built);

@@ -1,392 +1,63 @@
-// build(): optimize + fuse, turn @main into a graph executor description while collecting the
-// distinct primitive functions, lower and compile them, plan memory. The walk over @main is
-// iterative (no recursion whose depth the model controls).
+// build(): the pipeline of driver/pipeline.cc run through, packaged for the graph executor.
 #include "driver/build.h"
 
-#include <algorithm>
-#include <thread>
-#include <unordered_map>
-
+#include "codegen/llvm/target.h"
 #include "driver/pipeline.h"
-#include "relay/strategy/packed_weights.h"
-#include "relay/strategy/strategy.h"
-#include "relay/structural_equal.h"
-#include "relay/type_infer.h"
-#include "relay/visit.h"
-#include "support/check.h"
-#include "support/diagnostic.h"
-#include "tir/transform/lower.h"
-#include "topi/x86/schedule.h"
 
 namespace tessera::driver {
 
-namespace {
-
-using relay::Expr;
-using relay::ExprKind;
-using relay::Function;
-
-// "nn.conv2d" -> "nn_conv2d"; the kernel name joins the ops in evaluation order, as TVM does
-// (and as `tessera tir` names them).
-std::string kernelBaseName(const Function& fn) {
-  std::string name = "fused";
-  relay::postOrderVisit(fn->body, [&](const Expr& e) {
-    const auto* call = e->as<relay::CallNode>();
-    if (!call) return;
-    if (const auto* op = call->op->as<relay::OpNode>()) {
-      std::string part = op->name;
-      for (char& c : part)
-        if (c == '.') c = '_';
-      name += "_" + part;
-    }
-  });
-  return name;
-}
-
-tir::PrimFunc renamed(const tir::PrimFunc& func, const std::string& name) {
-  auto copy = std::make_shared<tir::PrimFuncNode>(*func);
-  copy->name = name;
-  copy->attrs.set("global_symbol", AttrValue::string(name));
-  return copy;
-}
-
-// The tensors of a (possibly nested tuple) type, in order. Explicit stack: nesting is input.
-std::vector<const TensorTypeNode*> flattenTensorTypes(const Type& type, const std::string& where) {
-  std::vector<const TensorTypeNode*> out;
-  std::vector<const TypeNode*> stack{type.get()};
-  while (!stack.empty()) {
-    const TypeNode* t = stack.back();
-    stack.pop_back();
-    if (const auto* tensor = t ? t->as<TensorTypeNode>() : nullptr) {
-      out.push_back(tensor);
-    } else if (const auto* tuple = t ? t->as<TupleTypeNode>() : nullptr) {
-      for (auto it = tuple->fields.rbegin(); it != tuple->fields.rend(); ++it)
-        stack.push_back(it->get());
-    } else {
-      throwDiagnostic("build",
-                      "has type " + typeToString(type) +
-                          "; only tensors and tuples of "
-                          "tensors can flow between kernels",
-                      {}, where);
-    }
-  }
-  return out;
-}
-
-// A primitive function wrapping one op call that FuseOps left alone (it does not run at opt
-// level 0), so every op reaches the code generator through the same path.
-Function wrapOpCall(const relay::CallNode& call) {
-  std::vector<relay::Var> params;
-  std::vector<Expr> args;
-  for (size_t i = 0; i < call.args.size(); ++i) {
-    params.push_back(relay::makeVar("p" + std::to_string(i), call.args[i]->type()));
-    args.push_back(params.back());
-  }
-  DictAttrs attrs;
-  attrs.set("Primitive", AttrValue::integer(1));
-  Function fn =
-      relay::makeFunction(params, relay::makeCall(call.op, args, call.attrs), nullptr, attrs);
-  return relay::exprAs<relay::FunctionNode>(relay::inferExprTypes(fn));
-}
-
-// Walks @main in evaluation order, building the description and collecting kernels.
-class GraphBuilder {
- public:
-  GraphBuilder(const Function& main, bool packWeights) : main_(main), packWeights_(packWeights) {}
-
-  void run() {
-    for (const relay::Var& p : main_->params) {
-      const Type& type = p->checkedType ? p->checkedType : p->typeAnnotation;
-      const auto tensors = flattenTensorTypes(type, "%" + p->nameHint);
-      if (tensors.size() != 1)
-        throwDiagnostic("build", "is a tuple; graph inputs must be tensors", {}, "%" + p->nameHint);
-      const int e = newEntry(tensors[0], "%" + p->nameHint);
-      graph.inputs.push_back({p->nameHint, e});
-      entriesOf_[p.get()] = {e};
-    }
-    for (const Expr& e : evaluationOrder()) visit(e);
-    graph.outputs = entriesFor(main_->body);
-  }
-
-  GraphDescription graph;
-  std::map<std::string, NDArray> params;
-  std::vector<tir::PrimFunc> kernels;  // scheduled, not yet lowered
-
- private:
-  struct Kernel {
-    Function fn;
-    uint64_t hash;
-    std::string name;
-    size_t numInputs;                  // flattened tensor parameters before the constants
-    size_t numParams;                  // all PrimFunc parameters: inputs, constants, outputs
-    std::vector<int> constants;        // param entries of the lowered function's constants
-    std::vector<size_t> constantArgs;  // the call's constant arguments the kernel was built for
-    std::vector<relay::strategy::LoweredFunction::PackedParam> packed;
-
-    relay::strategy::WeightPacking packingOf(size_t param) const {
-      for (const auto& p : packed)
-        if (p.index == param) return p.packing;
-      return {};
-    }
-  };
-
-  // Children that are evaluated before a node (primitive function bodies are not: they are
-  // kernels, not dataflow).
-  static std::vector<Expr> dataflowChildren(const Expr& e) {
-    switch (e->kind) {
-      case ExprKind::kCall:
-        return exprAs<relay::CallNode>(e)->args;
-      case ExprKind::kTuple:
-        return exprAs<relay::TupleNode>(e)->fields;
-      case ExprKind::kTupleGetItem:
-        return {exprAs<relay::TupleGetItemNode>(e)->tuple};
-      case ExprKind::kLet: {
-        const auto* let = e->as<relay::LetNode>();
-        return {let->value, let->body};
-      }
-      default:
-        return {};
-    }
-  }
-  template <typename T>
-  static std::shared_ptr<const T> exprAs(const Expr& e) {
-    return relay::exprAs<T>(e);
-  }
-
-  std::vector<Expr> evaluationOrder() {
-    std::vector<Expr> order;
-    std::unordered_map<const relay::ExprNode*, bool> seen;
-    std::vector<std::pair<Expr, size_t>> stack{{main_->body, 0}};
-    seen[main_->body.get()] = true;
-    std::vector<std::vector<Expr>> children{dataflowChildren(main_->body)};
-    while (!stack.empty()) {
-      auto& [node, next] = stack.back();
-      if (next < children.back().size()) {
-        Expr child = children.back()[next++];
-        if (seen[child.get()]) continue;
-        seen[child.get()] = true;
-        if (const auto* let = child->as<relay::LetNode>()) letValues_[let->var.get()] = let->value;
-        children.push_back(dataflowChildren(child));
-        stack.emplace_back(child, 0);
-        continue;
-      }
-      order.push_back(node);
-      stack.pop_back();
-      children.pop_back();
-    }
-    return order;
-  }
-
-  int newEntry(const TensorTypeNode* type, const std::string& where) {
-    std::optional<std::vector<int64_t>> dims = staticShape(type->shape);
-    if (!dims)
-      throwDiagnostic("build", "has a non-static shape; compiled graphs need static shapes", {},
-                      where);
-    graph.entries.push_back({*dims, type->dtype, -1});
-    return static_cast<int>(graph.entries.size()) - 1;
-  }
-
-  int newParam(const NDArray& data) {
-    const std::string name = "p" + std::to_string(graph.params.size());
-    const int e = static_cast<int>(graph.entries.size());
-    graph.entries.push_back({data.shape(), data.dtype(), -1});
-    graph.params.push_back({name, e});
-    params[name] = data;
-    return e;
-  }
-
-  void visit(const Expr& e) {
-    std::vector<int>& out = entriesOf_[e.get()];
-    switch (e->kind) {
-      case ExprKind::kVar: {
-        auto it = letValues_.find(static_cast<const relay::VarNode*>(e.get()));
-        TS_CHECK(it != letValues_.end() || entriesOf_.count(e.get())) << "unbound variable";
-        if (it != letValues_.end()) out = entriesFor(it->second);
-        return;
-      }
-      case ExprKind::kConstant: {
-        const auto* c = e->as<relay::ConstantNode>();
-        if (!c->hasData())
-          throwDiagnostic("build", "a constant has no data (the text had no metadata section)",
-                          e->span, "@main");
-        return;  // becomes a parameter entry when something uses it (entriesFor)
-      }
-      case ExprKind::kTuple:
-        for (const Expr& f : exprAs<relay::TupleNode>(e)->fields) append(out, f);
-        return;
-      case ExprKind::kTupleGetItem:
-        return visitTupleGetItem(*e->as<relay::TupleGetItemNode>(), out);
-      case ExprKind::kLet:
-        out = entriesFor(e->as<relay::LetNode>()->body);
-        return;
-      case ExprKind::kCall:
-        return visitCall(*e->as<relay::CallNode>(), out);
-      default:
-        throwDiagnostic("build",
-                        exprSummary(e) +
-                            " in @main cannot be compiled to a graph (control flow, "
-                            "closures and references need the VM)",
-                        e->span, "@main");
-    }
-  }
-
-  // The entries of a visited node. A constant gets its parameter entry on first use, so a
-  // constant that only ever reaches kernels packed is not stored unpacked as well.
-  const std::vector<int>& entriesFor(const Expr& e) {
-    std::vector<int>& entries = entriesOf_.at(e.get());
-    if (entries.empty())
-      if (const auto* c = e->as<relay::ConstantNode>()) entries = {newParam(c->data)};
-    return entries;
-  }
-
-  // The parameter entry of a constant packed for a kernel; a weight shared by several calls is
-  // packed and stored once.
-  int packedParam(const Expr& constant, const relay::strategy::WeightPacking& packing) {
-    for (const auto& [node, p, entry] : packedParams_)
-      if (node == constant.get() && p == packing) return entry;
-    const NDArray& weight = constant->as<relay::ConstantNode>()->data;
-    const int entry = newParam(relay::strategy::packWeight(weight, packing));
-    packedParams_.push_back({constant.get(), packing, entry});
-    return entry;
-  }
-
-  void append(std::vector<int>& out, const Expr& e) {
-    const std::vector<int>& in = entriesFor(e);
-    out.insert(out.end(), in.begin(), in.end());
-  }
-
-  void visitTupleGetItem(const relay::TupleGetItemNode& get, std::vector<int>& out) {
-    const auto* tuple = get.tuple->type()->as<TupleTypeNode>();
-    TS_CHECK(tuple && get.index >= 0 && get.index < static_cast<int>(tuple->fields.size()));
-    size_t offset = 0;
-    for (int i = 0; i < get.index; ++i)
-      offset += flattenTensorTypes(tuple->fields[i], "@main").size();
-    const size_t count = flattenTensorTypes(tuple->fields[get.index], "@main").size();
-    const std::vector<int>& all = entriesFor(get.tuple);
-    out.assign(all.begin() + offset, all.begin() + offset + count);
-  }
-
-  void visitCall(const relay::CallNode& call, std::vector<int>& out) {
-    Function fn = relay::exprAs<relay::FunctionNode>(call.op);
-    if (const auto* global = call.op->as<relay::GlobalVarNode>())
-      throwDiagnostic("build",
-                      "@main calls @" + global->name +
-                          "; build compiles @main alone "
-                          "(inline the callee first)",
-                      call.span, "@main");
-    if (call.op->as<relay::OpNode>()) fn = wrapOpCall(call);
-    if (!fn || !fn->attrs.has("Primitive"))
-      throwDiagnostic("build",
-                      "calls " + exprSummary(call.op) +
-                          ", which is not a fused "
-                          "primitive function",
-                      call.span, "@main");
-    std::vector<size_t> constantArgs;
-    for (size_t i = 0; i < call.args.size(); ++i)
-      if (call.args[i]->as<relay::ConstantNode>()) constantArgs.push_back(i);
-    Kernel& kernel = kernelFor(fn, constantArgs);
-    KernelCall node{kernel.name, {}, {}};
-    for (size_t i = 0; i < call.args.size(); ++i) {
-      const relay::strategy::WeightPacking packing = kernel.packingOf(i);
-      if (!packing) {
-        append(node.inputs, call.args[i]);
-        continue;
-      }
-      node.inputs.push_back(packedParam(call.args[i], packing));
-    }
-    TS_CHECK(node.inputs.size() == kernel.numInputs)
-        << kernel.name << ": " << node.inputs.size() << " arguments for " << kernel.numInputs;
-    node.inputs.insert(node.inputs.end(), kernel.constants.begin(), kernel.constants.end());
-    for (const TensorTypeNode* t : flattenTensorTypes(call.type(), kernel.name))
-      node.outputs.push_back(newEntry(t, kernel.name));
-    TS_CHECK(node.inputs.size() + node.outputs.size() == kernel.numParams)
-        << kernel.name << ": argument count differs from the lowered function";
-    out = node.outputs;
-    graph.calls.push_back(std::move(node));
-  }
-
-  // Identical primitive functions (FuseOps outlines each group separately) called with constants
-  // in the same places share one kernel.
-  Kernel& kernelFor(const Function& fn, const std::vector<size_t>& constantArgs) {
-    const uint64_t hash = relay::structuralHash(fn);
-    for (size_t i = 0; i < kernels_.size(); ++i) {
-      if (kernels_[i].hash == hash && kernels_[i].constantArgs == constantArgs &&
-          relay::structuralEqual(kernels_[i].fn, fn))
-        return kernels_[i];
-    }
-    relay::strategy::LoweredFunction lowered = relay::strategy::lowerPrimitive(
-        fn, {.packWeights = packWeights_, .constantParams = constantArgs});
-    std::string name = kernelBaseName(fn);
-    const int n = nameUses_[name]++;
-    if (n > 0) name += "_" + std::to_string(n);
-    Kernel kernel{
-        fn, hash, name, 0, lowered.func->params.size(), {}, constantArgs, lowered.packedParams};
-    for (const relay::Var& p : fn->params)
-      kernel.numInputs += flattenTensorTypes(p->type(), name).size();
-    for (const NDArray& c : lowered.constants) kernel.constants.push_back(newParam(c));
-    kernels.push_back(renamed(lowered.func, name));
-    kernels_.push_back(std::move(kernel));
-    return kernels_.back();
-  }
-
-  const Function& main_;
-  bool packWeights_;
-  std::unordered_map<const relay::ExprNode*, std::vector<int>> entriesOf_;
-  struct PackedConstant {
-    const relay::ExprNode* constant;
-    relay::strategy::WeightPacking packing;
-    int entry;
-  };
-  std::vector<PackedConstant> packedParams_;
-  std::unordered_map<const relay::VarNode*, Expr> letValues_;
-  std::vector<Kernel> kernels_;
-  std::map<std::string, int> nameUses_;
-};
-
-}  // namespace
-
-// Kernels are correct unscheduled (the TE computes lower to plain loop nests); this is the single
-// place where target schedules plug in.
-tir::PrimFunc scheduleForTarget(const tir::PrimFunc& func, const codegen::Target& target) {
-  topi::x86::ScheduleOptions options;
-  options.numCores = target.numCores > 0
-                         ? target.numCores
-                         : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  options.vectorBytes = target.vectorBytes();
-  return topi::x86::scheduleDefault(func, options);
+tir::PrimFunc scheduleForTarget(const tir::PrimFunc& func, const target::Target& target,
+                                relay::strategy::AnchorReport* report) {
+  return relay::strategy::scheduleKernel(func, codegen::withHostDefaults(target), report);
 }
 
 std::vector<tir::PrimFunc> graphKernels(const relay::IRModule& optimized,
-                                        const codegen::Target& target, bool scheduled) {
-  GraphBuilder builder(optimized.main(), scheduled);
-  builder.run();
+                                        const target::Target& requested, bool scheduled) {
+  const target::Target target = codegen::withHostDefaults(requested);
+  const lower::LoweredGraph lowered =
+      lower::lowerGraphToTIR(optimized, scheduled ? &target : nullptr);
   std::vector<tir::PrimFunc> kernels;
-  for (const tir::PrimFunc& k : builder.kernels)
-    kernels.push_back(scheduled ? renamed(scheduleForTarget(k, target), k->name) : k);
+  for (const lower::GraphKernel& k : lowered.kernels)
+    kernels.push_back(scheduled ? relay::strategy::scheduleKernel(k.func, target) : k.func);
   return kernels;
 }
 
-BuiltModule build(const relay::IRModule& module, const codegen::Target& target,
+std::vector<std::string> explainStrategy(const KernelStrategy& kernel) {
+  std::vector<std::string> lines{kernel.kernel + ":"};
+  for (const relay::strategy::StrategyChoice& choice : kernel.choices)
+    for (const std::string& line : relay::strategy::explainChoice(choice))
+      lines.push_back("  " + line);
+  if (kernel.anchor.implementation.empty()) {
+    lines.push_back("  schedule: generic steps only");
+  } else if (kernel.anchor.answer) {
+    lines.push_back("  schedule: " + kernel.anchor.implementation);
+  } else {
+    lines.push_back("  schedule: generic steps only (" + kernel.anchor.implementation +
+                    " does not apply: " + kernel.anchor.answer.reason + ")");
+  }
+  return lines;
+}
+
+BuiltModule build(const relay::IRModule& module, const target::Target& target,
                   const std::map<std::string, NDArray>& params, const BuildOptions& options) {
-  relay::PassContext ctx;
+  relay::PassContext ownContext;
+  relay::PassContext& ctx = options.context ? *options.context : ownContext;
   ctx.optLevel = options.optLevel;
-  const relay::IRModule optimized = optimize(module, ctx, params);
-  GraphBuilder builder(optimized.main(), options.defaultSchedules);
-  builder.run();
+  // Resolved before any work: an unusable target is an error before the graph passes start.
+  CompileState state{.module = module,
+                     .target = codegen::withHostDefaults(target),
+                     .params = params,
+                     .strategies = options.defaultSchedules};
+  runPipeline(state, ctx);
 
   BuiltModule built;
-  built.graph = std::move(builder.graph);
-  built.params = std::move(builder.params);
-  tir::TirModule kernels;
-  for (const tir::PrimFunc& k : builder.kernels) {
-    tir::PrimFunc lowered =
-        tir::transform::lower(options.defaultSchedules ? scheduleForTarget(k, target) : k);
-    built.kernels.push_back(lowered);
-    kernels.add(lowered);
-  }
-  // A graph that only forwards inputs or constants has nothing to compile.
-  if (!kernels.empty()) built.lib = codegen::compile(kernels, target);
-  planMemory(built.graph);
+  built.lib = state.lib;
+  built.graph = std::move(state.lowered.graph);
+  built.params = std::move(state.lowered.params);
+  built.kernels = state.kernels;
+  for (size_t i = 0; i < state.kernels.size(); ++i)
+    built.strategies.push_back(
+        {state.kernels[i]->name, std::move(state.lowered.kernels[i].choices), state.anchors[i]});
   return built;
 }
 

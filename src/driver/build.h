@@ -11,43 +11,62 @@
 
 #include "codegen/llvm/build.h"
 #include "codegen/llvm/target.h"
-#include "driver/graph_description.h"
+#include "driver/pipeline.h"
 #include "relay/module.h"
+#include "relay/strategy/op_strategy.h"
+#include "relay/strategy/schedule_kernel.h"
 #include "runtime/ndarray.h"
 #include "tir/function.h"
 
 namespace tessera::driver {
 
+/// How one kernel was made: the implementation chosen for each of its calls that has
+/// strategies, and whether the anchor schedule applied.
+struct KernelStrategy {
+  std::string kernel;
+  std::vector<relay::strategy::StrategyChoice> choices;
+  relay::strategy::AnchorReport anchor;
+};
+
 /// Everything a graph executor needs: the compiled kernels, the description, the parameters.
 struct BuiltModule {
   codegen::CompiledModule lib;
-  GraphDescription graph;
-  std::map<std::string, NDArray> params;  ///< by the names in graph.params
-  std::vector<tir::PrimFunc> kernels;     ///< the lowered kernels (empty for a loaded module)
+  runtime::GraphDescription graph;
+  std::map<std::string, NDArray> params;   ///< by the names in graph.params
+  std::vector<tir::PrimFunc> kernels;      ///< the lowered kernels (empty for a loaded module)
+  std::vector<KernelStrategy> strategies;  ///< one per kernel (empty for a loaded module)
 };
+
+/// The lines `tessera compile --explain-strategy` prints for a kernel: its name, each call's
+/// chosen implementation with the skipped ones and why, and its schedule.
+std::vector<std::string> explainStrategy(const KernelStrategy& kernel);
 
 struct BuildOptions {
   int optLevel = 3;  ///< graph optimization level (relay.build's default in the seeds)
   /// Apply the target's default schedules (topi/x86/schedule.h) with pre-packed weights; off,
   /// every kernel is the plain loop nest of its TE computes (a reference for differential tests).
   bool defaultSchedules = true;
+  /// The context whose instruments (timing, print-after) the pipeline runs under; null: a fresh
+  /// one. Its opt level is set from optLevel.
+  relay::PassContext* context = nullptr;
 };
 
-/// The target's default schedule of one kernel lowered with packed weights
-/// (relay::strategy::LowerOptions::packWeights), as build() applies it.
-tir::PrimFunc scheduleForTarget(const tir::PrimFunc& kernel, const codegen::Target& target);
+/// The target's schedule of one kernel lowered with its strategies
+/// (relay::strategy::LowerOptions::target), as build() applies it.
+tir::PrimFunc scheduleForTarget(const tir::PrimFunc& kernel, const target::Target& target,
+                                relay::strategy::AnchorReport* report = nullptr);
 
 /// The kernels build() would compile for @main of an already optimized module, in its order and
 /// with its names (`fused_<ops>`, `_1`, ...), before lowering; `scheduled`: with weights packed
 /// and the target's default schedule applied, as build() does. Same errors as build().
 std::vector<tir::PrimFunc> graphKernels(const relay::IRModule& optimized,
-                                        const codegen::Target& target, bool scheduled);
+                                        const target::Target& target, bool scheduled);
 
-/// Builds @main of `module` for `target`. `params` are bound into @main first (BindParams), so
-/// they become constants of the graph. Throws DiagnosticError for what cannot be compiled: a
-/// non-static input shape, control flow or calls to other globals in @main, an op without a
-/// compute.
-BuiltModule build(const relay::IRModule& module, const codegen::Target& target,
+/// Builds @main of `module` for `target`: runs driver/pipeline.h's steps. `params` are bound into
+/// @main first (BindParams), so they become constants of the graph. Throws DiagnosticError for what
+/// cannot be compiled: a non-static input shape, control flow or calls to other globals in @main,
+/// an op without a compute.
+BuiltModule build(const relay::IRModule& module, const target::Target& target,
                   const std::map<std::string, NDArray>& params = {},
                   const BuildOptions& options = {});
 

@@ -10,6 +10,10 @@
 
 namespace tessera::driver {
 
+using runtime::GraphDescription;
+using runtime::NamedEntry;
+using runtime::TensorEntry;
+
 namespace {
 
 namespace fs = std::filesystem;

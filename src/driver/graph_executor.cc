@@ -13,6 +13,11 @@
 
 namespace tessera::driver {
 
+using runtime::KernelCall;
+using runtime::NamedEntry;
+using runtime::TensorEntry;
+using runtime::validate;
+
 namespace {
 
 // Keeps the storage buffer alive while a view of it lives.

@@ -24,8 +24,8 @@ class GraphExecutor {
   /// when there is none of that name.
   int inputIndex(const std::string& name) const;
   /// The expected shape and dtype of input `index`.
-  const TensorEntry& inputInfo(int index) const;
-  const TensorEntry& outputInfo(int index) const;
+  const runtime::TensorEntry& inputInfo(int index) const;
+  const runtime::TensorEntry& outputInfo(int index) const;
 
   /// Copies `value` into input `name`/`index`. Throws DiagnosticError (code "graph_input",
   /// context the input's name) when the shape or dtype differs or the index is out of range.
@@ -59,7 +59,7 @@ class GraphExecutor {
     std::vector<void*> args;  // DLTensor* of every argument, fixed for the executor's lifetime
   };
 
-  GraphDescription graph_;
+  runtime::GraphDescription graph_;
   codegen::CompiledModule lib_;
   std::vector<NDArray> storage_;
   std::vector<NDArray> entries_;  // views of storage_ with each entry's shape and dtype

@@ -1,11 +1,19 @@
-// Read top to bottom, this file is the graph-level half of the compiler. The order follows TVM
-// 0.16's relay.build (src/relay/backend/build_module.cc, spec relay.md §4.1), minus passes Tessera
-// does not need yet; each step is looked up in the pass table so --print-after and --time-passes
-// see its name.
+// Read top to bottom, this file is the compiler. The graph passes follow TVM 0.16's relay.build
+// (src/relay/backend/build_module.cc, spec relay.md §4.1), minus passes Tessera does not need
+// yet; then the fused graph becomes kernels (lower/graph_to_tir/), each kernel is scheduled by
+// the op implementation that produced it (relay/strategy/), lowered by the TIR passes
+// (tir/transform/lower.h), compiled by LLVM (codegen/llvm/), and the graph's memory is planned.
+// Each step is instrumented by the PassContext, so --print-after and --time-passes see its name.
 #include "driver/pipeline.h"
 
+#include <algorithm>
+
+#include "relay/text/printer.h"
+#include "relay/transform/instrument.h"
 #include "relay/transform/pass_table.h"
 #include "relay/transform/passes.h"
+#include "tir/printer.h"
+#include "tir/transform/lower.h"
 
 namespace tessera::driver {
 
@@ -39,6 +47,105 @@ relay::IRModule optimize(const relay::IRModule& module, relay::PassContext& ctx,
   relay::IRModule m = module;
   if (!params.empty()) m = (*relay::bindParamsPass(params))(m, ctx);
   return (*optimizationPipeline())(m, ctx);
+}
+
+namespace {
+
+std::string printKernels(const CompileState& s) {
+  tir::TirModule m;
+  for (const tir::PrimFunc& k : s.kernels) m.add(k);
+  return tir::toScript(m);
+}
+
+// Each kernel carries the target it runs on (TVM's "target" function attribute), so a module
+// whose kernels run on different devices can be split by it.
+tir::PrimFunc withTarget(const tir::PrimFunc& func, const target::Target& target) {
+  auto copy = std::make_shared<tir::PrimFuncNode>(*func);
+  copy->attrs.set("target", AttrValue::string(target.str()));
+  return copy;
+}
+
+void runOptimize(CompileState& s, relay::PassContext& ctx) {
+  s.module = optimize(s.module, ctx, s.params);
+}
+
+void runLowerGraphToTIR(CompileState& s, relay::PassContext&) {
+  s.lowered = lower::lowerGraphToTIR(s.module, s.strategies ? &s.target : nullptr);
+  s.kernels.clear();
+  for (const lower::GraphKernel& k : s.lowered.kernels) s.kernels.push_back(k.func);
+}
+
+void runScheduleKernels(CompileState& s, relay::PassContext&) {
+  s.anchors.assign(s.kernels.size(), {});
+  if (!s.strategies) return;
+  for (size_t i = 0; i < s.kernels.size(); ++i)
+    s.kernels[i] = relay::strategy::scheduleKernel(s.kernels[i], s.target, &s.anchors[i]);
+}
+
+// Each TIR pass runs over every kernel as one instrumented step of its own.
+void runLowerTIR(CompileState& s, relay::PassContext& ctx) {
+  const tir::transform::LowerOptions options;
+  for (const tir::transform::LowerStep& step : tir::transform::lowerSteps(options)) {
+    relay::runInstrumented(
+        ctx, step.name,
+        [&] {
+          for (tir::PrimFunc& k : s.kernels) k = step.run(k);
+        },
+        [&] { return printKernels(s); });
+  }
+  for (tir::PrimFunc& k : s.kernels) k = withTarget(k, s.target);
+}
+
+void runCodegen(CompileState& s, relay::PassContext&) {
+  tir::TirModule module;
+  for (const tir::PrimFunc& k : s.kernels) module.add(k);
+  // A graph that only forwards inputs or constants has nothing to compile.
+  if (!module.empty()) s.lib = codegen::compile(module, s.target);
+}
+
+void runPlanMemory(CompileState& s, relay::PassContext&) {
+  runtime::planMemory(s.lowered.graph);
+}
+
+}  // namespace
+
+const std::vector<CompileStep>& compileSteps() {
+  static const std::vector<CompileStep> steps = {
+      {"Optimize", "bind parameters, then the graph passes above, ending with FuseOps", runOptimize,
+       [](const CompileState& s) { return relay::printModule(s.module); }},
+      {"LowerGraphToTIR",
+       "@main to kernel calls; each fused function to a PrimFunc by its strategies",
+       runLowerGraphToTIR, printKernels},
+      {"ScheduleKernels", "each kernel's anchor schedule, then the target's generic steps",
+       runScheduleKernels, printKernels},
+      {"LowerTIR", "the TIR lowering passes (tir/transform/lower.h), each over all kernels",
+       runLowerTIR, printKernels},
+      {"CodegenLLVM", "LLVM IR, O3, machine code; loaded in-process for the host", runCodegen,
+       [](const CompileState& s) { return s.kernels.empty() ? std::string() : s.lib.llvmIR(); }},
+      {"PlanMemory", "storage for every tensor of the graph, sharing what does not overlap",
+       runPlanMemory, [](const CompileState& s) { return s.lowered.graph.toJson(); }},
+  };
+  return steps;
+}
+
+void runPipeline(CompileState& state, relay::PassContext& ctx, const std::string& last) {
+  for (const CompileStep& step : compileSteps()) {
+    relay::runInstrumented(
+        ctx, step.name, [&] { step.run(state, ctx); }, [&] { return step.print(state); });
+    if (step.name == last) return;
+  }
+}
+
+std::vector<std::string> printableStepNames() {
+  std::vector<std::string> names;
+  for (const CompileStep& step : compileSteps()) names.push_back(step.name);
+  for (const std::string& name : optimizationPipelineNames()) names.push_back(name);
+  names.push_back("OptimizationPipeline");
+  names.push_back("BindParams");
+  for (const std::string& name : tir::transform::lowerPassNames()) names.push_back(name);
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
 }
 
 }  // namespace tessera::driver

@@ -1,18 +1,24 @@
-// The whole graph-level compiler in order: the optimization pipeline `relay.build` runs before
-// lowering.
+// The whole compiler in order, as named steps of one pass infrastructure: graph passes, lowering
+// of the fused graph to TensorIR, scheduling, the TIR lowering passes, code generation, memory
+// planning. Every step (and every relay and TIR pass inside one) runs under one PassContext, so
+// --time-passes and --print-after NAME|all see all of them (relay/transform/instrument.h).
 #pragma once
 
 #include <map>
 #include <string>
 #include <vector>
 
+#include "codegen/llvm/build.h"
+#include "lower/graph_to_tir/graph_to_tir.h"
 #include "relay/module.h"
+#include "relay/strategy/schedule_kernel.h"
 #include "relay/transform/pass.h"
 #include "runtime/ndarray.h"
+#include "target/target.h"
 
 namespace tessera::driver {
 
-/// The names of the passes of the default pipeline, in order (each gated by its opt level).
+/// The names of the graph passes of the default pipeline, in order (each gated by its opt level).
 const std::vector<std::string>& optimizationPipelineNames();
 
 /// relay.build's graph optimization as one Sequential: SimplifyInference, EliminateCommonSubexpr,
@@ -20,8 +26,41 @@ const std::vector<std::string>& optimizationPipelineNames();
 /// FuseOps. Which passes run depends on the context's opt level (relay.build uses 3 in the seeds).
 relay::Pass optimizationPipeline();
 
-/// Binds `params` into @main (BindParams), then runs the pipeline under `ctx`.
+/// Binds `params` into @main (BindParams), then runs the graph passes under `ctx`.
 relay::IRModule optimize(const relay::IRModule& module, relay::PassContext& ctx,
                          const std::map<std::string, NDArray>& params = {});
+
+/// What the compile steps hand to each other.
+struct CompileState {
+  relay::IRModule module;                 ///< the graph; optimized by the first step
+  target::Target target;                  ///< resolved (codegen::withHostDefaults)
+  std::map<std::string, NDArray> params;  ///< bound into @main before the graph passes
+  /// Choose implementations with the target's op strategies and schedule the kernels; off,
+  /// every kernel is the plain loop nest of its generic computes (the reference).
+  bool strategies = true;
+  lower::LoweredGraph lowered;         ///< after LowerGraphToTIR (memory planned by PlanMemory)
+  std::vector<tir::PrimFunc> kernels;  ///< the kernels as the last step left them
+  std::vector<relay::strategy::AnchorReport> anchors;  ///< after ScheduleKernels
+  codegen::CompiledModule lib;                         ///< after CodegenLLVM
+};
+
+/// One named step of the compiler.
+struct CompileStep {
+  const char* name;
+  const char* summary;
+  void (*run)(CompileState& state, relay::PassContext& ctx);
+  /// What --print-after NAME shows of the state after the step.
+  std::string (*print)(const CompileState& state);
+};
+
+/// The steps, in order: Optimize, LowerGraphToTIR, ScheduleKernels, LowerTIR, CodegenLLVM,
+/// PlanMemory.
+const std::vector<CompileStep>& compileSteps();
+
+/// Runs the steps in order, through `last` (every step when empty), each instrumented by `ctx`.
+void runPipeline(CompileState& state, relay::PassContext& ctx, const std::string& last = "");
+
+/// Every name --print-after accepts: the steps, the graph passes and the TIR lowering passes.
+std::vector<std::string> printableStepNames();
 
 }  // namespace tessera::driver

@@ -156,6 +156,35 @@ const T* getOpAttr(const std::string& op, const std::string& key) {
   return a ? std::any_cast<T>(a) : nullptr;
 }
 
+/// A named attribute map whose values are all of type T: declared once
+/// (`inline constexpr OpAttrMap<FTVMCompute> kComputeMap{"FTVMCompute"}`), so that every set and
+/// get of the map agrees on the type. Levels and reset are the registry's (TVM's plevel and
+/// reset_attr).
+template <typename T>
+struct OpAttrMap {
+  const char* key;
+
+  /// Sets op's value at `level` (same rules as OpRegistry::setAttr).
+  void set(const std::string& op, T value, int level = 10) const {
+    OpRegistry::global().setAttr(op, key, std::any(std::move(value)), level);
+  }
+  /// Removes op's value, so that any level may set it again.
+  void reset(const std::string& op) const { OpRegistry::global().resetAttr(op, key); }
+  /// Op's value, or nullptr when it has none.
+  const T* get(const std::string& op) const { return getOpAttr<T>(op, key); }
+  /// The level op's value was set at, or nullopt when it has none.
+  std::optional<int> level(const std::string& op) const;
+};
+
+template <typename T>
+std::optional<int> OpAttrMap<T>::level(const std::string& op) const {
+  const OpDef* def = OpRegistry::global().find(op);
+  if (!def) return std::nullopt;
+  auto it = def->attrMap.find(key);
+  if (it == def->attrMap.end()) return std::nullopt;
+  return it->second.level;
+}
+
 /// Registers every built-in op family (called once by OpRegistry::global()).
 void registerBuiltinOps(OpRegistry& registry);
 

@@ -43,6 +43,27 @@ for f in kernels.so graph.json params.npz; do
 done
 contains "$work/m/graph.json" '"format": "tessera-graph-1"' "graph.json format"
 
+# Which implementation each call got, and why the others were skipped.
+expect 0 "compile --explain-strategy" -- "$tessera" compile "$model" -o "$work/e" --explain-strategy
+contains "$work/out" "strategies (target llvm, keys cpu):" "explain header"
+contains "$work/out" "nn.dense: dense_pack_runtime.x86 (priority 5)" "dense implementation chosen"
+contains "$work/out" "skipped dense_pack.x86 (priority 10): the weight is not a constant" "skip reason"
+contains "$work/out" "schedule: dense_pack_runtime.x86" "anchor schedule applied"
+# Every stage of the compiler can be printed and timed.
+expect 0 "compile --print-after all --time-passes" -- "$tessera" compile "$model" -o "$work/p" --print-after all --time-passes
+for step in Optimize FuseOps LowerGraphToTIR ScheduleKernels LowerTIR FlattenBuffer CodegenLLVM PlanMemory; do
+  contains "$work/err" "// after $step" "print-after $step"
+  contains "$work/err" "$step: " "time of $step"
+done
+contains "$work/err" "define " "LLVM IR printed after CodegenLLVM"
+expect 0 "compile --print-after ScheduleKernels" -- "$tessera" compile "$model" -o "$work/q" --print-after ScheduleKernels
+contains "$work/err" "T.vectorized" "scheduled kernel printed"
+expect 2 "compile --print-after an unknown step" -- "$tessera" compile "$model" -o "$work/r" --print-after Nonsense
+contains "$work/err" "no step or pass named 'Nonsense'" "unknown step named"
+expect 1 "compile for VTA (no code generator yet)" -- "$tessera" compile "$model" -o "$work/v" --target vta
+contains "$work/err" "target kind 'vta' has no LLVM code generator" "vta target error"
+test ! -e "$work/v" || { echo "FAIL: a failed compile left $work/v"; failures=$((failures + 1)); }
+
 # The same inputs through the compiled directory (a fresh process), compiling on the fly, and
 # the interpreter; the compiled paths agree bitwise.
 expect 0 "run the directory" -- "$tessera" run "$work/m" --random-inputs 5 --output "$work/a.npy"

@@ -1,6 +1,7 @@
 // `tessera compile FILE -o OUT_DIR`: relay.build from the command line. Writes the compiled
 // kernels, the graph executor description and the parameters to a directory that `tessera run`
 // (or driver::loadBuilt) runs without recompiling.
+#include <algorithm>
 #include <iostream>
 
 #include "cli.h"
@@ -14,16 +15,25 @@ namespace tessera::cli {
 const char* const kCompileUsage =
     "usage: tessera compile FILE -o OUT_DIR [--target TARGET] [--opt-level N]\n"
     "                       [--input-shape NAME=D0,...] [--params FILE.npz]\n"
+    "                       [--explain-strategy] [--print-after NAME|all] [--time-passes]\n"
     "\n"
     "Compiles @main of FILE (Relay text or ONNX) as relay.build does: graph optimization and\n"
     "fusion, one kernel per distinct fused function (TensorIR, lowered, LLVM), a graph executor\n"
     "description with planned memory. OUT_DIR receives kernels.so, graph.json and params.npz;\n"
     "run it with `tessera run OUT_DIR`. Prints the kernels and the planned memory.\n"
     "  -o OUT_DIR          output directory (created when missing)\n"
-    "  --target TARGET     e.g. \"llvm -mcpu=skylake-avx512 -num-cores=4\" (default: the host)\n"
+    "  --target TARGET     e.g. \"llvm -mcpu=skylake-avx512 -num-cores=4\" (default: the host);\n"
+    "                      kinds: llvm (CPU code), vta / ext_dev -device=vta (VTA: no code\n"
+    "                      generator yet)\n"
     "  --opt-level N       graph optimization level (default 3)\n"
     "  --input-shape NAME=D0,D1,...  shape of an ONNX graph input (repeatable)\n"
-    "  --params FILE.npz   bind these arrays to @main's parameters of the same names\n";
+    "  --params FILE.npz   bind these arrays to @main's parameters of the same names\n"
+    "  --explain-strategy  print, per kernel, the implementation chosen for each call, the\n"
+    "                      ones skipped and why, and whether its schedule applied\n"
+    "  --print-after NAME  print the program to stderr after the step or pass NAME (repeatable;\n"
+    "                      `all` for every one): Optimize, LowerGraphToTIR, ScheduleKernels,\n"
+    "                      LowerTIR, CodegenLLVM, PlanMemory, any graph pass or TIR pass\n"
+    "  --time-passes       report the time of every step and pass on stderr\n";
 
 namespace {
 
@@ -41,7 +51,7 @@ std::string formatBytes(int64_t bytes) {
   return std::to_string(bytes / (1024 * 1024)) + " MiB";
 }
 
-std::string memorySummary(const driver::GraphDescription& graph) {
+std::string memorySummary(const runtime::GraphDescription& graph) {
   const double saved =
       graph.naiveBytes ? 100.0 * (graph.naiveBytes - graph.plannedBytes) / graph.naiveBytes : 0;
   char percent[16];
@@ -58,6 +68,23 @@ std::string memorySummary(const driver::GraphDescription& graph) {
 int cmdCompile(Args& args) {
   const std::optional<std::string> out = args.value("-o");
   const std::string targetText = args.value("--target").value_or("");
+  const bool explain = args.flag("--explain-strategy");
+  relay::PassContext ctx;
+  for (const std::string& name : args.values("--print-after")) {
+    if (name == "all") {
+      ctx.printAfterAll = true;
+      continue;
+    }
+    const std::vector<std::string> known = driver::printableStepNames();
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string list;
+      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+      throw UsageError{"--print-after: no step or pass named '" + name + "' (known: " + list +
+                       ", all)"};
+    }
+    ctx.printAfter.insert(name);
+  }
+  ctx.timePasses = args.flag("--time-passes");
   const int optLevel = parseOptLevel(args);
   const std::vector<std::string> inputShapes = args.values("--input-shape");
   const std::optional<std::string> paramsPath = args.value("--params");
@@ -65,14 +92,18 @@ int cmdCompile(Args& args) {
   if (files.size() != 1) throw UsageError{"expected exactly one FILE"};
   if (!out) throw UsageError{"-o OUT_DIR is required"};
 
-  const codegen::Target target =
-      targetText.empty() ? codegen::Target::host() : codegen::Target::parse(targetText);
+  const target::Target target =
+      codegen::withHostDefaults(target::Target::parse(targetText.empty() ? "llvm" : targetText));
   std::map<std::string, NDArray> params;
   if (paramsPath) params = readNpz(*paramsPath);
   const relay::IRModule module = loadModule(files[0], inputShapes);
   driver::BuildOptions options;
   options.optLevel = optLevel;
+  options.context = &ctx;
   const driver::BuiltModule built = driver::build(module, target, params, options);
+  if (ctx.timePasses)
+    for (const relay::PassTiming& t : ctx.timings)
+      std::cerr << std::string(2 * t.depth, ' ') << t.name << ": " << t.milliseconds << " ms\n";
   driver::exportBuilt(built, *out);
 
   std::cout << "compiled " << files[0] << " for llvm -mtriple=" << target.triple
@@ -80,6 +111,13 @@ int cmdCompile(Args& args) {
             << built.kernels.size() << " kernels, " << built.graph.calls.size() << " calls:\n";
   for (const tir::PrimFunc& k : built.kernels) std::cout << "  " << k->name << "\n";
   std::cout << memorySummary(built.graph) << "\n";
+  if (explain) {
+    std::cout << "strategies (target " << target.kindName() << ", keys";
+    for (const std::string& key : target.keys) std::cout << " " << key;
+    std::cout << "):\n";
+    for (const driver::KernelStrategy& k : built.strategies)
+      for (const std::string& line : driver::explainStrategy(k)) std::cout << "  " << line << "\n";
+  }
   return kExitOk;
 }
 

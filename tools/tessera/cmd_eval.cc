@@ -94,21 +94,21 @@ Dataset readFashionMnist(const std::string& dir) {
   return d;
 }
 
-codegen::Target targetOf(Args& args) {
+target::Target targetOf(Args& args) {
   const std::optional<std::string> text = args.value("--target");
-  return text ? codegen::Target::parse(*text) : codegen::Target::host();
+  return text ? target::Target::parse(*text) : codegen::hostTarget();
 }
 
 // A compiled classifier taking one 784-pixel image per run.
 class Classifier {
  public:
-  Classifier(const std::string& modelPath, const codegen::Target& target) {
+  Classifier(const std::string& modelPath, const target::Target& target) {
     relay::IRModule module = loadModule(modelPath, {});
     built_ = driver::build(module, target);
     executor_ = std::make_unique<driver::GraphExecutor>(built_);
     if (executor_->numInputs() != 1 || executor_->numOutputs() != 1)
       throwDiagnostic("eval_model", "a classifier needs one input and one output", {}, modelPath);
-    const driver::TensorEntry& in = executor_->inputInfo(0);
+    const runtime::TensorEntry& in = executor_->inputInfo(0);
     int64_t elements = 1;
     for (int64_t d : in.shape) elements *= d;
     if (elements != 784 || in.dtype != DataType::float32())
@@ -144,7 +144,7 @@ std::string className(int64_t c) {
 }  // namespace
 
 int cmdClassify(Args& args) {
-  const codegen::Target target = targetOf(args);
+  const target::Target target = targetOf(args);
   const std::string samplesPath =
       args.value("--samples").value_or("examples/fashion_mnist/samples.npz");
   const std::vector<std::string> files = args.positionals();
@@ -177,7 +177,7 @@ int cmdClassify(Args& args) {
 }
 
 int cmdEval(Args& args) {
-  const codegen::Target target = targetOf(args);
+  const target::Target target = targetOf(args);
   const std::string dir = args.value("--data").value_or("/usr/share/datasets/fashion-mnist");
   const std::optional<std::string> limitText = args.value("--limit");
   const std::optional<std::string> reference = args.value("--reference");

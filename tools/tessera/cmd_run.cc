@@ -169,7 +169,7 @@ relay::Value runCompiled(const driver::BuiltModule& built, RunRequest& request) 
   InputResolver inputs{request, {}, {}};
   std::vector<std::pair<int, NDArray>> values;
   for (int i = 0; i < executor.numInputs(); ++i) {
-    const driver::TensorEntry& info = executor.inputInfo(i);
+    const runtime::TensorEntry& info = executor.inputInfo(i);
     auto random = [&](uint64_t seed) { return randomArray(info.shape, info.dtype, seed); };
     const std::string typeText =
         "Tensor[" + shapeString(info.shape) + ", " + info.dtype.name() + "]";
@@ -262,7 +262,7 @@ int cmdRun(Args& args) {
       options.optLevel = optLevel;
       try {
         built = driver::build(
-            module, targetText ? codegen::Target::parse(*targetText) : codegen::Target::host(), {},
+            module, targetText ? target::Target::parse(*targetText) : codegen::hostTarget(), {},
             options);
       } catch (const DiagnosticError& e) {
         if (e.diagnostic().code == "target") throw;

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "driver/build.h"
 #include "driver/pipeline.h"
+#include "lower/graph_to_tir/graph_to_tir.h"
 #include "relay/strategy/strategy.h"
 #include "relay/visit.h"
 #include "support/diagnostic.h"
@@ -41,55 +42,6 @@ const char* const kTirUsage =
     "  --opt-level N      graph optimization level (default 3)\n"
     "  --input-shape NAME=D0,D1,...  shape of an ONNX graph input (repeatable)\n"
     "  -o OUT             write the result to OUT (whole or not at all)\n";
-
-namespace {
-
-// "nn.conv2d" -> "nn_conv2d"; the kernel name joins the ops in evaluation order, as TVM does.
-std::string kernelName(const relay::Function& fn) {
-  std::string name = "fused";
-  relay::postOrderVisit(fn->body, [&](const relay::Expr& e) {
-    const auto* call = e->as<relay::CallNode>();
-    if (!call) return;
-    if (const auto* op = call->op->as<relay::OpNode>()) {
-      std::string part = op->name;
-      for (char& c : part)
-        if (c == '.') c = '_';
-      name += "_" + part;
-    }
-  });
-  return name;
-}
-
-tir::PrimFunc renamed(const tir::PrimFunc& func, const std::string& name) {
-  auto copy = std::make_shared<tir::PrimFuncNode>(*func);
-  copy->name = name;
-  copy->attrs.set("global_symbol", AttrValue::string(name));
-  return copy;
-}
-
-// Every primitive function reachable from @main, in evaluation order, lowered to a PrimFunc.
-std::vector<tir::PrimFunc> kernelsOf(const relay::IRModule& module) {
-  std::vector<relay::Function> primitives;
-  std::set<const relay::ExprNode*> seen;
-  for (const auto& [name, fn] : module.functions()) {
-    relay::postOrderVisit(fn, [&](const relay::Expr& e) {
-      const auto* f = e->as<relay::FunctionNode>();
-      if (!f || !f->attrs.has("Primitive") || !seen.insert(f).second) return;
-      primitives.push_back(std::static_pointer_cast<const relay::FunctionNode>(e));
-    });
-  }
-  std::vector<tir::PrimFunc> kernels;
-  std::map<std::string, int> used;
-  for (const relay::Function& fn : primitives) {
-    std::string name = kernelName(fn);
-    int n = used[name]++;
-    if (n > 0) name += "_" + std::to_string(n);
-    kernels.push_back(renamed(relay::strategy::lowerToPrimFunc(fn), name));
-  }
-  return kernels;
-}
-
-}  // namespace
 
 int cmdTir(Args& args) {
   relay::PassContext ctx;
@@ -128,10 +80,10 @@ int cmdTir(Args& args) {
   // a module build() cannot compile (control flow, functions other than @main) is walked whole.
   std::vector<tir::PrimFunc> kernels;
   try {
-    kernels = driver::graphKernels(optimized, codegen::Target::host(), scheduled);
+    kernels = driver::graphKernels(optimized, codegen::hostTarget(), scheduled);
   } catch (const DiagnosticError&) {
     if (scheduled) throw;
-    kernels = kernelsOf(optimized);
+    kernels = lower::primitiveKernels(optimized);
   }
   if (list) {
     std::string names;
@@ -155,7 +107,7 @@ int cmdTir(Args& args) {
     const tir::Trace trace = tir::Trace::fromJson(readTextFile(*tracePath));
     tir::Schedule sch(kernels[0], seed);
     tir::applyTrace(sch, trace);
-    kernels[0] = renamed(sch.func(), kernels[0]->name);
+    kernels[0] = lower::withKernelName(sch.func(), kernels[0]->name);
   }
   tir::TirModule result;
   for (tir::PrimFunc k : kernels) {

@@ -127,7 +127,8 @@ int runProcess(const std::vector<std::string>& argv, std::string* output) {
 
 }  // namespace
 
-CompiledModule compile(const tir::TirModule& module, const Target& target) {
+CompiledModule compile(const tir::TirModule& module, const target::Target& requested) {
+  const target::Target target = withHostDefaults(requested);
   auto impl = std::make_shared<CompiledModule::Impl>();
   std::unique_ptr<llvm::TargetMachine> machine = createTargetMachine(target);
   llvm::LLVMContext ctx;
@@ -149,7 +150,7 @@ CompiledModule compile(const tir::TirModule& module, const Target& target) {
   llvmModule.print(irStream, nullptr);
   impl->object = emitObject(llvmModule, *machine);
   impl->triple = target.triple;
-  if (target.isHostCompatible()) linkInProcess(*impl);
+  if (isHostCompatible(target)) linkInProcess(*impl);
   return CompiledModule(impl);
 }
 

@@ -47,7 +47,8 @@ class CompiledModule {
 /// called in-process only when the target is host-compatible; otherwise only exported. Throws
 /// DiagnosticError (code "codegen") for IR it cannot compile (blocks, nested parallel loops,
 /// unknown intrinsics).
-CompiledModule compile(const tir::TirModule& module, const Target& target = Target::host());
+CompiledModule compile(const tir::TirModule& module,
+                       const target::Target& target = target::Target::llvm());
 /// Opens a library written by exportLibrary. Throws DiagnosticError (code "codegen_load").
 CompiledModule loadLibrary(const std::string& path);
 

@@ -23,7 +23,7 @@ void initializeLLVM() {
   });
 }
 
-std::unique_ptr<llvm::TargetMachine> createTargetMachine(const Target& target) {
+std::unique_ptr<llvm::TargetMachine> createTargetMachine(const target::Target& target) {
   initializeLLVM();
   std::string error;
   const llvm::Target* llvmTarget = llvm::TargetRegistry::lookupTarget(target.triple, error);

@@ -16,7 +16,7 @@ namespace tessera::codegen {
 void initializeLLVM();
 /// A machine for `target` (position-independent code, aggressive optimization). Throws
 /// DiagnosticError (code "target") for a triple LLVM does not know.
-std::unique_ptr<llvm::TargetMachine> createTargetMachine(const Target& target);
+std::unique_ptr<llvm::TargetMachine> createTargetMachine(const target::Target& target);
 /// Runs LLVM's O3 pipeline (new pass manager) with loop and SLP vectorization for `machine`.
 void optimizeModule(llvm::Module& module, llvm::TargetMachine& machine);
 /// The module as a relocatable object file.

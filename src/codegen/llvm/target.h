@@ -1,29 +1,18 @@
-// Code generation targets: `llvm [-mtriple=T] [-mcpu=C] [-mattr=+a,-b] [-num-cores=N]`. Options
-// left out default to the host (triple, CPU name and CPU features from llvm::sys).
+// The host's side of a target: what an llvm target string leaves out (triple, CPU, features) is
+// the host's, which only LLVM can tell. Kinds and parsing live in target/target.h.
 #pragma once
 
-#include <string>
+#include "target/target.h"
 
 namespace tessera::codegen {
 
-struct Target {
-  std::string triple;    ///< e.g. "x86_64-pc-linux-gnu"
-  std::string cpu;       ///< e.g. "znver4"
-  std::string features;  ///< LLVM feature string, e.g. "+avx2,+fma"
-  int numCores = 0;      ///< informs schedules' parallel extents; 0: unset
-
-  /// Parses a target string. Throws DiagnosticError (code "target") for another kind than `llvm`,
-  /// an unknown option or a malformed value. Accepts `-opt=v` and `--opt=v`.
-  static Target parse(const std::string& text);
-  /// The host: its triple, CPU and all of its features.
-  static Target host();
-  /// Bytes in a vector register per the features (+avx512f: 64, +avx/+avx2: 32, else 16);
-  /// schedules size register tiles with it.
-  int vectorBytes() const;
-  /// Whether code for this target runs in this process (same architecture as the host).
-  bool isHostCompatible() const;
-  /// "llvm -mtriple=... -mcpu=... -mattr=... -num-cores=N" (options that are set).
-  std::string str() const;
-};
+/// `llvm` for the host: its triple, CPU and all of its features.
+target::Target hostTarget();
+/// `target` with the llvm options it leaves out filled in: the host's triple; the host's CPU and
+/// features when compiling for the host's architecture, "generic" otherwise. DiagnosticError
+/// (code "target") for a kind LLVM does not generate code for.
+target::Target withHostDefaults(const target::Target& target);
+/// Whether code for `target` runs in this process (same architecture and OS as the host).
+bool isHostCompatible(const target::Target& target);
 
 }  // namespace tessera::codegen

@@ -1,7 +1,8 @@
 // lowerToPrimFunc: a fused primitive function becomes one PrimFunc. Parameters become
-// placeholders, each call applies its op's registered compute to the tensors of its arguments,
-// and createPrimFunc turns the resulting TE graph into TensorIR. The walk is iterative, so a
-// long fused chain does not grow the C++ stack.
+// placeholders, each call applies the compute of its implementation (chosen by the target's op
+// strategies; the op's generic compute without a target) to the tensors of its arguments, and
+// createPrimFunc turns the resulting TE graph into TensorIR. The walk is iterative, so a long
+// fused chain does not grow the C++ stack.
 #include <unordered_map>
 
 #include "relay/op_registry.h"
@@ -9,6 +10,7 @@
 #include "relay/strategy/strategy.h"
 #include "relay/strategy/strategy_util.h"
 #include "relay/visit.h"
+#include "support/check.h"
 #include "support/diagnostic.h"
 #include "te/create_prim_func.h"
 #include "topi/elemwise.h"
@@ -53,7 +55,7 @@ class Lowerer {
   explicit Lowerer(const LowerOptions& options) : options_(options) {}
 
   LoweredFunction run(const Function& f) {
-    if (options_.packWeights) choosePackedWeights(f);
+    if (options_.target) choosePackedWeights(f);
     Tensors inputs;
     for (size_t i = 0; i < f->params.size(); ++i) {
       const Var& p = f->params[i];
@@ -82,7 +84,13 @@ class Lowerer {
     Tensors args = inputs;
     args.insert(args.end(), constantTensors_.begin(), constantTensors_.end());
     args.insert(args.end(), outputs.begin(), outputs.end());
-    return LoweredFunction{te::createPrimFunc(args), constants_, packedParams_};
+    tir::PrimFunc func = te::createPrimFunc(args);
+    if (anchor_) {
+      auto named = std::make_shared<tir::PrimFuncNode>(*func);
+      named->attrs.set(kImplementationAttr, AttrValue::string(anchor_->name));
+      func = named;
+    }
+    return LoweredFunction{func, constants_, packedParams_, choices_};
   }
 
  private:
@@ -138,8 +146,8 @@ class Lowerer {
   }
 
   // The constants (inner ones, and parameters bound to constants) that are only ever the weight
-  // of packable calls, with their block size. A constant used any other way keeps its layout
-  // (and its calls the plain compute).
+  // of calls whose implementation packs it, with their packing. A constant used any other way
+  // keeps its layout (and its calls choose again, knowing it is not packed).
   void choosePackedWeights(const Function& f) {
     std::unordered_map<const ExprNode*, bool> constant;
     for (size_t i : options_.constantParams)
@@ -152,7 +160,7 @@ class Lowerer {
         const auto* c = operands[i]->as<ConstantNode>();
         if (!(c && c->hasData()) && !constant.count(operands[i].get())) continue;
         const auto* call = e->as<CallNode>();
-        const WeightPacking b = call && i == 1 ? packingOf(*call) : WeightPacking{};
+        const WeightPacking b = call && i == 1 ? wantedPacking(*call, e) : WeightPacking{};
         auto [it, fresh] = block.emplace(operands[i].get(), b);
         if (!b || (!fresh && it->second != b)) ++otherUses[operands[i].get()];
       }
@@ -163,24 +171,42 @@ class Lowerer {
       if (b && !otherUses.count(node)) packing_[node] = b;
   }
 
+  // The packing the implementation of a call with a constant weight asks for.
+  WeightPacking wantedPacking(const CallNode& call, const Expr& e) {
+    if (!call.op->as<OpNode>()) return {};
+    const Type outType = typeOfExpr(e);
+    const StrategyCall sc{call, outType, *options_.target, {}, /*weightConstant=*/true};
+    const StrategyChoice choice = selectImplementation(sc);
+    return choice.chosen && choice.chosen->packWeight ? choice.chosen->packWeight(sc)
+                                                      : WeightPacking{};
+  }
+
   Tensors lowerCall(const Expr& e) {
     const auto* call = e->as<CallNode>();
-    if (call->args.size() == 2)
-      if (auto packed = packing_.find(call->args[1].get()); packed != packing_.end())
-        return packedCompute(*call, packed->second, values_.at(call->args[0].get()).at(0),
-                             values_.at(call->args[1].get()).at(0), typeOfExpr(e));
     const auto* op = call->op->as<OpNode>();
     if (!op)
       throwDiagnostic(
           "lower_te",
           "only calls of ops can be lowered to TE, found a call of " + exprSummary(call->op),
           e->span);
-    if (options_.packWeights)
-      if (auto packed = runtimePackedCompute(*call, operandTensors(e), typeOfExpr(e)))
-        return *packed;
-    const FTVMCompute* compute = getOpAttr<FTVMCompute>(op->name, kComputeAttr);
+    const Type outType = typeOfExpr(e);
+    if (options_.target) {
+      WeightPacking weight;
+      if (call->args.size() == 2)
+        if (auto packed = packing_.find(call->args[1].get()); packed != packing_.end())
+          weight = packed->second;
+      const StrategyCall sc{*call, outType, *options_.target, weight, false};
+      StrategyChoice choice = selectImplementation(sc);
+      const OpImplementation* impl = choice.chosen;
+      if (!choice.considered.empty()) choices_.push_back(std::move(choice));
+      TS_CHECK(!weight || (impl && impl->compute))
+          << "the weight of " << op->name << " was packed for an implementation that declines it";
+      if (impl && impl->schedule && !anchor_) anchor_ = impl;
+      if (impl && impl->compute) return impl->compute(sc, operandTensors(e));
+    }
+    const FTVMCompute* compute = kComputeMap.get(op->name);
     if (!compute) throwDiagnostic("lower_te", "op " + op->name + " has no TE compute", e->span);
-    return (*compute)(call->attrs, operandTensors(e), typeOfExpr(e));
+    return (*compute)(call->attrs, operandTensors(e), outType);
   }
 
   // A scalar constant is folded into the expression; others become extra parameters.
@@ -205,6 +231,8 @@ class Lowerer {
   }
 
   LowerOptions options_;
+  std::vector<StrategyChoice> choices_;
+  const OpImplementation* anchor_ = nullptr;  // the first chosen implementation with a schedule
   std::unordered_map<const ExprNode*, WeightPacking> packing_;  // constant -> its packing
   std::vector<LoweredFunction::PackedParam> packedParams_;
   std::unordered_map<const ExprNode*, Tensors> values_;

@@ -36,7 +36,7 @@ const Type& tupleField(const Type& type, size_t i) {
 }
 
 void setCompute(const std::string& op, FTVMCompute f) {
-  OpRegistry::global().setAttr(op, kComputeAttr, std::any(std::move(f)), 10);
+  kComputeMap.set(op, std::move(f), 10);
 }
 
 void registerComputes() {
@@ -51,7 +51,7 @@ std::vector<std::pair<std::string, std::string>> opsWithoutCompute() {
   registerComputes();
   std::vector<std::pair<std::string, std::string>> out;
   for (const std::string& op : OpRegistry::global().names())
-    if (!OpRegistry::global().getAttr(op, kComputeAttr))
+    if (!kComputeMap.get(op))
       out.emplace_back(op, "no TE compute is registered");
   return out;
 }

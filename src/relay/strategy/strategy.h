@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "relay/expr.h"
+#include "relay/op_registry.h"
+#include "relay/strategy/op_strategy.h"
 #include "relay/strategy/packed_weights.h"
 #include "runtime/ndarray.h"
 #include "te/tensor.h"
@@ -22,8 +24,9 @@ namespace tessera::relay::strategy {
 using FTVMCompute = std::function<std::vector<te::Tensor>(
     const Attrs& attrs, const std::vector<te::Tensor>& inputs, const Type& outType)>;
 
-/// The attribute key under which computes are registered.
-inline constexpr const char* kComputeAttr = "FTVMCompute";
+/// The op attribute map of the computes (the generic implementation of every op; per-target
+/// implementations are in op_strategy.h).
+inline constexpr OpAttrMap<FTVMCompute> kComputeMap{"FTVMCompute"};
 
 /// Registers the compute of every op in the catalogue at level 10 (idempotent).
 void registerComputes();
@@ -44,20 +47,30 @@ struct LoweredFunction {
     WeightPacking packing;
   };
   std::vector<PackedParam> packedParams;
+  /// The implementation chosen for each call that has strategies, in evaluation order (empty
+  /// without a target).
+  std::vector<StrategyChoice> strategies;
 };
+
+/// The PrimFunc attribute naming the implementation whose schedule the kernel gets (the first
+/// call, in evaluation order, whose implementation has a schedule).
+inline constexpr const char* kImplementationAttr = "tessera.implementation";
 
 /// How lowerPrimitive chooses computes.
 struct LowerOptions {
-  /// Repack the constant weights of dense and NCHW conv2d calls for the x86 schedules
-  /// (relay/strategy/packed_weights.h); the kernel then takes the packed constants.
-  bool packWeights = false;
-  /// Indices of parameters whose argument is a constant at the call site: with packWeights,
-  /// such a parameter used only as a packable weight is taken packed (LoweredFunction).
+  /// The target whose op strategies choose each call's compute (and the anchor schedule named in
+  /// kImplementationAttr), with its weights packed at compile time as they say; resolved
+  /// (codegen::withHostDefaults). Null: every op's generic compute, nothing packed (the plain
+  /// loop nests differential tests compare against).
+  const target::Target* target = nullptr;
+  /// Indices of parameters whose argument is a constant at the call site: with a target, such a
+  /// parameter used only as a packable weight is taken packed (LoweredFunction).
   std::vector<size_t> constantParams;
 };
 
 /// Lowers a type-checked primitive function (static shapes; parameters are tensors or tuples of
-/// tensors, flattened in order). PrimFunc parameters: the inputs, then the constants, then one
+/// tensors, flattened in order), choosing each call's implementation with the target's op
+/// strategies (op_strategy.h). PrimFunc parameters: the inputs, then the constants, then one
 /// output per tensor of the result. DiagnosticError for an op without a compute, a dynamic shape,
 /// or control flow.
 LoweredFunction lowerPrimitive(const Function& primitiveFunction, const LowerOptions& options = {});

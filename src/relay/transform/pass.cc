@@ -1,8 +1,11 @@
 #include "relay/transform/pass.h"
 
+#include <chrono>
+
 #include <iostream>
 
 #include "relay/text/printer.h"
+#include "relay/transform/instrument.h"
 #include "relay/transform/pass_table.h"
 #include "relay/type_infer.h"
 #include "support/diagnostic.h"
@@ -77,14 +80,15 @@ class SequentialPass final : public PassNode {
   std::vector<Pass> passes_;
 };
 
-IRModule PassNode::operator()(const IRModule& module, PassContext& ctx) const {
+void runInstrumented(PassContext& ctx, const std::string& name, const std::function<void()>& body,
+                     const std::function<std::string()>& print) {
   const auto start = std::chrono::steady_clock::now();
   const size_t timingIndex = ctx.timings.size();
-  if (ctx.timePasses) ctx.timings.push_back(PassTiming{info_.name, 0, passDepth});
+  // Pushed before the body runs, so that nested steps are listed after (below) it.
+  if (ctx.timePasses) ctx.timings.push_back(PassTiming{name, 0, passDepth});
   ++passDepth;
-  IRModule result;
   try {
-    result = transform(module, ctx);
+    body();
   } catch (...) {
     --passDepth;
     throw;
@@ -95,10 +99,21 @@ IRModule PassNode::operator()(const IRModule& module, PassContext& ctx) const {
         std::chrono::steady_clock::now() - start;
     ctx.timings[timingIndex].milliseconds = elapsed.count();
   }
-  if (ctx.printAfterAll || ctx.printAfter.count(info_.name)) {
+  if (printsAfter(ctx, name)) {
     std::ostream& os = ctx.printStream ? *ctx.printStream : std::cerr;
-    os << "// after " << info_.name << "\n" << printModule(result) << "\n";
+    os << "// after " << name << "\n" << print() << "\n";
   }
+}
+
+bool printsAfter(const PassContext& ctx, const std::string& name) {
+  return ctx.printAfterAll || ctx.printAfter.count(name);
+}
+
+IRModule PassNode::operator()(const IRModule& module, PassContext& ctx) const {
+  IRModule result;
+  runInstrumented(
+      ctx, info_.name, [&] { result = transform(module, ctx); },
+      [&] { return printModule(result); });
   return result;
 }
 

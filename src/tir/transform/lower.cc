@@ -67,28 +67,34 @@ const std::vector<PassRow>& pipeline() {
   return kRows;
 }
 
-PrimFunc runUserPasses(PrimFunc func, int phase, const LowerOptions& options) {
-  for (const UserPass& p : options.userPasses) {
-    if (p.phase != phase) continue;
-    func = p.pass(func);
-    if (options.printAfter) options.printAfter(p.name, func);
-  }
-  return func;
+void addUserPasses(std::vector<LowerStep>& steps, int phase, const LowerOptions& options) {
+  for (const UserPass& p : options.userPasses)
+    if (p.phase == phase) steps.push_back({p.name, p.pass});
 }
 
 }  // namespace
 
-PrimFunc lower(const PrimFunc& func, const LowerOptions& options) {
-  PrimFunc f = runUserPasses(func, 0, options);
+std::vector<LowerStep> lowerSteps(const LowerOptions& options) {
+  std::vector<LowerStep> steps;
+  addUserPasses(steps, 0, options);
   int phase = 1;
   for (const PassRow& row : pipeline()) {
     // User passes of a phase run once all of that phase's own passes have.
-    for (; phase < row.phase; ++phase) f = runUserPasses(f, phase, options);
+    for (; phase < row.phase; ++phase) addUserPasses(steps, phase, options);
     if (!row.enabled(options)) continue;
-    f = row.run(f, options);
-    if (options.printAfter) options.printAfter(row.name, f);
+    steps.push_back(
+        {row.name, [&options, run = row.run](const PrimFunc& f) { return run(f, options); }});
   }
-  for (; phase <= 3; ++phase) f = runUserPasses(f, phase, options);
+  for (; phase <= 3; ++phase) addUserPasses(steps, phase, options);
+  return steps;
+}
+
+PrimFunc lower(const PrimFunc& func, const LowerOptions& options) {
+  PrimFunc f = func;
+  for (const LowerStep& step : lowerSteps(options)) {
+    f = step.run(f);
+    if (options.printAfter) options.printAfter(step.name, f);
+  }
   return f;
 }
 

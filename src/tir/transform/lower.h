@@ -47,6 +47,15 @@ struct LowerOptions {
 /// Lowers a (scheduled) PrimFunc to the flat loop program described above.
 PrimFunc lower(const PrimFunc& func, const LowerOptions& options = {});
 
+/// One step of lower(): a pass of the pipeline or a user pass.
+struct LowerStep {
+  std::string name;
+  std::function<PrimFunc(const PrimFunc&)> run;
+};
+/// The steps lower() runs, in order, for `options` (which must outlive the steps): so that a
+/// driver can run each step over all of a model's kernels and instrument it.
+std::vector<LowerStep> lowerSteps(const LowerOptions& options);
+
 /// The pipeline's pass names in order (for --print-after style tooling and documentation).
 std::vector<std::string> lowerPassNames();
 

@@ -1,11 +1,13 @@
-// Default x86 schedules: what `build()` applies to every kernel lowered from the graph before
-// lowering it to loops. A kernel is recognised by its anchor block (the packed dense or conv2d of
-// topi/nn_packed.cc) and tiled with the output channels as vector lanes and a register tile of
-// accumulators; every other kernel gets the generic schedule (inline elementwise stages, run the
-// outer loops in parallel). Schedules only ever transform: the result computes what the input
-// computed, whatever the shapes (a tiling that does not fit falls back to the generic schedule).
+// x86 schedules of the kernels lowered from the graph. The anchor schedules tile the kernel of one
+// op implementation (the packed dense or conv2d of topi/nn_packed.cc, ...) with the output
+// channels as vector lanes and a register tile of accumulators; the op strategy
+// (relay/strategy/x86_strategies.cc) names which one a kernel gets. Every kernel then gets the
+// generic steps (inline elementwise stages, vectorized reductions, parallel outer loops).
+// Schedules only ever transform: the result computes what the input computed, whatever the
+// shapes. An anchor schedule that does not fit says why (Applicability) and is not applied.
 #pragma once
 
+#include "support/applicability.h"
 #include "tir/function.h"
 #include "tir/schedule/schedule.h"
 
@@ -17,8 +19,10 @@ struct ScheduleOptions {
   int minParallelWork = 4096;  ///< loops with fewer iterations in total stay serial
 };
 
-/// The default schedule of a kernel (a PrimFunc from relay::strategy::lowerPrimitive).
-tir::PrimFunc scheduleDefault(const tir::PrimFunc& func, const ScheduleOptions& options);
+/// The generic steps, after the kernel's anchor schedule when `anchored` (which inlined what it
+/// wanted inlined): inlineElementwise (unless anchored), vectorizeReductions,
+/// parallelizeOuterLoops.
+void scheduleGeneric(tir::Schedule& sch, const ScheduleOptions& options, bool anchored);
 
 /// The parts, applied to a schedule in progress (exposed for tests and tuning).
 /// Inlines every stage that is neither an output, a reduction nor `keep`-named into its
@@ -32,20 +36,20 @@ void parallelizeOuterLoops(tir::Schedule& sch, const ScheduleOptions& options);
 void vectorizeReductions(tir::Schedule& sch, const ScheduleOptions& options);
 /// Tiles the packed dense `T_dense_pack` into its output stage (after inlining the elementwise
 /// stages), or into the block named `tileBlock` (without inlining anything) when one is given.
-/// DiagnosticError when the kernel does not have the expected shape (the schedule is then left
-/// as it was).
-void scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& options,
-                         const std::string& tileBlock = "");
+/// "Does not apply" when the kernel does not have the expected shape; run it through
+/// tir::attempt so that the schedule is then left as it was.
+Applicability scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& options,
+                                  const std::string& tileBlock = "");
 /// The Winograd conv2d (`T_winograd_input` ... `T_winograd_output`): both transforms with their
 /// 4x4 / 2x2 loops unrolled, the 16 products as a batched dense (same contract).
-void scheduleConv2dWinograd(tir::Schedule& sch, const ScheduleOptions& options);
+Applicability scheduleConv2dWinograd(tir::Schedule& sch, const ScheduleOptions& options);
 /// Tiles the packed conv2d `conv2d_nchw_pack` into its output stage (same contract).
-void scheduleConv2dPacked(tir::Schedule& sch, const ScheduleOptions& options);
+Applicability scheduleConv2dPacked(tir::Schedule& sch, const ScheduleOptions& options);
 /// The pointwise conv2d as a product over pixels, `conv2d_1x1`: tiles of channels x pixel
 /// vectors (same contract).
-void scheduleConv2d1x1(tir::Schedule& sch, const ScheduleOptions& options);
+Applicability scheduleConv2d1x1(tir::Schedule& sch, const ScheduleOptions& options);
 /// The plain NCHW conv2d `conv2d_nchw` (depthwise, grouped, or channels that do not pack): one
 /// output row at a time, window loops outside the row's columns (same contract).
-void scheduleConv2dDirect(tir::Schedule& sch, const ScheduleOptions& options);
+Applicability scheduleConv2dDirect(tir::Schedule& sch, const ScheduleOptions& options);
 
 }  // namespace tessera::topi::x86

@@ -4,30 +4,31 @@
 // contiguous nr-pixel vector of an input row, the mirror image of the packed dense. The epilogue
 // then writes whole pixel vectors of the NCHW output. Channel blocks of one pixel panel run one
 // after the other, so the panel of input rows stays in cache.
-#include "support/diagnostic.h"
 #include "tir/stmt.h"
 #include "topi/x86/schedule.h"
 #include "topi/x86/schedule_util.h"
 
 namespace tessera::topi::x86 {
-void scheduleConv2d1x1(tir::Schedule& sch, const ScheduleOptions& options) {
+Applicability scheduleConv2d1x1(tir::Schedule& sch, const ScheduleOptions& options) {
   inlineElementwise(sch, {"conv2d_1x1"});
   std::optional<tir::BlockRV> conv = findBlock(sch, "conv2d_1x1");
   std::optional<tir::BlockRV> out = soleOutputBlock(sch);
-  if (!conv || !out) notApplicable("conv2d_1x1", "the kernel needs one conv2d and one output");
-  if (sch.get(*conv)->iterVars.size() != 4) notApplicable("conv2d_1x1", "unexpected conv2d block");
+  if (!conv || !out)
+    return notApplicable("conv2d_1x1", "the kernel needs one conv2d and one output");
+  if (sch.get(*conv)->iterVars.size() != 4)
+    return notApplicable("conv2d_1x1", "unexpected conv2d block");
   int64_t reduction = 1;
   if (const int64_t* e = tir::asConstInt(sch.get(*conv)->iterVars[3].dom.extent)) reduction = *e;
   std::vector<tir::LoopRV> loops = sch.getLoops(*out);
-  if (loops.size() != 4) notApplicable("conv2d_1x1", "the output is not NCHW");
+  if (loops.size() != 4) return notApplicable("conv2d_1x1", "the output is not NCHW");
   const std::optional<int64_t> channels = extentOf(sch, loops[1]);
   const std::optional<int64_t> height = extentOf(sch, loops[2]), width = extentOf(sch, loops[3]);
-  if (!channels || !height || !width) notApplicable("conv2d_1x1", "symbolic shape");
+  if (!channels || !height || !width) return notApplicable("conv2d_1x1", "symbolic shape");
   const int64_t pixels = *height * *width;
 
   const int64_t lanes = std::max<int64_t>(1, options.vectorBytes / 4);
   const int64_t nr = pixels % (2 * lanes) == 0 ? 2 * lanes : lanes;
-  if (pixels % nr != 0) notApplicable("conv2d_1x1", "pixels are not whole vectors");
+  if (pixels % nr != 0) return notApplicable("conv2d_1x1", "pixels are not whole vectors");
   const int64_t mr = largestDivisorAtMost(*channels, std::min<int64_t>(8, 16 / (nr / lanes)));
   tir::LoopRV pixel = sch.fuse({loops[2], loops[3]});
   std::vector<tir::LoopRV> p = sch.split(pixel, {std::monostate{}, nr});
@@ -37,15 +38,16 @@ void scheduleConv2d1x1(tir::Schedule& sch, const ScheduleOptions& options) {
 
   // Below the tile loops (n, p[0], c[0]): n, channel, pixel, then the input channels.
   std::vector<tir::LoopRV> tile = sch.getLoops(*conv);
-  if (tile.size() != 3 + 4) notApplicable("conv2d_1x1", "unexpected loops below the tile");
+  if (tile.size() != 3 + 4) return notApplicable("conv2d_1x1", "unexpected loops below the tile");
   const tir::LoopRV row = tile[4], lane = tile[5], rc = tile[6];
   sch.reorder({rc, row, lane});
   tir::BlockRV init = sch.decomposeReduction(*conv, rc);
   vectorizeTile(sch, {row, lane});
-  vectorizeTile(sch, innerLoops(sch, init, 3, "conv2d_1x1"));  // below the tile loops
+  vectorizeTile(sch, innerLoops(sch, init, 3));  // below the tile loops
   sch.vectorize(p[1]);
   if (*channels * pixels * reduction >= options.minParallelWork)
     parallelTiles(sch, {loops[0], p[0], c[0]}, options.numCores);
+  return Applicability::yes();
 }
 
 }  // namespace tessera::topi::x86

@@ -3,28 +3,28 @@
 // the whole reduction (mr rows broadcast against nr contiguous weights per step: an outer-product
 // micro-kernel that LLVM keeps in vector registers), then the epilogue (bias, activation, ...)
 // writes the block out. Tiles run in parallel, consecutive tiles sharing one weight panel.
-#include "support/diagnostic.h"
 #include "tir/stmt.h"
 #include "topi/x86/schedule.h"
 #include "topi/x86/schedule_util.h"
 
 namespace tessera::topi::x86 {
 
-void scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& options,
-                         const std::string& tileBlock) {
+Applicability scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& options,
+                                  const std::string& tileBlock) {
   if (tileBlock.empty()) inlineElementwise(sch, {"T_dense_pack", "T_pack_b"});
   std::optional<tir::BlockRV> dense = findBlock(sch, "T_dense_pack");
   std::optional<tir::BlockRV> out =
       tileBlock.empty() ? soleOutputBlock(sch) : findBlock(sch, tileBlock);
-  if (!dense || !out) notApplicable("dense_pack", "the kernel needs one dense and one output");
+  if (!dense || !out)
+    return notApplicable("dense_pack", "the kernel needs one dense and one output");
   const tir::BlockNode* d = sch.get(*dense);
   if (d->reads.size() != 2 || d->reads[1].buffer->ndim() < 3)
-    notApplicable("dense_pack", "no packed weight");
+    return notApplicable("dense_pack", "no packed weight");
   const int64_t* nrPtr = tir::asConstInt(d->reads[1].buffer->shape.back());
   const size_t rank = d->iterVars.size() - 1;  // spatial dims; the last iter var is k
   std::vector<tir::LoopRV> loops = sch.getLoops(*out);
   if (!nrPtr || loops.size() != rank || rank < 2)
-    notApplicable("dense_pack", "the output is not the dense's shape");
+    return notApplicable("dense_pack", "the output is not the dense's shape");
   const int64_t nr = *nrPtr;
   const int64_t* depthPtr = tir::asConstInt(d->iterVars.back().dom.extent);
   const int64_t depth = depthPtr ? *depthPtr : 1;  // `d` dies with the first transformation
@@ -35,12 +35,12 @@ void scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& options,
   int64_t rows = 1;
   for (size_t r = batch; r + 1 < rank; ++r) {
     const std::optional<int64_t> e = extentOf(sch, loops[r]);
-    if (!e) notApplicable("dense_pack", "symbolic shape");
+    if (!e) return notApplicable("dense_pack", "symbolic shape");
     rows *= *e;
   }
   const std::optional<int64_t> n = extentOf(sch, loops[rank - 1]);
   if (!n || *n % nr != 0)
-    notApplicable("dense_pack", "the output columns are not whole weight blocks");
+    return notApplicable("dense_pack", "the output columns are not whole weight blocks");
 
   // mr rows of nr lanes: at most 16 vector accumulators, at most 8 rows.
   const int64_t lanes = std::max<int64_t>(1, options.vectorBytes / 4);
@@ -57,20 +57,22 @@ void scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& options,
   // Below the tile loops: one loop per spatial dim of the accumulator (unit ones kept), then k.
   // k goes outermost so that the mr x nr accumulators stay in registers across the reduction.
   const size_t outer = batch + 2;  // the batch loops, j[0] and i[0]
-  std::vector<tir::LoopRV> tile = innerLoops(sch, *dense, outer, "dense_pack");
-  if (tile.size() != rank + 1) notApplicable("dense_pack", "unexpected loops below the tile");
+  std::vector<tir::LoopRV> tile = innerLoops(sch, *dense, outer);
+  if (tile.size() != rank + 1)
+    return notApplicable("dense_pack", "unexpected loops below the tile");
   std::vector<tir::LoopRV> order{tile[rank]};
   order.insert(order.end(), tile.begin(), tile.end() - 1);
   sch.reorder(order);
   tir::BlockRV init = sch.decomposeReduction(*dense, tile[rank]);
   vectorizeTile(sch, {tile.begin(), tile.end() - 1});
-  vectorizeTile(sch, innerLoops(sch, init, outer, "dense_pack"));
+  vectorizeTile(sch, innerLoops(sch, init, outer));
   sch.vectorize(j[1]);
 
   std::vector<tir::LoopRV> tiles(loops.begin(), loops.begin() + static_cast<long>(batch));
   tiles.push_back(j[0]);
   tiles.push_back(i[0]);
   if (rows * *n * depth >= options.minParallelWork) parallelTiles(sch, tiles, options.numCores);
+  return Applicability::yes();
 }
 
 }  // namespace tessera::topi::x86

@@ -1,19 +1,17 @@
 // Block roles and tile sizes for the x86 schedules.
 #include "topi/x86/schedule_util.h"
 
-#include "support/diagnostic.h"
 #include "tir/stmt.h"
 
 namespace tessera::topi::x86 {
 
-void notApplicable(const std::string& anchor, const std::string& why) {
-  throwDiagnostic("x86_schedule", anchor + ": " + why);
+Applicability notApplicable(const std::string& anchor, const std::string& why) {
+  return Applicability::no(anchor + ": " + why);
 }
 
-std::vector<tir::LoopRV> innerLoops(tir::Schedule& sch, const tir::BlockRV& block, size_t outer,
-                                    const std::string& anchor) {
+std::vector<tir::LoopRV> innerLoops(tir::Schedule& sch, const tir::BlockRV& block, size_t outer) {
   std::vector<tir::LoopRV> loops = sch.getLoops(block);
-  if (loops.size() < outer) notApplicable(anchor, "the block is not under its tile loops");
+  if (loops.size() < outer) return {};
   return {loops.begin() + static_cast<long>(outer), loops.end()};
 }
 

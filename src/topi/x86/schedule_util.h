@@ -5,13 +5,14 @@
 #include <string>
 #include <vector>
 
+#include "support/applicability.h"
 #include "tir/schedule/schedule.h"
 
 namespace tessera::topi::x86 {
 
-/// Throws the DiagnosticError (code "x86_schedule") that makes scheduleDefault drop an anchor
-/// schedule: `anchor` is the block it tiles, `why` what did not match.
-[[noreturn]] void notApplicable(const std::string& anchor, const std::string& why);
+/// The answer of an anchor schedule that does not fit its kernel: `anchor` is the block it tiles,
+/// `why` what did not match.
+Applicability notApplicable(const std::string& anchor, const std::string& why);
 /// Whether the block writes a buffer of the function's parameters (an output of the kernel).
 bool writesOutput(const tir::Schedule& sch, const tir::BlockRV& block);
 /// Whether the block has a reduction iter var.
@@ -27,10 +28,8 @@ std::optional<tir::BlockRV> findBlock(tir::Schedule& sch, const std::string& nam
 /// The only root-level block that writes an output, or nullopt (several outputs, or none).
 std::optional<tir::BlockRV> soleOutputBlock(tir::Schedule& sch);
 
-/// The loops of `block` below its first `outer` loops (notApplicable for `anchor` when it has
-/// fewer).
-std::vector<tir::LoopRV> innerLoops(tir::Schedule& sch, const tir::BlockRV& block, size_t outer,
-                                    const std::string& anchor);
+/// The loops of `block` below its first `outer` loops (none when it has fewer).
+std::vector<tir::LoopRV> innerLoops(tir::Schedule& sch, const tir::BlockRV& block, size_t outer);
 /// Unrolls all but the last of `loops` and vectorizes the last (a register tile's loops).
 void vectorizeTile(tir::Schedule& sch, const std::vector<tir::LoopRV>& loops);
 /// Fuses `loops` (a chain from the outermost) and makes the result parallel when numCores > 1.

@@ -29,7 +29,8 @@ inline std::string symbolOf(const PrimFunc& func) {
   return func->name;
 }
 
-inline CompiledModule compileOne(const PrimFunc& func, const Target& target = Target::host()) {
+inline CompiledModule compileOne(const PrimFunc& func,
+                                 const target::Target& target = target::Target::llvm()) {
   TirModule module;
   module.add(func);
   return compile(module, target);

@@ -53,7 +53,7 @@ int runProcess(const std::vector<std::string>& argv) {
 BuiltModule builtWithParams() {
   std::map<std::string, NDArray> params{
       {"w", tessera::test::randomTensor({4, 8}, DataType::float32(), 21)}};
-  return build(parse(kModel), codegen::Target::host(), params);
+  return build(parse(kModel), codegen::hostTarget(), params);
 }
 
 TEST(BuildExport, LoadedInThisProcessGivesSameOutputs) {
@@ -161,7 +161,7 @@ def @main(%c: bool, %x: Tensor[(2), float32]) {
   if (%c) { add(%x, %x) } else { %x }
 }
 )"),
-          codegen::Target::host());
+          codegen::hostTarget());
   });
   EXPECT_EQ(d.code, "build");
   EXPECT_NE(d.message.find("need the VM"), std::string::npos) << d.message;

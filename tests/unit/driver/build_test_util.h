@@ -60,7 +60,7 @@ inline ::testing::AssertionResult matchesInterpreter(const relay::IRModule& modu
                                                      int optLevel = 3) {
   BuildOptions options;
   options.optLevel = optLevel;
-  const BuiltModule built = build(module, codegen::Target::host(), {}, options);
+  const BuiltModule built = build(module, codegen::hostTarget(), {}, options);
   const std::vector<relay::Value> inputs = tessera::test::randomInputs(module, seed);
   const std::vector<NDArray> expected = flatten(relay::Interpreter(module).run(inputs));
 

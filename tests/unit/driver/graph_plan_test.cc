@@ -6,6 +6,11 @@
 #include "runtime/time_evaluator.h"
 
 namespace tessera::driver::test {
+
+using runtime::GraphDescription;
+using runtime::KernelCall;
+using runtime::planMemory;
+
 namespace {
 
 // A chain of `n` calls over float32 tensors of `elements` each: input -> t1 -> ... -> output.
@@ -68,7 +73,7 @@ def @main(%x: Tensor[(16, 64), float32], %w: Tensor[(64, 64), float32]) {
   nn.relu(%6)
 }
 )"),
-                                  codegen::Target::host());
+                                  codegen::hostTarget());
   EXPECT_EQ(built.graph.naiveBytes, 16 * 64 * 4 * 5 + 64 * 64 * 4);
   EXPECT_EQ(built.graph.plannedBytes, 16 * 64 * 4 * 4 + 64 * 64 * 4);
 }

@@ -49,7 +49,7 @@ TEST(OpStrategyTest, EveryCatalogueOpHasAComputeAndADifferentialCase) {
 TEST(OpStrategyTest, RegisterComputesIsIdempotent) {
   relay::strategy::registerComputes();
   relay::strategy::registerComputes();
-  EXPECT_NE(relay::getOpAttr<relay::strategy::FTVMCompute>("add", relay::strategy::kComputeAttr),
+  EXPECT_NE(relay::strategy::kComputeMap.get("add"),
             nullptr);
 }
 

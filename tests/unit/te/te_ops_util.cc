@@ -132,7 +132,7 @@ std::vector<Value> rangedInputs(const relay::IRModule& m, uint64_t seed, double 
 
 ::testing::AssertionResult compiledMatchesInterpreter(const OpCase& c) {
   const relay::IRModule m = relay::inferTypes(relay::parseModule(c.text));
-  const driver::BuiltModule built = driver::build(m, codegen::Target::host());
+  const driver::BuiltModule built = driver::build(m, codegen::hostTarget());
   driver::GraphExecutor executor(built);
   relay::Interpreter interp(m);
   for (uint64_t seed : {1u, 2u}) {

@@ -9,6 +9,7 @@
 #include "../driver/build_test_util.h"
 #include "driver/pipeline.h"
 #include "relay/builder.h"
+#include "relay/strategy/schedule_kernel.h"
 #include "relay/strategy/strategy.h"
 #include "tir/printer.h"
 #include "topi/x86/schedule.h"
@@ -59,7 +60,7 @@ TEST_P(X86Dense, MatchesInterpreter) {
   if (c.epilogue) y = relay::nn::relu(relay::nn::biasAdd(y, constantOf({c.n}, 8)));
   const relay::IRModule mod = moduleOf(y);
   EXPECT_TRUE(matchesInterpreter(mod, 11));
-  const BuiltModule built = build(mod, codegen::Target::host());
+  const BuiltModule built = build(mod, codegen::hostTarget());
   // Channel counts with a whole-vector or small block are packed; others keep their layout.
   const bool packable = c.n % 8 == 0 || c.n <= 32;
   EXPECT_EQ(packedParams(built, 3), packable ? 1u : 0u);
@@ -92,7 +93,7 @@ TEST_P(X86Conv2d, MatchesInterpreter) {
   // Pointwise convolutions over whole pixel vectors are matrix products on the plain weight.
   const bool pointwise =
       c.k == 1 && c.stride == 1 && c.pad == 0 && c.dilation == 1 && (c.h * c.w) % 16 == 0;
-  EXPECT_EQ(packedParams(build(mod, codegen::Target::host()), 5),
+  EXPECT_EQ(packedParams(build(mod, codegen::hostTarget()), 5),
             c.oc % 8 == 0 && !pointwise ? 1u : 0u);
 }
 
@@ -113,7 +114,7 @@ TEST(X86Schedule, Winograd3x3UsesTransformedWeights) {
   const relay::Conv2DAttrs attrs = convAttrs(32, 3, 1, 1);
   const relay::IRModule mod = moduleOf(relay::nn::relu(
       relay::nn::conv2d(relay::var("x", {1, 16, 12, 12}), constantOf({32, 16, 3, 3}, 3), attrs)));
-  const BuiltModule built = build(mod, codegen::Target::host());
+  const BuiltModule built = build(mod, codegen::hostTarget());
   bool transformed = false;
   for (const auto& [name, value] : built.params)
     transformed =
@@ -138,7 +139,7 @@ TEST_P(X86GroupedConv2d, MatchesInterpreter) {
   if (c.epilogue) y = relay::clip(relay::nn::biasAdd(y, constantOf({c.oc}, 4)), 0, 6);
   const relay::IRModule mod = moduleOf(y);
   EXPECT_TRUE(matchesInterpreter(mod, 5));
-  EXPECT_EQ(packedParams(build(mod, codegen::Target::host()), 5), 0u);
+  EXPECT_EQ(packedParams(build(mod, codegen::hostTarget()), 5), 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -179,7 +180,7 @@ TEST(X86Schedule, SharedWeightIsPackedOnce) {
   const Expr h = relay::nn::relu(relay::nn::dense(relay::var("x", {4, 32}), w));
   const relay::IRModule mod = moduleOf(relay::nn::relu(relay::nn::dense(h, w)));
   EXPECT_TRUE(matchesInterpreter(mod, 6));
-  EXPECT_EQ(packedParams(build(mod, codegen::Target::host()), 3), 1u);
+  EXPECT_EQ(packedParams(build(mod, codegen::hostTarget()), 3), 1u);
 }
 
 TEST(X86Schedule, DenseOverAnInputIsPackedInTheKernel) {
@@ -194,7 +195,7 @@ TEST(X86Schedule, ConvWithWeightInputIsNotPacked) {
   const relay::IRModule mod = moduleOf(
       relay::nn::conv2d(relay::var("x", {1, 8, 10, 10}), relay::var("w", {16, 8, 3, 3}), attrs));
   EXPECT_TRUE(matchesInterpreter(mod, 9));
-  EXPECT_EQ(packedParams(build(mod, codegen::Target::host()), 5), 0u);
+  EXPECT_EQ(packedParams(build(mod, codegen::hostTarget()), 5), 0u);
 }
 
 // The schedule itself: the packed dense becomes a register tile (init + update blocks, k
@@ -210,13 +211,21 @@ TEST(X86Schedule, DenseTileShape) {
       primitive = relay::exprAs<relay::FunctionNode>(e);
   });
   ASSERT_TRUE(primitive);
+  const target::Target target =
+      codegen::withHostDefaults(target::Target::parse("llvm -mattr=+avx512f -num-cores=2"));
   const relay::strategy::LoweredFunction lowered =
-      relay::strategy::lowerPrimitive(primitive, {.packWeights = true, .constantParams = {1}});
+      relay::strategy::lowerPrimitive(primitive, {.target = &target, .constantParams = {1}});
   ASSERT_EQ(lowered.packedParams.size(), 1u);
   EXPECT_EQ(lowered.packedParams[0].packing.block, 32);
   EXPECT_EQ(lowered.packedParams[0].packing.kind, relay::strategy::PackKind::kDense);
-  const std::string s = tir::toScript(topi::x86::scheduleDefault(
-      lowered.func, {.numCores = 2, .vectorBytes = 64, .minParallelWork = 1}));
+  // The kernel is identified by the implementation that produced it, which schedules it.
+  const AttrValue* impl = lowered.func->attrs.find(relay::strategy::kImplementationAttr);
+  ASSERT_TRUE(impl);
+  EXPECT_EQ(impl->asString(), "dense_pack.x86");
+  relay::strategy::AnchorReport report;
+  const std::string s =
+      tir::toScript(relay::strategy::scheduleKernel(lowered.func, target, &report));
+  EXPECT_TRUE(report.answer.applies) << report.answer.reason;
   EXPECT_NE(s.find("T_dense_pack_init"), std::string::npos) << s;
   EXPECT_NE(s.find("T.vectorized(32)"), std::string::npos) << s;
   EXPECT_NE(s.find("T.unroll(8)"), std::string::npos) << s;

@@ -1,9 +1,10 @@
-// The default x86 schedule of a kernel: the anchor schedule when the kernel has a packed dense or
-// conv2d, then the generic steps (inline elementwise stages, parallel outer loops) for the rest.
+// The generic x86 schedule steps every kernel gets, after its anchor schedule (chosen by the op
+// strategy, relay/strategy/) or without one: inline elementwise stages, vectorized reductions,
+// parallel outer loops.
 #include <algorithm>
 #include <thread>
 
-#include "support/diagnostic.h"
+#include "tir/schedule/attempt.h"
 #include "tir/stmt.h"
 #include "topi/x86/schedule.h"
 #include "topi/x86/schedule_util.h"
@@ -35,19 +36,6 @@ bool hasParallelLoop(const tir::Schedule& sch, const std::vector<tir::LoopRV>& l
   return false;
 }
 
-// Applies one anchor schedule to a copy, keeping it only when it succeeds.
-template <typename F>
-bool tryAnchor(tir::Schedule& sch, F&& schedule) {
-  tir::Schedule attempt = sch.copy();
-  try {
-    schedule(attempt);
-  } catch (const DiagnosticError&) {
-    return false;
-  }
-  sch = std::move(attempt);
-  return true;
-}
-
 }  // namespace
 
 void inlineElementwise(tir::Schedule& sch, const std::vector<std::string>& keep) {
@@ -59,13 +47,12 @@ void inlineElementwise(tir::Schedule& sch, const std::vector<std::string>& keep)
       if (writesOutput(sch, b) || isReduction(sch, b)) continue;
       const bool copyOnly = name == "pad_temp" && !padsSomething(sch, b);
       if (contains(keep, name) && !copyOnly) continue;
-      try {
-        sch.computeInline(b);
-        progress = true;
-        break;  // the block list changed
-      } catch (const DiagnosticError&) {
-        // Not inlinable (e.g. read at an index it cannot be substituted into): it stays a stage.
-      }
+      // Not inlinable (e.g. read at an index it cannot be substituted into): it stays a stage.
+      progress = bool(tir::attempt(sch, [&](tir::Schedule& s) {
+        s.computeInline(b);
+        return Applicability::yes();
+      }));
+      if (progress) break;  // the block list changed
     }
   }
 }
@@ -114,21 +101,19 @@ void vectorizeReductions(tir::Schedule& sch, const ScheduleOptions& options) {
     if (!extent || *extent % lanes != 0 || *extent < 2 * lanes) continue;
     const int factorAxis =
         static_cast<int>(block->writes.empty() ? 0 : block->writes[0].buffer->ndim());
-    tir::Schedule attempt = sch.copy();
-    try {
-      const int64_t work = workOf(attempt, loops);
+    // A reducer rfactor cannot split stays a scalar loop.
+    tir::attempt(sch, [&](tir::Schedule& s) {
+      const int64_t work = workOf(s, loops);
       const size_t spatial = loops.size() - 1;
-      std::vector<tir::LoopRV> k = attempt.split(loops.back(), {std::monostate{}, lanes});
+      std::vector<tir::LoopRV> k = s.split(loops.back(), {std::monostate{}, lanes});
       // The rf-block keeps one partial result per lane: its lane loop is innermost and becomes
       // a vector; the original block then reduces the lanes. Both run their rows in parallel.
-      tir::BlockRV rf = attempt.rfactor(k[1], factorAxis);
-      attempt.vectorize(k[1]);
-      parallelizeLeading(attempt, attempt.getLoops(rf), spatial, work, options);
-      parallelizeLeading(attempt, attempt.getLoops(b), spatial, work, options);
-    } catch (const DiagnosticError&) {
-      continue;  // e.g. a reducer rfactor cannot split: stays a scalar loop
-    }
-    sch = std::move(attempt);
+      tir::BlockRV rf = s.rfactor(k[1], factorAxis);
+      s.vectorize(k[1]);
+      parallelizeLeading(s, s.getLoops(rf), spatial, work, options);
+      parallelizeLeading(s, s.getLoops(b), spatial, work, options);
+      return Applicability::yes();
+    });
   }
 }
 
@@ -143,31 +128,20 @@ void parallelizeOuterLoops(tir::Schedule& sch, const ScheduleOptions& options) {
     size_t spatial = 0;
     while (spatial < loops.size() && block->iterVars[spatial].type == tir::IterVarType::kDataPar)
       ++spatial;
-    parallelizeLeading(sch, loops, spatial, workOf(sch, loops), options);
+    // Fusing or parallelizing may be refused (e.g. loops another block shares): stays serial.
+    tir::attempt(sch, [&](tir::Schedule& s) {
+      parallelizeLeading(s, loops, spatial, workOf(s, loops), options);
+      return Applicability::yes();
+    });
   }
 }
 
-tir::PrimFunc scheduleDefault(const tir::PrimFunc& func, const ScheduleOptions& options) {
-  tir::Schedule sch(func, /*seed=*/0);
-  try {
-    bool anchored = false;
-    if (findBlock(sch, "T_winograd_input"))
-      anchored = tryAnchor(sch, [&](tir::Schedule& s) { scheduleConv2dWinograd(s, options); });
-    else if (findBlock(sch, "T_dense_pack"))
-      anchored = tryAnchor(sch, [&](tir::Schedule& s) { scheduleDensePacked(s, options); });
-    else if (findBlock(sch, "conv2d_nchw_pack"))
-      anchored = tryAnchor(sch, [&](tir::Schedule& s) { scheduleConv2dPacked(s, options); });
-    else if (findBlock(sch, "conv2d_1x1"))
-      anchored = tryAnchor(sch, [&](tir::Schedule& s) { scheduleConv2d1x1(s, options); });
-    else if (findBlock(sch, "conv2d_nchw"))
-      anchored = tryAnchor(sch, [&](tir::Schedule& s) { scheduleConv2dDirect(s, options); });
-    if (!anchored) inlineElementwise(sch, {});
-    vectorizeReductions(sch, options);
-    parallelizeOuterLoops(sch, options);
-  } catch (const DiagnosticError&) {
-    // Every primitive that succeeded preserved the kernel's meaning: keep what was done.
-  }
-  return sch.func();
+void scheduleGeneric(tir::Schedule& sch, const ScheduleOptions& options, bool anchored) {
+  // Every step keeps the kernel's meaning, and each either succeeds or leaves the schedule as it
+  // was (tir::attempt), so whatever fits is kept.
+  if (!anchored) inlineElementwise(sch, {});
+  vectorizeReductions(sch, options);
+  parallelizeOuterLoops(sch, options);
 }
 
 }  // namespace tessera::topi::x86

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <set>
 
-#include "driver/graph_description.h"
+#include "runtime/graph_description.h"
 #include "runtime/ndarray.h"
 #include "support/check.h"
 
-namespace tessera::driver {
+namespace tessera::runtime {
 
 int64_t TensorEntry::bytes() const {
   return shapeNumel(shape) * dtype.bytes();
@@ -98,4 +98,4 @@ void planMemory(GraphDescription& graph) {
   for (int64_t s : sizes) graph.plannedBytes += s;
 }
 
-}  // namespace tessera::driver
+}  // namespace tessera::runtime

@@ -9,7 +9,7 @@
 
 #include "runtime/data_type.h"
 
-namespace tessera::driver {
+namespace tessera::runtime {
 
 /// One tensor the executor holds: an input, a parameter, or a kernel output.
 struct TensorEntry {
@@ -63,4 +63,4 @@ void planMemory(GraphDescription& graph);
 /// DiagnosticError (code "graph_json", context `source`) naming the first problem.
 void validate(const GraphDescription& graph, const std::string& source);
 
-}  // namespace tessera::driver
+}  // namespace tessera::runtime

@@ -6,10 +6,10 @@
 #include <memory>
 #include <sstream>
 
-#include "driver/graph_description.h"
+#include "runtime/graph_description.h"
 #include "support/diagnostic.h"
 
-namespace tessera::driver {
+namespace tessera::runtime {
 
 namespace {
 
@@ -273,4 +273,4 @@ void validate(const GraphDescription& g, const std::string& source) {
   for (int e : g.outputs) checkEntry(e, "outputs");
 }
 
-}  // namespace tessera::driver
+}  // namespace tessera::runtime

@@ -1,0 +1,67 @@
+// Lowering a fused graph to TensorIR: @main of an optimized module (FuseOps done) becomes a graph
+// executor description whose calls name kernels, and each distinct primitive function becomes one
+// kernel (a PrimFunc from its op strategies, not yet scheduled). Also the tuning tasks of a model:
+// its kernels with their workload keys and how often the graph calls them.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "relay/module.h"
+#include "relay/strategy/op_strategy.h"
+#include "runtime/graph_description.h"
+#include "runtime/ndarray.h"
+#include "target/target.h"
+#include "tir/function.h"
+
+namespace tessera::lower {
+
+/// One kernel of the graph.
+struct GraphKernel {
+  /// As lowered by its op strategies, named `fused_<ops in evaluation order>` (`_1`, `_2`, ... for
+  /// different functions with the same ops), not yet scheduled.
+  tir::PrimFunc func;
+  /// The implementation chosen for each of its calls that has strategies.
+  std::vector<relay::strategy::StrategyChoice> choices;
+  int calls = 0;  ///< calls of the kernel in @main
+};
+
+/// @main as a graph of kernel calls.
+struct LoweredGraph {
+  runtime::GraphDescription graph;        ///< memory not planned yet
+  std::map<std::string, NDArray> params;  ///< by the names in graph.params (packed weights packed)
+  std::vector<GraphKernel> kernels;       ///< in order of first use
+};
+
+/// Lowers @main of an optimized module. `target` (resolved) chooses the implementations and the
+/// weights packed at compile time; null: every op's generic compute, nothing packed (the plain
+/// loop nests). The walk is iterative. DiagnosticError (code "build") for what a graph executor
+/// cannot run: a non-static shape, control flow, calls of other globals, tuple inputs.
+LoweredGraph lowerGraphToTIR(const relay::IRModule& optimized, const target::Target* target);
+
+/// `func` named `name` (its name and global_symbol), as kernels are named.
+tir::PrimFunc withKernelName(const tir::PrimFunc& func, const std::string& name);
+
+/// Every primitive function of every function of `module`, in evaluation order, lowered with the
+/// generic computes and named as lowerGraphToTIR names kernels: for modules a graph executor
+/// cannot run (control flow, several functions), whose kernels can still be shown.
+std::vector<tir::PrimFunc> primitiveKernels(const relay::IRModule& module);
+
+/// One kernel to tune: what the auto-tuner searches schedules for.
+struct TuningTask {
+  std::string name;            ///< the kernel's name in the graph
+  tir::PrimFunc func;          ///< unscheduled
+  std::string implementation;  ///< the anchor implementation (empty: generic steps only)
+  /// tir::structuralHash of the function without its name: equal for the same computation on
+  /// the same shapes in any model (the key of the tuning database).
+  uint64_t workloadKey = 0;
+  int weight = 0;  ///< calls in the graph: how much of the model's time it stands for
+};
+
+/// The tuning tasks of a lowered graph, one per distinct workload key (the weights of kernels
+/// with the same key add up), in order of first use.
+std::vector<TuningTask> tuningTasks(const LoweredGraph& graph);
+
+}  // namespace tessera::lower

@@ -1,0 +1,24 @@
+// Scheduling a kernel lowered with a target: the anchor schedule of the implementation named in
+// its kImplementationAttr, then the target's generic steps.
+#pragma once
+
+#include <string>
+
+#include "support/applicability.h"
+#include "target/target.h"
+#include "tir/function.h"
+
+namespace tessera::relay::strategy {
+
+/// What happened to a kernel's anchor schedule.
+struct AnchorReport {
+  std::string implementation;  ///< the kernel's kImplementationAttr; empty when it has none
+  Applicability answer;        ///< whether its schedule applied, and why not
+};
+
+/// The kernel scheduled for `target` (resolved). Every step preserves its meaning: an anchor
+/// schedule that does not apply is dropped whole (the reason goes to `report`).
+tir::PrimFunc scheduleKernel(const tir::PrimFunc& kernel, const target::Target& target,
+                             AnchorReport* report = nullptr);
+
+}  // namespace tessera::relay::strategy

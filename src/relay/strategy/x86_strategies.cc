@@ -1,0 +1,190 @@
+// The x86 rows of the strategy table (target key "cpu"): which compute and anchor schedule of
+// topi/x86 each dense, batch_matmul and conv2d call gets, and the generic steps every kernel gets.
+// Priorities follow TVM's x86 strategy: Winograd (15) over the packed direct kernels (10) over the
+// plain ones (5); the op's generic compute is the fallback.
+#include <algorithm>
+#include <thread>
+
+#include "relay/strategy/op_strategy.h"
+#include "relay/strategy/strategy_util.h"
+#include "support/check.h"
+#include "topi/x86/schedule.h"
+
+namespace tessera::relay::strategy {
+namespace {
+
+using Tensors = std::vector<te::Tensor>;
+
+topi::x86::ScheduleOptions scheduleOptions(const target::Target& target) {
+  topi::x86::ScheduleOptions options;
+  options.numCores = target.numCores > 0
+                         ? target.numCores
+                         : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.vectorBytes = target.vectorBytes();
+  return options;
+}
+
+// An anchor schedule of topi/x86 as a KernelSchedule.
+KernelSchedule x86Schedule(Applicability (*rule)(tir::Schedule&,
+                                                 const topi::x86::ScheduleOptions&)) {
+  return [rule](tir::Schedule& sch, const target::Target& target) {
+    return rule(sch, scheduleOptions(target));
+  };
+}
+
+// Whether the call's weight is (or, while packing is decided, can be) packed as `kind`.
+Applicability weightPackedAs(const StrategyCall& c, PackKind kind, const std::string& needs) {
+  if (c.weight.kind == kind) return Applicability::yes();
+  if (c.weight) return Applicability::no("the weight is packed for another implementation");
+  if (!c.weightConstant)
+    return Applicability::no("the weight is not a constant that can be packed at compile time");
+  if (packingOf(c.call).kind != kind) return Applicability::no("needs " + needs);
+  return Applicability::yes();
+}
+
+Tensors packedWeightCompute(const StrategyCall& c, const Tensors& in) {
+  return packedCompute(c.call, c.weight, in.at(0), in.at(1), c.outType);
+}
+
+const TensorTypeNode* argType(const CallNode& call, size_t i) {
+  const Type& t = call.args.at(i)->checkedType;
+  return t ? t->as<TensorTypeNode>() : nullptr;
+}
+
+// The columns of a product whose right operand is packed inside the kernel must block.
+Applicability runtimePackable(const StrategyCall& c) {
+  const TensorTypeNode* a = argType(c.call, 0);
+  const TensorTypeNode* b = argType(c.call, 1);
+  if (!a || !b || a->dtype != b->dtype)
+    return Applicability::no("the operands have different dtypes");
+  const std::optional<std::vector<int64_t>> bs = staticShape(b->shape);
+  if (!bs || bs->size() < 2 || a->shape.size() < 2)
+    return Applicability::no("needs static operands of rank 2 or more");
+  bool transposeB = true;
+  if (c.call.op->as<OpNode>()->name == "nn.batch_matmul") {
+    const auto& attrs = attrsOf<BatchMatmulAttrs>(c.call.attrs);
+    if (attrs.transposeA) return Applicability::no("the left operand is transposed");
+    transposeB = attrs.transposeB;
+  } else if (bs->size() != 2) {
+    return Applicability::no("the weight is not a matrix");
+  }
+  const int64_t columns = transposeB ? (*bs)[bs->size() - 2] : bs->back();
+  if (topi::matmulBlockSize(columns) == 0)
+    return Applicability::no(std::to_string(columns) + " output columns do not block");
+  return Applicability::yes();
+}
+
+Tensors runtimePackedWeightCompute(const StrategyCall& c, const Tensors& in) {
+  std::optional<Tensors> out = runtimePackedCompute(c.call, in, c.outType);
+  TS_CHECK(out) << "runtimePackable accepted a call runtimePackedCompute declines";
+  return *out;
+}
+
+Applicability nchwConv(const StrategyCall& c) {
+  const auto& a = attrsOf<Conv2DAttrs>(c.call.attrs);
+  if (a.dataLayout != "NCHW" || a.kernelLayout != "OIHW")
+    return Applicability::no("layout " + a.dataLayout + "/" + a.kernelLayout +
+                             " (the x86 kernels take NCHW/OIHW)");
+  return Applicability::yes();
+}
+
+Applicability pointwiseConv(const StrategyCall& c) {
+  if (Applicability layout = nchwConv(c); !layout) return layout;
+  const TensorTypeNode* d = argType(c.call, 0);
+  const TensorTypeNode* w = argType(c.call, 1);
+  const std::optional<std::vector<int64_t>> ds = d ? staticShape(d->shape) : std::nullopt;
+  const std::optional<std::vector<int64_t>> ws = w ? staticShape(w->shape) : std::nullopt;
+  const auto& a = attrsOf<Conv2DAttrs>(c.call.attrs);
+  if (!ds || !ws || !topi::conv2d1x1AsMatmul(*ds, *ws, convParams(a, d->dtype)))
+    return Applicability::no(
+        "not a pointwise (1x1, stride 1, unpadded, groups 1) convolution over whole vectors of "
+        "pixels (H*W a multiple of 16)");
+  return Applicability::yes();
+}
+
+WeightPacking packingOfCall(const StrategyCall& c) {
+  return packingOf(c.call);
+}
+
+void registerDense(StrategyRegistry& r) {
+  r.add("nn.dense", "cpu",
+        {.name = "dense_pack.x86",
+         .priority = 10,
+         .condition =
+             [](const StrategyCall& c) {
+               return weightPackedAs(c, PackKind::kDense,
+                                     "a weight of the data's dtype whose rows block");
+             },
+         .packWeight = packingOfCall,
+         .compute = packedWeightCompute,
+         .schedule =
+             [](tir::Schedule& sch, const target::Target& t) {
+               return topi::x86::scheduleDensePacked(sch, scheduleOptions(t));
+             }});
+  r.add("nn.dense", "cpu",
+        {.name = "dense_pack_runtime.x86",
+         .priority = 5,
+         .condition = runtimePackable,
+         .compute = runtimePackedWeightCompute,
+         .schedule = [](tir::Schedule& sch, const target::Target& t) {
+           return topi::x86::scheduleDensePacked(sch, scheduleOptions(t));
+         }});
+  r.add("nn.batch_matmul", "cpu",
+        {.name = "batch_matmul_pack.x86",
+         .priority = 10,
+         .condition = runtimePackable,
+         .compute = runtimePackedWeightCompute,
+         .schedule = [](tir::Schedule& sch, const target::Target& t) {
+           return topi::x86::scheduleDensePacked(sch, scheduleOptions(t));
+         }});
+}
+
+void registerConv2d(StrategyRegistry& r) {
+  r.add("nn.conv2d", "cpu",
+        {.name = "conv2d_nchw_winograd.x86",
+         .priority = 15,
+         .condition =
+             [](const StrategyCall& c) {
+               return weightPackedAs(c, PackKind::kWinograd,
+                                     "a 3x3 stride-1 float32 NCHW conv2d, groups 1, whose output "
+                                     "channels block by 8");
+             },
+         .packWeight = packingOfCall,
+         .compute = packedWeightCompute,
+         .schedule = x86Schedule(topi::x86::scheduleConv2dWinograd)});
+  r.add("nn.conv2d", "cpu",
+        {.name = "conv2d_nchw_pack.x86",
+         .priority = 10,
+         .condition =
+             [](const StrategyCall& c) {
+               return weightPackedAs(c, PackKind::kConv2d,
+                                     "an NCHW/OIHW conv2d, groups 1, not pointwise, whose "
+                                     "output channels block by 8");
+             },
+         .packWeight = packingOfCall,
+         .compute = packedWeightCompute,
+         .schedule = x86Schedule(topi::x86::scheduleConv2dPacked)});
+  r.add("nn.conv2d", "cpu",
+        {.name = "conv2d_1x1.x86",
+         .priority = 10,
+         .condition = pointwiseConv,
+         .schedule = x86Schedule(topi::x86::scheduleConv2d1x1)});
+  r.add("nn.conv2d", "cpu",
+        {.name = "conv2d_nchw.x86",
+         .priority = 5,
+         .condition = nchwConv,
+         .schedule = x86Schedule(topi::x86::scheduleConv2dDirect)});
+}
+
+}  // namespace
+
+void registerX86Strategies() {
+  StrategyRegistry& r = StrategyRegistry::global();
+  registerDense(r);
+  registerConv2d(r);
+  r.setGenericSchedule("cpu", [](tir::Schedule& sch, const target::Target& t, bool anchored) {
+    topi::x86::scheduleGeneric(sch, scheduleOptions(t), anchored);
+  });
+}
+
+}  // namespace tessera::relay::strategy

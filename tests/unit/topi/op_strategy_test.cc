@@ -1,0 +1,132 @@
+// Op strategies (relay/strategy/op_strategy.h): selection by priority and condition under the
+// target's keys, fallback to the next key and to the generic compute, the reasons of skipped
+// implementations, and the x86 rows chosen for real conv2d/dense calls and their kernels.
+#include <gtest/gtest.h>
+
+#include "../driver/build_test_util.h"
+#include "relay/builder.h"
+#include "relay/strategy/op_strategy.h"
+#include "relay/type_infer.h"
+
+namespace tessera::driver::test {
+namespace {
+
+using relay::Expr;
+using relay::strategy::OpImplementation;
+using relay::strategy::selectImplementation;
+using relay::strategy::StrategyCall;
+using relay::strategy::StrategyChoice;
+using relay::strategy::StrategyRegistry;
+using tessera::Applicability;
+
+// A type-checked call of `e` (the body of a one-function module).
+relay::Call typedCall(const Expr& e) {
+  const relay::IRModule m = relay::inferTypes(relay::IRModule::fromExpr(relay::function(e)));
+  return relay::exprAs<relay::CallNode>(m.main()->body);
+}
+
+StrategyChoice choose(const relay::Call& call, const target::Target& target,
+                      bool weightConstant = false) {
+  return selectImplementation(StrategyCall{*call, call->checkedType, target, {}, weightConstant});
+}
+
+// Rows under a key of the test's own, removed again when the test ends.
+class TestKeyRows : public ::testing::Test {
+ protected:
+  void SetUp() override { relay::strategy::registerStrategies(); }
+  void TearDown() override { StrategyRegistry::global().reset("nn.softmax", "test_key"); }
+};
+
+TEST_F(TestKeyRows, HighestApplicablePriorityWinsAndSkipsAreExplained) {
+  StrategyRegistry& r = StrategyRegistry::global();
+  r.add("nn.softmax", "test_key", {.name = "softmax_low.test", .priority = 5});
+  r.add("nn.softmax", "test_key",
+        {.name = "softmax_disabled.test", .priority = 20, .condition = [](const StrategyCall&) {
+           return Applicability::no("disabled for the test");
+         }});
+  r.add("nn.softmax", "test_key", {.name = "softmax_high.test", .priority = 10});
+  const relay::Call call = typedCall(relay::nn::softmax(relay::var("x", {2, 8})));
+  const StrategyChoice choice = choose(call, target::Target::parse("llvm -keys=test_key,cpu"));
+  ASSERT_TRUE(choice.chosen);
+  EXPECT_EQ(choice.chosenName(), "softmax_high.test");
+  ASSERT_EQ(choice.considered.size(), 2u);
+  EXPECT_EQ(choice.considered[0].name, "softmax_disabled.test");
+  EXPECT_EQ(choice.considered[0].answer.reason, "disabled for the test");
+  EXPECT_EQ(relay::strategy::explainChoice(choice),
+            (std::vector<std::string>{
+                "nn.softmax: softmax_high.test (priority 10)",
+                "  skipped softmax_disabled.test (priority 20): disabled for the test"}));
+}
+
+TEST_F(TestKeyRows, FallsThroughToTheNextKeyAndToTheGenericCompute) {
+  StrategyRegistry::global().add(
+      "nn.softmax", "test_key",
+      {.name = "softmax_never.test",
+       .condition = [](const StrategyCall&) { return Applicability::no("never applies"); }});
+  const relay::Call call = typedCall(relay::nn::softmax(relay::var("x", {2, 8})));
+  // No cpu row for softmax: the generic implementation, after the declined one.
+  const StrategyChoice choice = choose(call, target::Target::parse("llvm -keys=test_key,cpu"));
+  EXPECT_FALSE(choice.chosen);
+  EXPECT_EQ(choice.chosenName(), "nn.softmax.generic");
+  EXPECT_EQ(choice.considered.size(), 1u);
+  // A target without the key never sees the row.
+  EXPECT_TRUE(choose(call, target::Target::parse("llvm")).considered.empty());
+}
+
+TEST(X86Strategy, ConvolutionsGetTheirKernels) {
+  const target::Target cpu = codegen::hostTarget();
+  const Expr data = relay::var("x", {1, 16, 14, 14});
+  relay::Conv2DAttrs attrs;
+  attrs.padding = {1, 1};
+  attrs.kernelSize = std::vector<int64_t>{3, 3};
+  attrs.channels = 32;
+  const relay::Call conv3x3 =
+      typedCall(relay::nn::conv2d(data, relay::var("w", {32, 16, 3, 3}), attrs));
+  // A weight that can be packed at compile time: Winograd; one that cannot: the direct kernel,
+  // after the packed ones say why not.
+  EXPECT_EQ(choose(conv3x3, cpu, /*weightConstant=*/true).chosenName(), "conv2d_nchw_winograd.x86");
+  const StrategyChoice direct = choose(conv3x3, cpu);
+  EXPECT_EQ(direct.chosenName(), "conv2d_nchw.x86");
+  ASSERT_GE(direct.considered.size(), 2u);
+  EXPECT_EQ(direct.considered[0].answer.reason,
+            "the weight is not a constant that can be packed at compile time");
+
+  relay::Conv2DAttrs pointwise;
+  pointwise.kernelSize = std::vector<int64_t>{1, 1};
+  pointwise.channels = 32;
+  // A product over pixels when they make whole vectors (16 x 16 here), else the packed kernel.
+  const relay::Call conv1x1 = typedCall(relay::nn::conv2d(
+      relay::var("x", {1, 16, 16, 16}), relay::var("w", {32, 16, 1, 1}), pointwise));
+  EXPECT_EQ(choose(conv1x1, cpu, true).chosenName(), "conv2d_1x1.x86");
+  const relay::Call conv1x1Odd =
+      typedCall(relay::nn::conv2d(data, relay::var("w", {32, 16, 1, 1}), pointwise));
+  EXPECT_EQ(choose(conv1x1Odd, cpu, true).chosenName(), "conv2d_nchw_pack.x86");
+
+  relay::Conv2DAttrs nhwc = attrs;
+  nhwc.dataLayout = "NHWC";
+  nhwc.kernelLayout = "HWIO";
+  const relay::Call convNhwc = typedCall(
+      relay::nn::conv2d(relay::var("x", {1, 14, 14, 16}), relay::var("w", {3, 3, 16, 32}), nhwc));
+  const StrategyChoice generic = choose(convNhwc, cpu);
+  EXPECT_EQ(generic.chosenName(), "nn.conv2d.generic");
+  EXPECT_EQ(generic.considered.back().answer.reason,
+            "layout NHWC/HWIO (the x86 kernels take NCHW/OIHW)");
+}
+
+// Each kernel of a build names its implementation, and the explanation shows it.
+TEST(X86Strategy, BuildRecordsTheChoiceOfEveryKernel) {
+  const relay::IRModule mod =
+      relay::inferTypes(relay::IRModule::fromExpr(relay::function(relay::nn::relu(relay::nn::dense(
+          relay::var("x", {4, 64}),
+          relay::constant(tessera::test::randomTensor({32, 64}, DataType::float32(), 3)))))));
+  const BuiltModule built = build(mod, codegen::hostTarget());
+  ASSERT_EQ(built.strategies.size(), 1u);
+  const std::vector<std::string> lines = explainStrategy(built.strategies[0]);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[1], "  nn.dense: dense_pack.x86 (priority 10)");
+  EXPECT_EQ(lines[2], "  schedule: dense_pack.x86");
+  EXPECT_TRUE(matchesInterpreter(mod, 11));
+}
+
+}  // namespace
+}  // namespace tessera::driver::test
