@@ -79,6 +79,16 @@ std::vector<OpCase> build() {
   }
   cases.push_back(
       {.name = "power_f32", .text = binary("power", f1, f1), .lo = 0.2, .hi = 2, .rtol = 1e-4});
+  // Integer power is exact and wraps; a negative exponent gives 0 except for bases 1 and -1.
+  cases.push_back({.name = "power_i32",
+                   .text = binary("power", "(4, 9), int32", "(4, 9), int32"),
+                   .lo = -4,
+                   .hi = 9});
+  for (const char* t : {"int8", "int64", "uint16", "uint64"})
+    cases.push_back({.name = std::string("power_") + t + "_wraps",
+                     .text = binary("power", std::string("(3, 7), ") + t, std::string("(7), ") + t),
+                     .lo = -40,
+                     .hi = 40});
   for (const char* op : {"logical_and", "logical_or"})
     cases.push_back(
         {.name = std::string(op) + "_bool", .text = binary(op, "(2, 3, 4), bool", "(3, 4), bool")});
