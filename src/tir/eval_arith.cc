@@ -166,6 +166,24 @@ Scalar floatBinary(BinaryOp op, DataType t, double a, double b) {
   return floatResult(0, t);
 }
 
+// Integer power by squaring, wrapping like repeated multiplication; a negative (signed) exponent
+// gives the integer part of the real result: 0 except for bases 1 and -1 (the reference kernel's
+// rule).
+int64_t intPower(int64_t a, int64_t b, DataType t) {
+  if (!isUnsigned(t) && b < 0) {
+    if (a == 1) return 1;
+    if (a == -1) return b % 2 == 0 ? 1 : -1;
+    return 0;
+  }
+  uint64_t result = 1;
+  auto base = static_cast<uint64_t>(a);
+  for (auto e = static_cast<uint64_t>(b); e != 0; e >>= 1) {
+    if (e & 1) result *= base;
+    base *= base;
+  }
+  return static_cast<int64_t>(result);
+}
+
 // Float -> integer as C does for in-range values; out-of-range values saturate instead of being
 // undefined, so the evaluator stays deterministic.
 int64_t floatToInt(double v, DataType to) {
@@ -310,6 +328,8 @@ Scalar intrinsic(Intrinsic fn, DataType resultType, DataType argType, const Scal
     case Intrinsic::kRsqrt:
       return floatResult(1.0 / std::sqrt(args[0].f), resultType);
     case Intrinsic::kPow:
+      if (argType.isInteger())
+        return intResult(intPower(args[0].i, args[1].i, argType), resultType);
       return f2(std::pow);
     case Intrinsic::kFabs:
       return f1(std::fabs);

@@ -197,6 +197,8 @@ class LetNode : public PrimExprNode {
 /// "tir.if_then_else" (lazy select), "tir.likely", "tir.shift_left", "tir.shift_right",
 /// "tir.bitwise_and/or/xor/not", "tir.call_extern" (first arg: StringImm function name),
 /// "tir.isnan", "tir.fma", "tir.clz", "tir.popcount", "tir.nearbyint", "tir.trunc", ...
+/// "tir.pow" of integers is exact and wraps; a negative signed exponent gives 0 except for bases
+/// 1 and -1.
 class CallNode : public PrimExprNode {
  public:
   static constexpr ExprKind kKind = ExprKind::kCall;

@@ -1,5 +1,5 @@
 // Broadcast binary computes. Integer division and modulo follow the reference kernels (truncating
-// divide/mod, flooring floor_divide/floor_mod); power of integers is repeated multiplication.
+// divide/mod, flooring floor_divide/floor_mod); power of integers is exact (see powerExpr).
 #include "topi/broadcast.h"
 
 #include <map>
@@ -30,9 +30,10 @@ PrimExpr shiftExpr(const char* op, bool left, const PrimExpr& a, const PrimExpr&
   return tir::select(inRange, shifted, out);
 }
 
-// Integer power as in the reference: negative exponents give 0 except for bases 1 and -1.
+// tir.pow of integers is exact and wraps, with the reference's rule for negative exponents (0
+// except for bases 1 and -1); the evaluator and codegen implement it, as llvm.pow has no integer
+// form.
 PrimExpr powerExpr(const PrimExpr& a, const PrimExpr& b) {
-  if (a->dtype.isFloat()) return tir::call(a->dtype, "tir.pow", {a, b});
   return tir::call(a->dtype, "tir.pow", {a, b});
 }
 

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "runtime/ndarray_print.h"
 #include "support/diagnostic.h"
 
 namespace tessera::cli {
@@ -91,58 +92,16 @@ void emitText(std::string text, const std::optional<std::string>& out) {
     std::cout << text;
 }
 
-namespace {
-
-std::string formatElement(const NDArray& a, int64_t i) {
-  const DataType t = a.dtype();
-  if (t.isBool()) return a.getInt(i) ? "True" : "False";
-  if (t.isFloat()) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.6g", a.getFloat(i));
-    return buf;
-  }
-  if (t.isUInt()) return std::to_string(a.getUInt(i));
-  return std::to_string(a.getInt(i));
-}
-
-// Nested brackets like numpy; values past `maxElements` are replaced by "...".
-void formatTensor(std::ostringstream& os, const NDArray& a, int maxElements) {
-  const std::vector<int64_t>& shape = a.shape();
-  if (shape.empty()) {
-    os << formatElement(a, 0);
-    return;
-  }
-  const int64_t n = a.numel();
-  const int64_t shown = std::min<int64_t>(n, maxElements);
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (size_t k = shape.size() - 1; k-- > 0;) strides[k] = strides[k + 1] * shape[k + 1];
-  for (int64_t i = 0; i < shown; ++i) {
-    for (size_t k = 0; k < shape.size(); ++k)
-      if (i % strides[k] == 0) os << "[";
-    os << formatElement(a, i);
-    size_t closes = 0;
-    for (size_t k = 0; k < shape.size(); ++k)
-      if ((i + 1) % strides[k] == 0) ++closes;
-    os << std::string(closes, ']');
-    if (i + 1 < shown) os << (closes > 0 ? ",\n" + std::string(shape.size() - closes, ' ') : ", ");
-  }
-  if (shown < n) os << ", ... (" << n - shown << " more)";
-  if (n == 0) os << "[]";
-}
-
-}  // namespace
-
-std::string formatValue(const relay::Value& v, int maxElements) {
+std::string formatValue(const relay::Value& v) {
   std::ostringstream os;
   if (v.isTensor()) {
-    os << v.tensor().describe() << "\n";
-    formatTensor(os, v.tensor(), maxElements);
+    os << v.tensor().describe() << "\n" << formatValues(v.tensor());
     return os.str();
   }
   if (v.isTuple()) {
     os << "tuple of " << v.fields().size() << ":\n";
     for (size_t i = 0; i < v.fields().size(); ++i)
-      os << "." << i << ": " << formatValue(v.fields()[i], maxElements) << "\n";
+      os << "." << i << ": " << formatValue(v.fields()[i]) << "\n";
     return os.str();
   }
   return "<function>";

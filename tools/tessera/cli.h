@@ -53,8 +53,9 @@ std::map<std::string, std::vector<int64_t>> parseInputShapes(const std::vector<s
 /// given `--input-shape` values, or Relay text.
 relay::IRModule loadModule(const std::string& path, const std::vector<std::string>& inputShapes);
 
-/// "Tensor[(1, 10), float32]\n[[0.1, ...]]" — numpy-like, eliding after `maxElements` values.
-std::string formatValue(const relay::Value& v, int maxElements = 64);
+/// "Tensor[(2, 3), float32]\n[[0.1, ...],\n [...]]": the type, then the values as NumPy prints
+/// them (formatValues); a tuple lists its fields.
+std::string formatValue(const relay::Value& v);
 
 int cmdPrint(Args& args);
 int cmdRun(Args& args);

@@ -66,6 +66,9 @@ class CodeGenLLVM {
   llvm::Value* emitTanh(llvm::Value* x);
   llvm::Value* emitErf(llvm::Value* x);
   llvm::Value* emitSigmoid(llvm::Value* x);
+  /// `base` to the power `exponent` in the integer type `dtype` (scalar or vector), exactly and
+  /// wrapping, as the reference kernel computes it.
+  llvm::Value* emitIntPow(DataType dtype, llvm::Value* base, llvm::Value* exponent);
   llvm::Value* callLibm(const std::string& name, llvm::Value* x);
   llvm::Value* fconst(llvm::Type* type, double value);
 

@@ -208,6 +208,35 @@ llvm::Value* CodeGenLLVM::emitSigmoid(llvm::Value* x) {
   return builder_.CreateFDiv(fconst(t, 1.0), builder_.CreateFAdd(fconst(t, 1.0), e));
 }
 
+// Square-and-multiply over every bit of the exponent, branch-free (one select per bit) so scalars
+// and vectors take the same path; plain multiplications wrap. A signed exponent's sign bit is
+// handled apart: a negative exponent gives the integer part of the real result, 0 except for
+// bases 1 and -1.
+llvm::Value* CodeGenLLVM::emitIntPow(DataType dtype, llvm::Value* base, llvm::Value* exponent) {
+  llvm::Type* t = base->getType();
+  if (exponent->getType() != t) exponent = broadcastTo(exponent, dtype.lanes());
+  const bool isSigned = dtype.isInt();
+  const int valueBits = dtype.bits() - (isSigned ? 1 : 0);
+  llvm::Value* one = llvm::ConstantInt::get(t, 1);
+  llvm::Value* result = one;
+  llvm::Value* square = base;
+  for (int k = 0; k < valueBits; ++k) {
+    llvm::Value* bit = builder_.CreateAnd(exponent, llvm::ConstantInt::get(t, uint64_t{1} << k));
+    result = builder_.CreateSelect(builder_.CreateIsNotNull(bit),
+                                   builder_.CreateMul(result, square), result);
+    if (k + 1 < valueBits) square = builder_.CreateMul(square, square);
+  }
+  if (!isSigned) return result;
+  llvm::Value* zero = llvm::Constant::getNullValue(t);
+  llvm::Value* minusOne = llvm::ConstantInt::getSigned(t, -1);
+  llvm::Value* odd = builder_.CreateIsNotNull(builder_.CreateAnd(exponent, one));
+  llvm::Value* ofNegative =
+      builder_.CreateSelect(builder_.CreateICmpEQ(base, one), one,
+                            builder_.CreateSelect(builder_.CreateICmpEQ(base, minusOne),
+                                                  builder_.CreateSelect(odd, minusOne, one), zero));
+  return builder_.CreateSelect(builder_.CreateICmpSLT(exponent, zero), ofNegative, result);
+}
+
 llvm::Value* CodeGenLLVM::emitIfThenElse(const CallNode* op) {
   llvm::Value* cond = emitExpr(op->args[0]);
   if (cond->getType()->isVectorTy()) {
@@ -284,8 +313,11 @@ llvm::Value* CodeGenLLVM::emitCall(const CallNode* op) {
   if (name == "tir.log10") return unary(llvm::Intrinsic::log10);
   if (name == "tir.sin") return unary(llvm::Intrinsic::sin);
   if (name == "tir.cos") return unary(llvm::Intrinsic::cos);
-  if (name == "tir.pow")
+  if (name == "tir.pow") {
+    // llvm.pow is floating-point only.
+    if (op->dtype.isInteger()) return emitIntPow(op->dtype, args.at(0), args.at(1));
     return builder_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, args.at(0), args.at(1));
+  }
   if (name == "tir.fma") {
     return builder_.CreateIntrinsic(llvm::Intrinsic::fma, {args[0]->getType()}, args);
   }

@@ -66,10 +66,21 @@ void hardSwish(NodeContext& n) {
   n.setOutput(0, relay::multiply(x, hardSigmoidOf(n, x, 1.0 / 6, 0.5)));
 }
 
-// Pow allows an exponent of another type; Relay's power needs one dtype, the base's.
+// Pow allows an exponent of another type; Relay's power needs one dtype. The result has the
+// base's type, computed as ONNX's reference does (np.power(x, y).astype(x.dtype)) and ONNX
+// Runtime (std::pow): an integer base with a float exponent is raised in float64 and truncated,
+// so 4 ^ 0.5 is 2, not 4 ^ 0; otherwise the exponent is cast to the base's type.
 void pow(NodeContext& n) {
+  const DataType baseType = n.inputDtype(0);
+  const DataType exponentType = n.inputDtype(1);
+  if (baseType.isInteger() && exponentType.isFloat()) {
+    const DataType f64 = DataType::float64();
+    Expr real = relay::power(relay::cast(n.input(0), f64), relay::cast(n.input(1), f64));
+    n.setOutput(0, relay::cast(real, baseType));
+    return;
+  }
   Expr exponent = n.input(1);
-  if (n.inputDtype(1) != n.inputDtype(0)) exponent = relay::cast(exponent, n.inputDtype(0));
+  if (exponentType != baseType) exponent = relay::cast(exponent, baseType);
   n.setOutput(0, relay::power(n.input(0), exponent));
 }
 
@@ -179,7 +190,7 @@ constexpr ConverterRow kRows[] = {
     {"Not", unary<relay::logicalNot>, ""},
     {"Or", binary<relay::logicalOr>, ""},
     {"PRelu", prelu, ""},
-    {"Pow", pow, "the exponent is cast to the base's type"},
+    {"Pow", pow, "exponent of any type; an int base with a float exponent runs in float64"},
     {"Reciprocal", reciprocal, ""},
     {"Relu", unary<relu>, ""},
     {"Sigmoid", unary<relay::sigmoid>, ""},

@@ -81,11 +81,14 @@ Expr simplifyNode(const Expr& node, const std::vector<Expr>& children) {
       if (Expr e = expandBatchNorm(*newCall, newCall->args, oldCall->args[0])) return e;
     }
   }
+  // The rebuilt node must stay owned here while expandLayerNorm reads it: a chain of layer_norms
+  // rebuilds every one after the first, and a CallNode pointer into a temporary dangles.
+  Expr rebuilt = withChildren(node, children);
   if (isCallTo(node, "nn.layer_norm")) {
-    const auto* newCall = withChildren(node, children)->as<CallNode>();
+    const auto* newCall = rebuilt->as<CallNode>();
     if (Expr e = expandLayerNorm(*newCall, newCall->args, node->as<CallNode>()->args[0])) return e;
   }
-  return withChildren(node, children);
+  return rebuilt;
 }
 
 }  // namespace

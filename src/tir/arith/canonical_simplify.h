@@ -46,9 +46,11 @@ class CanonicalSimplifier {
   ArithState& state_;
 };
 
-/// Whether `e` is a scalar integer expression (the domain of the linear rules).
+/// Whether `e` is a scalar signed integer expression (the domain of the linear rules). The rules
+/// order operands by the bounds of their difference, assuming no overflow; unsigned arithmetic
+/// wraps (and a difference of unsigned values is not one of the type's values), so it stays out.
 inline bool isIndexType(const PrimExpr& e) {
-  return e->dtype.isInteger() && e->dtype.lanes() == 1;
+  return e->dtype.isInt() && e->dtype.lanes() == 1;
 }
 
 }  // namespace tessera::tir::arith

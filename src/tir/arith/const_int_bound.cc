@@ -199,8 +199,14 @@ class BoundEvaluator {
       default:
         return {0, 1};
     }
-    // Index arithmetic is assumed not to overflow its type, so the type's range still applies.
-    return intersectBounds(r, boundOfType(b->dtype));
+    // Signed index arithmetic is assumed not to overflow its type, so the type's range still
+    // applies. Unsigned arithmetic wraps: a result that may leave the range may be anywhere in it
+    // (uint64's range is open above, so an unbounded maximum may have wrapped).
+    const ConstIntBound type = boundOfType(b->dtype);
+    if (b->dtype.isUInt() &&
+        (r.min < type.min || r.max > type.max || r.max == ConstIntBound::kPosInf))
+      return type;
+    return intersectBounds(r, type);
   }
 
   const ArithState& state_;

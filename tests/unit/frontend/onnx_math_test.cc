@@ -71,6 +71,28 @@ TEST(OnnxMath, BroadcastArithmetic) {
   }
 }
 
+// Pow's exponent may have another type (ONNX T1/T2). ONNX computes np.power(x, y).astype(x.dtype):
+// an integer base with a float exponent is computed in floating point and truncated.
+TEST(OnnxMath, PowWithMixedTypes) {
+  OnnxGraph g(15);
+  g.input("xi", {4}, ::onnx::TensorProto::INT32)
+      .input("yf", {4})
+      .input("xl", {2}, ::onnx::TensorProto::INT64)
+      .input("yl", {2}, ::onnx::TensorProto::INT64)
+      .input("xf", {2});
+  g.node("Pow", {"xi", "yf"}, {"int_float"});
+  g.node("Pow", {"xl", "yl"}, {"int_int"});
+  g.node("Pow", {"xf", "yl"}, {"float_int"});
+  g.output("int_float").output("int_int").output("float_int");
+  relay::Value v =
+      runOnnx(g, {tensorOf({4}, DataType::int32(), {4, 9, 2, 8}), f32({4}, {0.5, 1.5, -1, 2.5}),
+                  i64({2}, {2, -3}), i64({2}, {10, 3}), f32({2}, {1.5, -2})});
+  EXPECT_TRUE(
+      allClose(v.fields()[0].tensor(), tensorOf({4}, DataType::int32(), {2, 27, 0, 181}), 0, 0));
+  EXPECT_TRUE(allClose(v.fields()[1].tensor(), i64({2}, {1024, -27}), 0, 0));
+  EXPECT_TRUE(allClose(v.fields()[2].tensor(), f32({2}, {57.6650390625, -8})));
+}
+
 TEST(OnnxMath, VariadicMaxMinSum) {
   OnnxGraph g(13);
   g.input("a", {3}).input("b", {3}).input("c", {1});

@@ -60,8 +60,35 @@ std::vector<OpCase> build() {
                      .text = binary(op, "(3, 5), int32", "(5), int32"),
                      .lo = 0,
                      .hi = 12});
+  // Unsigned types: negative draws wrap to the top of the range, so values with the high bit set
+  // meet small ones and a signed comparison, division or shift would give other results.
+  for (const char* t : {"uint8", "uint16", "uint32", "uint64"}) {
+    const std::string ta = std::string("(3, 7), ") + t, tb = std::string("(7), ") + t;
+    for (const char* op : {"maximum", "minimum", "less", "less_equal", "greater", "greater_equal",
+                           "equal", "add", "subtract", "multiply"})
+      cases.push_back(
+          {.name = std::string(op) + "_" + t, .text = binary(op, ta, tb), .lo = -40, .hi = 40});
+    // Never a zero divisor: every draw is negative, so every value is near the top.
+    for (const char* op : {"divide", "floor_divide", "mod", "floor_mod"})
+      cases.push_back(
+          {.name = std::string(op) + "_" + t, .text = binary(op, ta, ta), .lo = -30, .hi = -1});
+    cases.push_back({.name = std::string("right_shift_") + t,
+                     .text = binary("right_shift", ta, tb),
+                     .lo = -12,
+                     .hi = 12});
+  }
   cases.push_back(
       {.name = "power_f32", .text = binary("power", f1, f1), .lo = 0.2, .hi = 2, .rtol = 1e-4});
+  // Integer power is exact and wraps; a negative exponent gives 0 except for bases 1 and -1.
+  cases.push_back({.name = "power_i32",
+                   .text = binary("power", "(4, 9), int32", "(4, 9), int32"),
+                   .lo = -4,
+                   .hi = 9});
+  for (const char* t : {"int8", "int64", "uint16", "uint64"})
+    cases.push_back({.name = std::string("power_") + t + "_wraps",
+                     .text = binary("power", std::string("(3, 7), ") + t, std::string("(7), ") + t),
+                     .lo = -40,
+                     .hi = 40});
   for (const char* op : {"logical_and", "logical_or"})
     cases.push_back(
         {.name = std::string(op) + "_bool", .text = binary(op, "(2, 3, 4), bool", "(3, 4), bool")});
@@ -70,6 +97,22 @@ std::vector<OpCase> build() {
                    .text = "def @main(%x: Tensor[(3, 5), float32]) { cast(%x, dtype=\"int32\") }",
                    .lo = -50,
                    .hi = 50});
+  cases.push_back({.name = "cast_u32_to_f32",
+                   .text = "def @main(%x: Tensor[(7), uint32]) { cast(%x, dtype=\"float32\") }",
+                   .lo = -50,
+                   .hi = 50});
+  cases.push_back({.name = "cast_u8_to_i64",
+                   .text = "def @main(%x: Tensor[(7), uint8]) { cast(%x, dtype=\"int64\") }",
+                   .lo = -50,
+                   .hi = 50});
+  cases.push_back({.name = "cast_i8_to_u32",
+                   .text = "def @main(%x: Tensor[(7), int8]) { cast(%x, dtype=\"uint32\") }",
+                   .lo = -50,
+                   .hi = 50});
+  cases.push_back({.name = "cast_f32_to_u8",
+                   .text = "def @main(%x: Tensor[(3, 5), float32]) { cast(%x, dtype=\"uint8\") }",
+                   .lo = 0,
+                   .hi = 250});
   cases.push_back({.name = "cast_i32_to_f32",
                    .text = "def @main(%x: Tensor[(7), int32]) { cast(%x, dtype=\"float32\") }",
                    .lo = -50,

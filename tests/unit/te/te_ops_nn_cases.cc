@@ -188,6 +188,17 @@ std::vector<OpCase> build() {
                .rtol = tol,
                .atol = tol});
   c.push_back({.name = "global_max_pool2d", .text = fn(pimg, "nn.global_max_pool2d(%x)")});
+  // Negative draws wrap to the top of uint8's range: the maximum must order them as unsigned.
+  c.push_back({.name = "max_pool2d_uint8",
+               .text = fn("%x: Tensor[(1, 3, 7, 8), uint8]",
+                          "nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, "
+                          "1])"),
+               .lo = -100,
+               .hi = 100});
+  c.push_back({.name = "global_max_pool2d_uint16",
+               .text = fn("%x: Tensor[(1, 3, 7, 8), uint16]", "nn.global_max_pool2d(%x)"),
+               .lo = -100,
+               .hi = 100});
   c.push_back({.name = "adaptive_avg_pool2d",
                .text = fn(pimg, "nn.adaptive_avg_pool2d(%x, output_size=[3, 5])"),
                .rtol = tol,

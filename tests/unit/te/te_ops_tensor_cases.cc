@@ -22,6 +22,11 @@ std::vector<OpCase> build() {
   c.push_back({.name = "max_exclude", .text = fn(x3, "max(%x, axis=[1], exclude=True)")});
   c.push_back({.name = "min_axis0", .text = fn(x3, "min(%x, axis=[0])")});
   c.push_back({.name = "min_i32", .text = fn(i3, "min(%x)"), .lo = -50, .hi = 50});
+  // Negative draws wrap to the top of the unsigned range.
+  const std::string u3 = "%x: Tensor[(3, 5, 4), uint32]";
+  c.push_back({.name = "max_u32", .text = fn(u3, "max(%x, axis=[1])"), .lo = -50, .hi = 50});
+  c.push_back({.name = "min_u32", .text = fn(u3, "min(%x)"), .lo = -50, .hi = 50});
+  c.push_back({.name = "argmax_u32", .text = fn(u3, "argmax(%x, axis=[2])"), .lo = -50, .hi = 50});
   c.push_back({.name = "prod_axis1", .text = fn(x3, "prod(%x, axis=[1])"), .lo = 0.5, .hi = 1.5});
   c.push_back({.name = "argmax_axis1", .text = fn(x3, "argmax(%x, axis=[1])")});
   c.push_back({.name = "argmax_all", .text = fn(x3, "argmax(%x)")});

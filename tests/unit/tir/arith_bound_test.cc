@@ -64,6 +64,19 @@ TEST_F(ArithBound, UnknownVariablesTakeTheirTypeRange) {
   expectBound(cast(DataType::int64(), x), INT32_MIN, INT32_MAX);
 }
 
+// Unsigned sums and differences wrap: a result that leaves the type's range may be anywhere in it.
+TEST_F(ArithBound, UnsignedArithmeticWraps) {
+  const DataType u8 = DataType::uint8();
+  Var a = makeVar("a", u8), b = makeVar("b", u8);
+  expectBound(a, 0, 255);
+  expectBound(a - b, 0, 255);
+  expectBound(a + intImm(1, u8), 0, 255);
+  expectBound(tir::max(a, b), 0, 255);
+  ana.bind(a, Range{intImm(0, u8), intImm(10, u8)});
+  expectBound(a + intImm(1, u8), 1, 10);
+  expectBound(a * intImm(2, u8), 0, 18);
+}
+
 TEST_F(ArithBound, SymbolicDomain) {
   bindLoop(n, 1, 16);  // n in [1, 16]
   ana.bind(x, Range{c(0), n});

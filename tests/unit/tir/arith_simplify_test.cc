@@ -233,6 +233,24 @@ TEST_F(ArithSimplify, LoadsCallsAndLets) {
   EXPECT_EQ(text(call->as<CallNode>()->args[0]), "x * 2");
 }
 
+// Unsigned arithmetic wraps, so the difference of two operands says nothing about their order
+// (max(a, b) of uint8 once became a: a - b, clipped to uint8's range, looked non-negative).
+TEST_F(ArithSimplify, UnsignedOperandsAreNotOrderedByTheirDifference) {
+  for (DataType t :
+       {DataType::uint8(), DataType::uint16(), DataType::uint32(), DataType::uint64()}) {
+    SCOPED_TRACE(t.name());
+    Var a = makeVar("a", t), b = makeVar("b", t);
+    EXPECT_EQ(simp(tir::max(a, b)), "T.max(a, b)");
+    EXPECT_EQ(simp(tir::min(a, b)), "T.min(a, b)");
+    EXPECT_EQ(simp(lt(a, b)), "a < b");
+    EXPECT_EQ(simp(ge(a, b)), "a >= b");
+    EXPECT_EQ(simp(le(b, a)), "b <= a");
+    // a + 1 wraps to 0 at the top of the range.
+    EXPECT_FALSE(ana.canProve(gt(a + intImm(1, t), a)));
+    EXPECT_EQ(simp(tir::max(a, a)), "a");
+  }
+}
+
 TEST_F(ArithSimplify, DeepSumDoesNotRecurseInLinearForm) {
   // The simplifier reads a sum with a worklist; the depth stays moderate here because the input
   // chain itself is destroyed recursively by the TensorIR core's nodes.

@@ -204,12 +204,34 @@ TEST(TirEval, Intrinsics) {
   EXPECT_EQ(scalarOf(call(DataType::int32(), "tir.shift_right", {c(-16), c(2)})).getInt(0), -4);
   EXPECT_EQ(scalarOf(call(DataType::int32(), "tir.shift_left", {c(3), c(4)})).getInt(0), 48);
   EXPECT_EQ(scalarOf(call(DataType::int32(), "tir.bitwise_xor", {c(6), c(3)})).getInt(0), 5);
+  EXPECT_EQ(scalarOf(call(DataType::float32(), "tir.pow", {f(2), f(0.5)})).getFloat(0),
+            std::sqrt(2.0f));
   EXPECT_EQ(scalarOf(call(DataType::int32(), "tir.clz", {c(1)})).getInt(0), 31);
   EXPECT_EQ(scalarOf(call(DataType::int32(), "tir.popcount", {c(255)})).getInt(0), 8);
   EXPECT_EQ(scalarOf(call(DataType::boolType(), "tir.isnan", {f(NAN)})).getInt(0), 1);
   EXPECT_EQ(scalarOf(select(boolImm(true), c(1), c(2))).getInt(0), 1);
   EXPECT_THROW(scalarOf(call(DataType::float32(), "tir.call_extern", {stringImm("f")})),
                DiagnosticError);
+}
+
+// Integer power is exact in the type and wraps, like the graph-level reference kernel.
+TEST(TirEval, IntegerPowerIsExact) {
+  auto pow = [](PrimExpr a, PrimExpr b) { return scalarOf(call(a->dtype, "tir.pow", {a, b})); };
+  EXPECT_EQ(pow(c(3), c(13)).getInt(0), 1594323);
+  EXPECT_EQ(pow(c(-2), c(31)).getInt(0), INT32_MIN);
+  EXPECT_EQ(pow(c(7), c(0)).getInt(0), 1);
+  EXPECT_EQ(pow(c(0), c(0)).getInt(0), 1);
+  // 3^40 wraps to its low 32 bits.
+  EXPECT_EQ(pow(c(3), c(40)).getInt(0), 689956897);
+  EXPECT_EQ(pow(c(2), c(-1)).getInt(0), 0);
+  EXPECT_EQ(pow(c(1), c(-5)).getInt(0), 1);
+  EXPECT_EQ(pow(c(-1), c(-5)).getInt(0), -1);
+  EXPECT_EQ(pow(c(-1), c(-4)).getInt(0), 1);
+  const DataType u8 = DataType::uint8();
+  EXPECT_EQ(pow(intImm(3, u8), intImm(5, u8)).getInt(0), 243);
+  EXPECT_EQ(pow(intImm(3, u8), intImm(200, u8)).getInt(0), 161);  // 3^200 mod 256
+  const DataType i64 = DataType::int64();
+  EXPECT_EQ(pow(intImm(10, i64), intImm(18, i64)).getInt(0), 1000000000000000000);
 }
 
 TEST(TirEval, IfThenElseIsLazyButSelectIsNot) {

@@ -108,5 +108,58 @@ TEST(SimplifyInference, OtherBatchNormOutputsAreKept) {
   EXPECT_EQ(printBare(after), printBare(before));
 }
 
+// Relay text for `count` normalisations in a chain, each reading the previous one's result: every
+// one after the first has a rewritten data argument, so the pass rebuilds it before expanding.
+std::string layerNormChain(int count) {
+  std::string text =
+      "def @main(%x: Tensor[(3, 8), float32], %g: Tensor[(8), float32], %b: Tensor[(8), "
+      "float32]) {\n  %0 = nn.layer_norm(%x, %g, %b);\n";
+  for (int i = 1; i < count; ++i) {
+    text += "  %" + std::to_string(i) + " = nn.layer_norm(%" + std::to_string(i - 1) +
+            ", %g, %b, epsilon=0.001f);\n";
+  }
+  return text + "  %" + std::to_string(count - 1) + "\n}";
+}
+
+// The variance goes through abs so the random inputs give real square roots, not NaNs.
+std::string batchNormChain(int count) {
+  std::string text =
+      "def @main(%x: Tensor[(2, 4, 3, 3), float32], %g: Tensor[(4), float32], %b: Tensor[(4), "
+      "float32], %m: Tensor[(4), float32], %v: Tensor[(4), float32]) {\n  %0 = abs(%v);\n";
+  std::string prev = "%x";
+  for (int i = 0; i < count; ++i) {
+    const std::string bn = "%" + std::to_string(2 * i + 1);
+    const std::string out = "%" + std::to_string(2 * i + 2);
+    text += "  " + bn + " = nn.batch_norm(" + prev + ", %g, %b, %m, %0);\n";
+    text += "  " + out + " = " + bn + ".0;\n";
+    prev = out;
+  }
+  return text + "  " + prev + "\n}";
+}
+
+// Crashed once: the pass read the rebuilt layer_norm call through a pointer into a destroyed
+// temporary (every norm after the first in a chain is rebuilt).
+TEST(SimplifyInference, LayerNormChainsExpandEveryNorm) {
+  for (int count : {2, 3, 8}) {
+    SCOPED_TRACE(count);
+    IRModule before = parseModule(layerNormChain(count));
+    IRModule after = runPass(simplifyInferencePass(), before);
+    const std::string text = printBare(after);
+    EXPECT_EQ(text.find("layer_norm"), std::string::npos) << text;
+    EXPECT_TRUE(test::sameBehaviour(before, after, 3, 1e-4, 1e-5));
+  }
+}
+
+TEST(SimplifyInference, BatchNormChainsExpandEveryNorm) {
+  for (int count : {2, 3, 8}) {
+    SCOPED_TRACE(count);
+    IRModule before = parseModule(batchNormChain(count));
+    IRModule after = runPass(simplifyInferencePass(), before);
+    const std::string text = printBare(after);
+    EXPECT_EQ(text.find("batch_norm"), std::string::npos) << text;
+    EXPECT_TRUE(test::sameBehaviour(before, after, 3, 1e-4, 1e-5));
+  }
+}
+
 }  // namespace
 }  // namespace tessera::relay
