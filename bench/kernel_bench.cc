@@ -19,7 +19,7 @@
 
 #include "codegen/llvm/target.h"
 #include "driver/build.h"
-#include "driver/graph_executor.h"
+#include "runtime/graph_executor.h"
 #include "relay/builder.h"
 #include "relay/type_infer.h"
 #include "runtime/thread_pool.h"
@@ -63,7 +63,7 @@ std::vector<double> interleaved(const std::vector<std::function<void()>>& engine
 
 struct Compiled {
   driver::BuiltModule built;
-  std::unique_ptr<driver::GraphExecutor> exec;
+  std::unique_ptr<runtime::GraphExecutor> exec;
   double compileSeconds = 0;
 };
 
@@ -74,7 +74,7 @@ Compiled compile(const relay::Expr& body, const NDArray& input) {
   c.built = driver::build(mod, codegen::hostTarget());
   c.compileSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  c.exec = std::make_unique<driver::GraphExecutor>(c.built);
+  c.exec = std::make_unique<runtime::GraphExecutor>(c.built.model());
   c.exec->setInput(0, input);
   return c;
 }

@@ -15,6 +15,7 @@
 #include "relay/module.h"
 #include "relay/strategy/op_strategy.h"
 #include "relay/strategy/schedule_kernel.h"
+#include "runtime/graph_model.h"
 #include "runtime/ndarray.h"
 #include "tir/function.h"
 
@@ -35,6 +36,9 @@ struct BuiltModule {
   std::map<std::string, NDArray> params;   ///< by the names in graph.params
   std::vector<tir::PrimFunc> kernels;      ///< the lowered kernels (empty for a loaded module)
   std::vector<KernelStrategy> strategies;  ///< one per kernel (empty for a loaded module)
+
+  /// What the runtime's graph executor runs (runtime::GraphExecutor).
+  runtime::GraphModel model() const { return {lib.module(), graph, params}; }
 };
 
 /// The lines `tessera compile --explain-strategy` prints for a kernel: its name, each call's

@@ -18,9 +18,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kLibraryFile = "kernels.so";
-constexpr const char* kGraphFile = "graph.json";
-constexpr const char* kParamsFile = "params.npz";
+constexpr const char* kLibraryFile = runtime::kModelLibraryFile;
+constexpr const char* kGraphFile = runtime::kModelGraphFile;
+constexpr const char* kParamsFile = runtime::kModelParamsFile;
 
 void writeWhole(const fs::path& path, const std::string& text) {
   const fs::path temp = path.string() + ".tmp";
@@ -32,14 +32,6 @@ void writeWhole(const fs::path& path, const std::string& text) {
   std::error_code ec;
   fs::rename(temp, path, ec);
   if (ec) throwDiagnostic("export", "cannot rename into place: " + ec.message(), {}, path.string());
-}
-
-std::string readWhole(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throwDiagnostic("export", "cannot open the file", {}, path.string());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 }  // namespace
@@ -60,37 +52,16 @@ void exportBuilt(const BuiltModule& built, const std::string& dir) {
 }
 
 BuiltModule loadBuilt(const std::string& dir) {
-  const fs::path root(dir);
-  const fs::path graphPath = root / kGraphFile;
-  if (!fs::is_regular_file(graphPath))
-    throwDiagnostic("export", "is not a compiled module directory (no graph.json)", {}, dir);
+  runtime::GraphModel model = runtime::loadGraphModel(dir);
   BuiltModule built;
-  built.graph = GraphDescription::fromJson(readWhole(graphPath), graphPath.string());
-  const fs::path paramsPath = root / kParamsFile;
-  if (!fs::is_regular_file(paramsPath))
-    throwDiagnostic("export", "missing params.npz next to graph.json", {}, dir);
-  // An archive without members is not a valid .npz to every reader; a graph without
-  // parameters does not need to open it.
-  if (!built.graph.params.empty()) built.params = readNpz(paramsPath.string());
-  for (const NamedEntry& p : built.graph.params) {
-    auto it = built.params.find(p.name);
-    if (it == built.params.end())
-      throwDiagnostic("export", "has no array '" + p.name + "' that graph.json needs", {},
-                      paramsPath.string());
-    const TensorEntry& e = built.graph.entries[p.entry];
-    if (it->second.shape() != e.shape || it->second.dtype() != e.dtype)
-      throwDiagnostic("export",
-                      "array '" + p.name + "' is " + it->second.describe() + " but graph.json " +
-                          "expects shape " + shapeString(e.shape) + " " + e.dtype.name(),
-                      {}, paramsPath.string());
-  }
-  if (!built.graph.calls.empty()) built.lib = codegen::loadLibrary((root / kLibraryFile).string());
+  built.graph = std::move(model.graph);
+  built.params = std::move(model.params);
+  if (model.lib.loaded()) built.lib = codegen::CompiledModule::fromLoaded(std::move(model.lib));
   return built;
 }
 
 bool isBuiltDirectory(const std::string& path) {
-  std::error_code ec;
-  return fs::is_directory(path, ec) && fs::is_regular_file(fs::path(path) / kGraphFile, ec);
+  return runtime::isGraphModelDirectory(path);
 }
 
 }  // namespace tessera::driver

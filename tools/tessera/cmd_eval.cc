@@ -13,7 +13,7 @@
 #include "cli.h"
 #include "codegen/llvm/target.h"
 #include "driver/build.h"
-#include "driver/graph_executor.h"
+#include "runtime/graph_executor.h"
 #include "runtime/npy.h"
 #include "support/diagnostic.h"
 
@@ -105,7 +105,7 @@ class Classifier {
   Classifier(const std::string& modelPath, const target::Target& target) {
     relay::IRModule module = loadModule(modelPath, {});
     built_ = driver::build(module, target);
-    executor_ = std::make_unique<driver::GraphExecutor>(built_);
+    executor_ = std::make_unique<runtime::GraphExecutor>(built_.model());
     if (executor_->numInputs() != 1 || executor_->numOutputs() != 1)
       throwDiagnostic("eval_model", "a classifier needs one input and one output", {}, modelPath);
     const runtime::TensorEntry& in = executor_->inputInfo(0);
@@ -133,7 +133,7 @@ class Classifier {
 
  private:
   driver::BuiltModule built_;
-  std::unique_ptr<driver::GraphExecutor> executor_;
+  std::unique_ptr<runtime::GraphExecutor> executor_;
   NDArray input_;
 };
 

@@ -8,7 +8,7 @@
 #include "cli.h"
 #include "codegen/llvm/target.h"
 #include "driver/build.h"
-#include "driver/graph_executor.h"
+#include "runtime/graph_executor.h"
 #include "driver/pipeline.h"
 #include "relay/interp/interpreter.h"
 #include "runtime/npy.h"
@@ -123,7 +123,7 @@ std::string timingLine(const std::function<void()>& fn, int runs, const std::str
 }
 
 // Kernels slowest first: median ms per run, calls per run, share of the summed time.
-std::string profileTable(std::vector<driver::GraphExecutor::KernelTime> kernels) {
+std::string profileTable(std::vector<runtime::GraphExecutor::KernelTime> kernels) {
   std::stable_sort(kernels.begin(), kernels.end(),
                    [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
   double total = 0;
@@ -165,7 +165,7 @@ relay::Value runInterpreter(const relay::IRModule& module, RunRequest& request) 
 }
 
 relay::Value runCompiled(const driver::BuiltModule& built, RunRequest& request) {
-  driver::GraphExecutor executor(built);
+  runtime::GraphExecutor executor(built.model());
   InputResolver inputs{request, {}, {}};
   std::vector<std::pair<int, NDArray>> values;
   for (int i = 0; i < executor.numInputs(); ++i) {

@@ -1,9 +1,9 @@
 // compile(): TirModule -> LLVM IR -> O3 -> one object file, which is both linked in-process by ORC
-// LLJIT and kept for exportLibrary (`cc -shared`). loadLibrary() dlopens such a library. Both
-// loaders fill the module's runtime slots (abi.h) before handing out any function.
+// LLJIT and kept for exportLibrary (`cc -shared`). The JIT's symbols are bound as a
+// runtime::Module (slots filled from the runtime's C-function registry), exactly as
+// runtime::loadModule binds an exported library.
 #include "codegen/llvm/build.h"
 
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -13,7 +13,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
-#include <unordered_map>
 
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -32,18 +31,12 @@ extern char** environ;
 namespace tessera::codegen {
 
 struct CompiledModule::Impl {
-  std::unique_ptr<llvm::orc::LLJIT> jit;
-  void* library = nullptr;  ///< dlopen handle
+  runtime::Module module;  ///< not loaded for another target's code
   std::vector<std::string> names;
   std::string entry;
-  std::unordered_map<std::string, PackedFunction> functions;
   std::string ir;
   std::string object;  ///< empty for a loaded library
   std::string triple;
-
-  ~Impl() {
-    if (library != nullptr) dlclose(library);
-  }
 };
 
 namespace {
@@ -55,51 +48,30 @@ std::string llvmError(llvm::Error error) {
   return os.str();
 }
 
-/// Fills the slots and collects the functions through `lookup` (symbol -> address or null).
-template <typename Lookup>
-void bindModule(CompiledModule::Impl& impl, Lookup lookup, const char* errorCode) {
-  int count = 0;
-  const RuntimeSlot* slots = runtimeSlots(&count);
-  for (int i = 0; i < count; ++i) {
-    void* slot = lookup(slots[i].symbol);
-    if (slot == nullptr) {
-      throwDiagnostic(errorCode,
-                      std::string("compiled code lacks the runtime slot ") + slots[i].symbol);
-    }
-    *static_cast<void**>(slot) = slots[i].address;
-  }
-  for (const std::string& name : impl.names) {
-    void* fn = lookup(name.c_str());
-    if (fn == nullptr)
-      throwDiagnostic(errorCode, "compiled code lacks the function '" + name + "'");
-    impl.functions[name] = reinterpret_cast<PackedFunction>(fn);
-  }
-}
-
 void linkInProcess(CompiledModule::Impl& impl) {
-  auto jit = llvm::orc::LLJITBuilder().create();
-  if (!jit) throwDiagnostic("codegen", "cannot start the JIT: " + llvmError(jit.takeError()));
-  impl.jit = std::move(*jit);
+  auto created = llvm::orc::LLJITBuilder().create();
+  if (!created)
+    throwDiagnostic("codegen", "cannot start the JIT: " + llvmError(created.takeError()));
+  std::shared_ptr<llvm::orc::LLJIT> jit = std::move(*created);
   // libm and memcpy/memset come from the process.
   auto generator = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
-      impl.jit->getDataLayout().getGlobalPrefix());
+      jit->getDataLayout().getGlobalPrefix());
   if (!generator) throwDiagnostic("codegen", llvmError(generator.takeError()));
-  impl.jit->getMainJITDylib().addGenerator(std::move(*generator));
+  jit->getMainJITDylib().addGenerator(std::move(*generator));
   auto buffer = llvm::MemoryBuffer::getMemBufferCopy(impl.object, "tessera_module.o");
-  if (llvm::Error error = impl.jit->addObjectFile(std::move(buffer))) {
+  if (llvm::Error error = jit->addObjectFile(std::move(buffer))) {
     throwDiagnostic("codegen", "cannot load compiled code: " + llvmError(std::move(error)));
   }
-  bindModule(
-      impl,
-      [&](const char* symbol) -> void* {
-        auto address = impl.jit->lookup(symbol);
-        if (!address) {
-          llvm::consumeError(address.takeError());
-          return nullptr;
-        }
-        return address->toPtr<void*>();
-      },
-      "codegen");
+  auto lookup = [jit](const char* symbol) -> void* {
+    auto address = jit->lookup(symbol);
+    if (!address) {
+      llvm::consumeError(address.takeError());
+      return nullptr;
+    }
+    return address->toPtr<void*>();
+  };
+  // The module owns the JIT: its code stays mapped while any copy of the module lives.
+  impl.module = runtime::Module::bind(lookup, impl.names, impl.entry, jit, "codegen", "");
 }
 
 int runProcess(const std::vector<std::string>& argv, std::string* output) {
@@ -154,52 +126,32 @@ CompiledModule compile(const tir::TirModule& module, const target::Target& reque
   return CompiledModule(impl);
 }
 
-CompiledModule loadLibrary(const std::string& path) {
-  auto impl = std::make_shared<CompiledModule::Impl>();
-  impl->library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (impl->library == nullptr) throwDiagnostic("codegen_load", dlerror(), {}, path);
-  const auto* list = static_cast<const char*>(dlsym(impl->library, "__tessera_functions__"));
-  if (list == nullptr)
-    throwDiagnostic("codegen_load", "not a library exported by Tessera", {}, path);
-  std::string names = list;
-  for (size_t start = 0; start < names.size();) {
-    size_t comma = names.find(',', start);
-    if (comma == std::string::npos) comma = names.size();
-    impl->names.push_back(names.substr(start, comma - start));
-    start = comma + 1;
-  }
-  if (const auto* entry = static_cast<const char*>(dlsym(impl->library, "__tessera_main__"))) {
-    impl->entry = entry;
-  }
-  bindModule(
-      *impl, [&](const char* symbol) { return dlsym(impl->library, symbol); }, "codegen_load");
+CompiledModule CompiledModule::fromLoaded(runtime::Module module) {
+  auto impl = std::make_shared<Impl>();
+  impl->names = module.functionNames();
+  impl->entry = module.entryName();
+  impl->module = std::move(module);
   return CompiledModule(impl);
 }
 
-PackedFunction CompiledModule::getFunction(const std::string& name) const {
-  if (!impl_) return nullptr;
-  auto it = impl_->functions.find(name);
-  return it == impl_->functions.end() ? nullptr : it->second;
+CompiledModule loadLibrary(const std::string& path) {
+  return CompiledModule::fromLoaded(runtime::loadModule(path));
+}
+
+runtime::KernelFunction CompiledModule::getFunction(const std::string& name) const {
+  return impl_ ? impl_->module.getKernel(name) : nullptr;
+}
+
+const runtime::Module& CompiledModule::module() const {
+  static const runtime::Module none;
+  return impl_ ? impl_->module : none;
 }
 
 void CompiledModule::call(const std::string& name, const std::vector<NDArray>& args) const {
-  PackedFunction fn = getFunction(name);
-  if (fn == nullptr) {
-    throwDiagnostic("codegen_call", "no compiled function named '" + name + "'" +
-                                        (impl_ && impl_->jit == nullptr && impl_->library == nullptr
-                                             ? " (the module was compiled for another target)"
-                                             : ""));
-  }
-  std::vector<DLTensor> tensors(args.size());
-  std::vector<void*> pointers(args.size(), nullptr);
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (!args[i].defined()) continue;
-    tensors[i] = args[i].dlTensor();
-    pointers[i] = &tensors[i];
-  }
-  if (fn(pointers.data(), static_cast<int32_t>(args.size())) != 0) {
-    throwDiagnostic("codegen_call", TesseraGetLastError(), {}, name);
-  }
+  if (impl_ && !impl_->module.loaded())
+    throwDiagnostic("codegen_call", "no compiled function named '" + name +
+                                        "' (the module was compiled for another target)");
+  module().call(name, args);
 }
 
 const std::vector<std::string>& CompiledModule::functionNames() const {

@@ -1,14 +1,15 @@
-// Compiling a lowered TirModule to machine code: in-process through ORC JIT, exportable as a
-// shared library, and reloadable from one with the same call interface. Functions follow the C
-// ABI of abi.h. Input must be lowered TensorIR (no blocks; see tir/transform/lower.h).
+// Compiling a lowered TirModule to machine code: in-process through ORC JIT (a runtime::Module),
+// exportable as a shared library, which runtime::loadModule reopens without LLVM. Functions follow
+// the C calling convention of runtime/module.h. Input must be lowered TensorIR (no blocks; see
+// tir/transform/lower.h).
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "codegen/llvm/abi.h"
 #include "codegen/llvm/target.h"
+#include "runtime/module.h"
 #include "runtime/ndarray.h"
 #include "tir/function.h"
 
@@ -21,7 +22,9 @@ class CompiledModule {
   CompiledModule() = default;
 
   /// The function named `name` (its global_symbol), or null when there is none.
-  PackedFunction getFunction(const std::string& name) const;
+  runtime::KernelFunction getFunction(const std::string& name) const;
+  /// The loaded code (not loaded for another target's module, which can only be exported).
+  const runtime::Module& module() const;
   /// Calls `name` with one NDArray per parameter (rank-0 arrays for scalar parameters). Throws
   /// DiagnosticError (code "codegen_call") for an unknown name or with the function's own error
   /// message when it fails.
@@ -36,6 +39,9 @@ class CompiledModule {
   /// DiagnosticError (code "codegen_export") when linking fails.
   void exportLibrary(const std::string& path) const;
 
+  /// Code loaded by the runtime (runtime::loadModule), with this class's interface.
+  static CompiledModule fromLoaded(runtime::Module module);
+
   struct Impl;
   explicit CompiledModule(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
@@ -49,7 +55,8 @@ class CompiledModule {
 /// unknown intrinsics).
 CompiledModule compile(const tir::TirModule& module,
                        const target::Target& target = target::Target::llvm());
-/// Opens a library written by exportLibrary. Throws DiagnosticError (code "codegen_load").
+/// Opens a library written by exportLibrary (runtime::loadModule, wrapped). Throws
+/// DiagnosticError (code "codegen_load").
 CompiledModule loadLibrary(const std::string& path);
 
 }  // namespace tessera::codegen

@@ -4,10 +4,13 @@
 // what lets the loop vectorizer work without runtime alias checks.
 #include "codegen/llvm/codegen_llvm.h"
 
+#include <algorithm>
+
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/MDBuilder.h>
 
-#include "codegen/llvm/abi.h"
+#include "runtime/c_functions.h"
+#include "runtime/module.h"
 #include "support/diagnostic.h"
 #include "tir/functor.h"
 
@@ -26,11 +29,9 @@ constexpr int64_t kMaxStackAlloca = 16 * 1024;
 
 CodeGenLLVM::CodeGenLLVM(llvm::LLVMContext& ctx, llvm::Module& module)
     : ctx_(ctx), module_(module), builder_(ctx) {
-  // Every module defines every slot so loaders can fill them without knowing which are used.
-  int count = 0;
-  const RuntimeSlot* table = runtimeSlots(&count);
-  for (int i = 0; i < count; ++i) {
-    const char* name = table[i].symbol;
+  // Every module defines the CPU runtime's slots and lists them (kSlotListSymbol), so the loader
+  // fills exactly what the code may call from the runtime's C-function registry.
+  for (const std::string& name : runtime::cpuRuntimeSlots()) {
     auto* ptrTy = llvm::PointerType::getUnqual(ctx_);
     auto* slot = new llvm::GlobalVariable(module_, ptrTy, false, llvm::GlobalValue::ExternalLinkage,
                                           llvm::ConstantPointerNull::get(ptrTy), name);
@@ -56,8 +57,14 @@ void CodeGenLLVM::addModuleInfo(const std::vector<std::string>& symbols) {
   };
   std::string list;
   for (const std::string& s : symbols) list += (list.empty() ? "" : ",") + s;
-  addString("__tessera_functions__", list);
-  if (symbols.size() == 1) addString("__tessera_main__", symbols[0]);
+  addString(runtime::kFunctionListSymbol, list);
+  if (symbols.size() == 1) addString(runtime::kEntryNameSymbol, symbols[0]);
+  std::vector<std::string> slots;
+  for (const auto& [name, global] : slots_) slots.push_back(name);
+  std::sort(slots.begin(), slots.end());  // deterministic output
+  std::string slotList;
+  for (const std::string& s : slots) slotList += (slotList.empty() ? "" : ",") + s;
+  addString(runtime::kSlotListSymbol, slotList);
 }
 
 void CodeGenLLVM::addFunction(const PrimFunc& func) {

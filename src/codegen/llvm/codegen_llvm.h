@@ -1,5 +1,5 @@
 // CodeGenLLVM: translates lowered TensorIR into an llvm::Module. One instance per module; each
-// PrimFunc becomes an external function with the packed signature of abi.h, each parallel loop a
+// PrimFunc becomes an external function with the C signature of runtime/module.h, each parallel loop a
 // private task function. Split by concern: codegen_llvm.cc (functions, statements), codegen_expr.cc
 // (expressions), codegen_math.cc (intrinsic calls and vectorizable math), codegen_parallel.cc
 // (parallel loops), codegen_packed_api.cc (argument checks and binding).
@@ -24,8 +24,10 @@ class CodeGenLLVM {
 
   /// Emits `func` as an exported function named by its global_symbol (else its name).
   void addFunction(const tir::PrimFunc& func);
-  /// Emits `__tessera_functions__` (the comma-separated function symbols, which loadLibrary
-  /// reads) and, for a one-function module, `__tessera_main__` naming the entry function.
+  /// Emits `__tessera_functions__` (the comma-separated function symbols, which the loader
+  /// reads), for a one-function module `__tessera_main__` naming the entry function, and
+  /// `__tessera_slots__` listing the runtime C-function slots the code defines
+  /// (runtime/module.h).
   void addModuleInfo(const std::vector<std::string>& symbols);
   /// The exported symbol of `func`: its global_symbol, else its name.
   static std::string symbolOf(const tir::PrimFunc& func);

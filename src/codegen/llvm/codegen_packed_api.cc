@@ -1,4 +1,4 @@
-// CodeGenLLVM: the packed-function prologue (abi.h; spec §4.3's MakePackedAPI). It checks every
+// CodeGenLLVM: the packed-function prologue (the calling convention of runtime/module.h; spec §4.3's MakePackedAPI). It checks every
 // argument against the PrimFunc's buffers before any data is touched, binds symbolic shape
 // variables from the first whole-dimension occurrence, and asserts all later occurrences.
 #include <cstddef>

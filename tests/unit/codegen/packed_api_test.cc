@@ -1,4 +1,4 @@
-// The packed calling convention (abi.h): argument checks and their messages, symbolic shape
+// The packed calling convention (runtime/module.h): argument checks and their messages, symbolic shape
 // binding, scalar parameters, targets, and inputs codegen rejects.
 #include <gtest/gtest.h>
 

@@ -12,6 +12,8 @@
 #include "runtime/npy.h"
 
 namespace tessera::driver::test {
+
+using runtime::GraphExecutor;
 namespace {
 
 namespace fs = std::filesystem;
@@ -67,7 +69,7 @@ TEST(BuildExport, LoadedInThisProcessGivesSameOutputs) {
 
   const NDArray x = tessera::test::randomTensor({2, 8}, DataType::float32(), 22);
   const NDArray n = tessera::test::randomTensor({2, 4}, DataType::int32(), 23, -50, 50);
-  GraphExecutor a(built), b(loaded);
+  GraphExecutor a(built.model()), b(loaded.model());
   for (GraphExecutor* e : {&a, &b}) {
     e->setInput("x", x);
     e->setInput("n", n);
@@ -90,7 +92,7 @@ TEST(BuildExport, FreshProcessRunsTheDirectory) {
                         "--input", "n=" + (dir.path / "n.npy").string(), "--output", result}),
             0);
   const std::map<std::string, NDArray> got = readNpz(result);
-  GraphExecutor executor(built);
+  GraphExecutor executor(built.model());
   executor.setInput("x", x);
   executor.setInput("n", n);
   executor.run();
@@ -106,7 +108,7 @@ TEST(BuildExport, FreshProcessRunsTheDirectory) {
 }
 
 TEST(BuildExport, WrongInputsGiveClearErrors) {
-  GraphExecutor executor(builtWithParams());
+  GraphExecutor executor(builtWithParams().model());
   ASSERT_EQ(executor.numInputs(), 2);
   EXPECT_EQ(executor.inputName(0), "x");
   Diagnostic d = tessera::test::diagnosticOf(

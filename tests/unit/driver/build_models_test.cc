@@ -8,6 +8,8 @@
 #include "runtime/npy.h"
 
 namespace tessera::driver::test {
+
+using runtime::GraphExecutor;
 namespace {
 
 const char* const kCnn = R"(#[version = "0.0.5"]
@@ -154,7 +156,7 @@ TEST(BuildModels, FashionMnistModelsPredictLikeInterpreter) {
     const std::vector<int64_t> shape =
         model == "mlp" ? std::vector<int64_t>{1, 784} : std::vector<int64_t>{1, 1, 28, 28};
     const BuiltModule built = build(module, codegen::hostTarget());
-    GraphExecutor executor(built);
+    GraphExecutor executor(built.model());
     relay::Interpreter interpreter(module);
     for (int64_t i = 0; i < std::min<int64_t>(images.shape()[0], 4); ++i) {
       NDArray image = NDArray::empty(shape, DataType::float32());
@@ -221,7 +223,7 @@ def @main(%x: Tensor[(2, 2), int8]) { (%x, %x) }
 )"),
                                   codegen::hostTarget());
   EXPECT_TRUE(built.graph.calls.empty());
-  GraphExecutor executor(built);
+  GraphExecutor executor(built.model());
   const NDArray x = tessera::test::tensorOf({2, 2}, DataType::int8(), {1, -2, 3, -4});
   executor.setInput("x", x);
   executor.run();

@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "driver/build.h"
-#include "driver/graph_executor.h"
+#include "runtime/graph_executor.h"
 #include "relay/interp/interpreter.h"
 #include "relay/module.h"
 #include "relay/text/parser.h"
@@ -17,6 +17,8 @@
 #include "test_util.h"
 
 namespace tessera::driver::test {
+
+using runtime::GraphExecutor;
 
 /// The interpreter's result flattened to the graph's outputs (tuples in order).
 inline std::vector<NDArray> flatten(const relay::Value& value) {
@@ -64,7 +66,7 @@ inline ::testing::AssertionResult matchesInterpreter(const relay::IRModule& modu
   const std::vector<relay::Value> inputs = tessera::test::randomInputs(module, seed);
   const std::vector<NDArray> expected = flatten(relay::Interpreter(module).run(inputs));
 
-  GraphExecutor executor(built);
+  GraphExecutor executor(built.model());
   const relay::Function& main = module.main();
   if (executor.numInputs() != static_cast<int>(main->params.size()))
     return ::testing::AssertionFailure() << "executor has " << executor.numInputs() << " inputs";

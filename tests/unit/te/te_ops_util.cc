@@ -5,7 +5,7 @@
 
 #include "codegen/llvm/target.h"
 #include "driver/build.h"
-#include "driver/graph_executor.h"
+#include "runtime/graph_executor.h"
 #include "relay/interp/interpreter.h"
 #include "relay/op/op_common.h"
 #include "relay/op_registry.h"
@@ -133,7 +133,7 @@ std::vector<Value> rangedInputs(const relay::IRModule& m, uint64_t seed, double 
 ::testing::AssertionResult compiledMatchesInterpreter(const OpCase& c) {
   const relay::IRModule m = relay::inferTypes(relay::parseModule(c.text));
   const driver::BuiltModule built = driver::build(m, codegen::hostTarget());
-  driver::GraphExecutor executor(built);
+  runtime::GraphExecutor executor(built.model());
   relay::Interpreter interp(m);
   for (uint64_t seed : {1u, 2u}) {
     std::vector<Value> inputs = rangedInputs(m, seed, c.lo, c.hi);

@@ -1,6 +1,6 @@
 // Graph executor: entries are typed views into shared storage buffers (the memory plan), so a
 // kernel call is a fixed array of DLTensor pointers prepared once.
-#include "driver/graph_executor.h"
+#include "runtime/graph_executor.h"
 
 #include <algorithm>
 #include <chrono>
@@ -11,12 +11,7 @@
 #include "support/check.h"
 #include "support/diagnostic.h"
 
-namespace tessera::driver {
-
-using runtime::KernelCall;
-using runtime::NamedEntry;
-using runtime::TensorEntry;
-using runtime::validate;
+namespace tessera::runtime {
 
 namespace {
 
@@ -52,22 +47,22 @@ std::string describeEntry(const TensorEntry& e) {
 
 }  // namespace
 
-GraphExecutor::GraphExecutor(const BuiltModule& built) : graph_(built.graph), lib_(built.lib) {
+GraphExecutor::GraphExecutor(const GraphModel& model) : graph_(model.graph), lib_(model.lib) {
   validate(graph_, "graph");
   for (int64_t bytes : graph_.storageBytes)
     storage_.push_back(NDArray::empty({std::max<int64_t>(bytes, 1)}, DataType::uint8()));
   for (const TensorEntry& e : graph_.entries)
     entries_.push_back(viewOf(storage_[e.storage], e.shape, e.dtype));
   for (const NamedEntry& p : graph_.params) {
-    auto it = built.params.find(p.name);
-    if (it == built.params.end())
+    auto it = model.params.find(p.name);
+    if (it == model.params.end())
       throwDiagnostic("graph_executor", "no value for parameter '" + p.name + "'", {}, p.name);
     const NDArray& dst = entries_[p.entry];
     TS_CHECK(it->second.nbytes() == dst.nbytes()) << "parameter " << p.name << " size";
     std::memcpy(dst.data(), it->second.data(), dst.nbytes());
   }
   for (const KernelCall& call : graph_.calls) {
-    PreparedCall prepared{lib_.getFunction(call.kernel), call.kernel, {}};
+    PreparedCall prepared{lib_.getKernel(call.kernel), call.kernel, {}};
     if (prepared.fn == nullptr)
       throwDiagnostic("graph_executor", "the compiled module has no kernel of this name", {},
                       call.kernel);
@@ -187,4 +182,4 @@ NDArray GraphExecutor::getInput(int index) const {
   return entries_[graph_.inputs[index].entry];
 }
 
-}  // namespace tessera::driver
+}  // namespace tessera::runtime

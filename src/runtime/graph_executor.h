@@ -1,20 +1,20 @@
-// The graph executor: runs a BuiltModule's kernel calls in order over buffers allocated once
-// from the memory plan. Inputs are copied in (set_input), outputs are read after run().
+// The graph executor: runs a compiled model's kernel calls in order over buffers allocated once
+// from the memory plan. Inputs are copied in (set_input), outputs are read after run(). Part of
+// the runtime: it needs nothing from the compiler.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "codegen/llvm/abi.h"
-#include "driver/build.h"
+#include "runtime/graph_model.h"
 
-namespace tessera::driver {
+namespace tessera::runtime {
 
 class GraphExecutor {
  public:
   /// Allocates the planned storage and copies the parameters in. Throws DiagnosticError (code
   /// "graph_executor") when the module lacks a kernel the description calls.
-  explicit GraphExecutor(const BuiltModule& built);
+  explicit GraphExecutor(const GraphModel& model);
 
   int numInputs() const { return static_cast<int>(graph_.inputs.size()); }
   int numOutputs() const { return static_cast<int>(graph_.outputs.size()); }
@@ -24,8 +24,8 @@ class GraphExecutor {
   /// when there is none of that name.
   int inputIndex(const std::string& name) const;
   /// The expected shape and dtype of input `index`.
-  const runtime::TensorEntry& inputInfo(int index) const;
-  const runtime::TensorEntry& outputInfo(int index) const;
+  const TensorEntry& inputInfo(int index) const;
+  const TensorEntry& outputInfo(int index) const;
 
   /// Copies `value` into input `name`/`index`. Throws DiagnosticError (code "graph_input",
   /// context the input's name) when the shape or dtype differs or the index is out of range.
@@ -54,16 +54,16 @@ class GraphExecutor {
 
  private:
   struct PreparedCall {
-    codegen::PackedFunction fn;
+    KernelFunction fn;
     std::string kernel;
     std::vector<void*> args;  // DLTensor* of every argument, fixed for the executor's lifetime
   };
 
-  runtime::GraphDescription graph_;
-  codegen::CompiledModule lib_;
+  GraphDescription graph_;
+  Module lib_;
   std::vector<NDArray> storage_;
   std::vector<NDArray> entries_;  // views of storage_ with each entry's shape and dtype
   std::vector<PreparedCall> calls_;
 };
 
-}  // namespace tessera::driver
+}  // namespace tessera::runtime
