@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""A/B benchmark of two Tessera builds on the peer benchmark's models.
+
+Answers "is this change slower?" for a refactor: both binaries compile each model, then their
+compiled directories run in alternating blocks (`tessera run DIR --bench N`), so drift of the
+machine hits both alike. Reports, per model and thread count, each build's median of the block
+medians and the ratio B/A.
+
+    /usr/bin/python3 bench/peers/ab_builds.py --a OLD_TESSERA --b NEW_TESSERA [--rounds 8]
+"""
+import argparse
+import os
+import pathlib
+import re
+import statistics
+import subprocess
+import tempfile
+
+MODELS = ["resnet18", "resnet50", "mobilenet_v2", "transformer"]
+MEDIAN = re.compile(r"median ([0-9.]+) ms")
+
+
+def block_median(binary, model_dir, runs, threads):
+    env = dict(os.environ, TESSERA_NUM_THREADS=str(threads))
+    out = subprocess.run([binary, "run", model_dir, "--random-inputs", "0", "--bench", str(runs)],
+                         capture_output=True, text=True, env=env, check=True).stdout
+    return float(MEDIAN.search(out).group(1))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--a", required=True, help="the baseline tessera binary")
+    parser.add_argument("--b", required=True, help="the changed tessera binary")
+    parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--rounds", type=int, default=8, help="alternating blocks per build")
+    parser.add_argument("--runs", type=int, default=5, help="runs per block")
+    parser.add_argument("--cache", default=os.environ.get(
+        "TESSERA_MODEL_CACHE", str(pathlib.Path.home() / ".cache/tessera-models")))
+    args = parser.parse_args()
+    work = tempfile.mkdtemp(prefix="tessera-ab-")
+    print("| model | threads | A median (ms) | B median (ms) | B / A |")
+    print("|---|---:|---:|---:|---:|")
+    for model in args.models.split(","):
+        onnx = os.path.join(args.cache, model + ".onnx")
+        dirs = {}
+        for name, binary in (("a", args.a), ("b", args.b)):
+            dirs[name] = os.path.join(work, f"{model}-{name}")
+            subprocess.run([binary, "compile", onnx, "-o", dirs[name]], check=True,
+                           capture_output=True)
+        for threads in (int(t) for t in args.threads.split(",")):
+            samples = {"a": [], "b": []}
+            for r in range(args.rounds):
+                # Alternate which build goes first, so neither always runs on a warmer machine.
+                order = ("a", "b") if r % 2 == 0 else ("b", "a")
+                for name in order:
+                    binary = args.a if name == "a" else args.b
+                    samples[name].append(block_median(binary, dirs[name], args.runs, threads))
+            a, b = statistics.median(samples["a"]), statistics.median(samples["b"])
+            print(f"| {model} | {threads} | {a:.2f} | {b:.2f} | {b / a:.3f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
