@@ -4,8 +4,10 @@
 
 #include <unordered_map>
 
+#include "codegen/llvm/build.h"
 #include "relax/legalize_ops.h"
 #include "relax/ops.h"
+#include "relax/struct_info.h"
 #include "support/diagnostic.h"
 #include "tir/printer.h"
 #include "tir/transform/lower.h"
@@ -24,13 +26,16 @@ class FunctionCompiler {
 
   VMFunction compile(const std::string& name, const FunctionNode& func) {
     fn_.name = name;
-    fn_.params = func.params;
-    for (const Var& p : func.params) registers_[p.get()] = newRegister();
+    for (const Var& p : func.params) {
+      fn_.params.push_back(paramOf(p));
+      registers_[p.get()] = newRegister();
+    }
     for (const BindingBlock& block : func.blocks)
       for (const Binding& b : block.bindings)
         registers_[b.var.get()] = compileValue(b.value, b.var->name);
     emit({.op = Opcode::kRet, .args = {operand(func.body)}});
     fn_.numRegisters = numRegisters_;
+    fn_.numShapeVars = static_cast<int>(shapeVars_.size());
     return std::move(fn_);
   }
 
@@ -42,7 +47,77 @@ class FunctionCompiler {
   std::unordered_map<const ExprNode*, int> registers_;
   std::unordered_map<const ExprNode*, int> constants_;
 
+  std::unordered_map<const tir::VarNode*, int> shapeVars_;  // numbered by first appearance
+
   int newRegister() { return numRegisters_++; }
+
+  // The runtime's form of a shape expression: variables become indices into the function's
+  // shape environment, the text is kept for messages.
+  runtime::vm::ShapeExpr shapeExpr(const tir::PrimExpr& e) {
+    using Kind = runtime::vm::ShapeExpr::Kind;
+    runtime::vm::ShapeExpr out;
+    out.text = dimString(e);
+    if (const int64_t* c = tir::asConstInt(e)) {
+      out.value = *c;
+      return out;
+    }
+    if (const auto* v = e->as<tir::VarNode>()) {
+      out.kind = Kind::kVar;
+      out.value = shapeVars_.emplace(v, static_cast<int>(shapeVars_.size())).first->second;
+      return out;
+    }
+    if (const auto* cast = e->as<tir::CastNode>()) {
+      runtime::vm::ShapeExpr inner = shapeExpr(cast->value);
+      inner.text = out.text;
+      return inner;
+    }
+    const auto* bin = e->as<tir::BinaryNode>();
+    out.kind = Kind::kOther;
+    if (!bin) return out;
+    switch (bin->op) {
+      case tir::BinaryOp::kAdd:
+        out.kind = Kind::kAdd;
+        break;
+      case tir::BinaryOp::kSub:
+        out.kind = Kind::kSub;
+        break;
+      case tir::BinaryOp::kMul:
+        out.kind = Kind::kMul;
+        break;
+      case tir::BinaryOp::kFloorDiv:
+      case tir::BinaryOp::kDiv:
+        out.kind = Kind::kFloorDiv;
+        break;
+      case tir::BinaryOp::kMin:
+        out.kind = Kind::kMin;
+        break;
+      case tir::BinaryOp::kMax:
+        out.kind = Kind::kMax;
+        break;
+      default:
+        return out;
+    }
+    out.a = std::make_shared<runtime::vm::ShapeExpr>(shapeExpr(bin->a));
+    out.b = std::make_shared<runtime::vm::ShapeExpr>(shapeExpr(bin->b));
+    return out;
+  }
+
+  std::vector<runtime::vm::ShapeExpr> shapeExprs(const std::vector<tir::PrimExpr>& shape) {
+    std::vector<runtime::vm::ShapeExpr> out;
+    for (const tir::PrimExpr& d : shape) out.push_back(shapeExpr(d));
+    return out;
+  }
+
+  runtime::vm::Param paramOf(const Var& p) {
+    const StructInfoNode& s = *p->sinfo;
+    runtime::vm::Param out{.name = p->name,
+                           .annotation = sinfoScript(p->sinfo),
+                           .isTensor = s.isTensor(),
+                           .ndim = s.ndim,
+                           .dtype = s.dtype};
+    if (s.shape) out.shape = shapeExprs(*s.shape);
+    return out;
+  }
   void emit(Instruction inst) { fn_.code.push_back(std::move(inst)); }
 
   Operand operand(const Expr& e) {
@@ -60,12 +135,15 @@ class FunctionCompiler {
 
   int allocOutput(const StructInfo& s) {
     int storage = newRegister();
-    emit({.op = Opcode::kAllocStorage, .dst = storage, .shape = *s->shape, .dtype = s->dtype});
+    emit({.op = Opcode::kAllocStorage,
+          .dst = storage,
+          .shape = shapeExprs(*s->shape),
+          .dtype = s->dtype});
     int tensor = newRegister();
     emit({.op = Opcode::kAllocTensor,
           .dst = tensor,
           .args = {{Operand::Kind::kRegister, storage}},
-          .shape = *s->shape,
+          .shape = shapeExprs(*s->shape),
           .dtype = s->dtype});
     return tensor;
   }
@@ -129,56 +207,7 @@ class FunctionCompiler {
   }
 };
 
-std::string operandText(const Operand& o) {
-  return o.kind == Operand::Kind::kRegister ? "%" + std::to_string(o.index)
-                                            : "c[" + std::to_string(o.index) + "]";
-}
-
-const char* opcodeName(Opcode op) {
-  switch (op) {
-    case Opcode::kAllocStorage:
-      return "alloc_storage";
-    case Opcode::kAllocTensor:
-      return "alloc_tensor";
-    case Opcode::kCallKernel:
-      return "call_kernel";
-    case Opcode::kCallPacked:
-      return "call_packed";
-    case Opcode::kMakeTuple:
-      return "make_tuple";
-    case Opcode::kTupleGetItem:
-      return "tuple_getitem";
-    case Opcode::kCopy:
-      return "copy";
-    case Opcode::kRet:
-      return "ret";
-  }
-  return "?";
-}
-
 }  // namespace
-
-std::string Executable::asText() const {
-  std::string out;
-  for (const auto& [name, fn] : functions) {
-    out += "@" + name + ":\n";
-    for (const Instruction& inst : fn.code) {
-      std::string line = std::string("  ") + opcodeName(inst.op);
-      if (!inst.func.empty()) line += " " + inst.func;
-      for (const Operand& o : inst.args) line += " " + operandText(o);
-      if (!inst.shape.empty()) {
-        line += " (";
-        for (size_t i = 0; i < inst.shape.size(); ++i)
-          line += (i ? ", " : "") + tir::toString(inst.shape[i]);
-        line += ") " + inst.dtype.name();
-      }
-      if (inst.op == Opcode::kTupleGetItem) line += " [" + std::to_string(inst.index) + "]";
-      if (inst.dst >= 0) line += " -> %" + std::to_string(inst.dst);
-      out += line + "\n";
-    }
-  }
-  return out;
-}
 
 Executable compile(const IRModule& module) {
   IRModule legal = legalizeOps(module);
@@ -193,7 +222,7 @@ Executable compile(const IRModule& module) {
     named->attrs.set("global_symbol", AttrValue::string(e.name));
     kernels.add(tir::transform::lower(tir::PrimFunc(named)));
   }
-  if (!kernels.empty()) exec.kernels = codegen::compile(kernels);
+  if (!kernels.empty()) exec.kernels = codegen::compile(kernels).module();
   for (const IRModule::Entry& e : legal.entries()) {
     const auto* func = std::get_if<Function>(&e.func);
     if (!func) continue;

@@ -1,60 +1,23 @@
 // The VM interpreter loop and its shape binding. Shape expressions in allocations are evaluated
 // with the variables bound at entry; storage becomes tensors through a DLPack view so the tensor
 // shares the storage's memory and keeps it alive.
-#include "relax/vm.h"
+#include "runtime/vm.h"
 
 #include <algorithm>
 #include <unordered_map>
 
 #include "support/diagnostic.h"
-#include "tir/printer.h"
 
-namespace tessera::relax {
+namespace tessera::runtime::vm {
 
 namespace {
 
-using ShapeEnv = std::unordered_map<const tir::VarNode*, int64_t>;
-
-/// Evaluates an int64 shape expression; nullopt when it uses an unbound variable.
-std::optional<int64_t> evalShape(const tir::PrimExpr& e, const ShapeEnv& env) {
-  if (const int64_t* c = tir::asConstInt(e)) return *c;
-  if (const auto* v = e->as<tir::VarNode>()) {
-    auto it = env.find(v);
-    if (it == env.end()) return std::nullopt;
-    return it->second;
-  }
-  if (const auto* cast = e->as<tir::CastNode>()) return evalShape(cast->value, env);
-  const auto* bin = e->as<tir::BinaryNode>();
-  if (!bin) return std::nullopt;
-  auto a = evalShape(bin->a, env);
-  auto b = evalShape(bin->b, env);
-  if (!a || !b) return std::nullopt;
-  switch (bin->op) {
-    case tir::BinaryOp::kAdd:
-      return *a + *b;
-    case tir::BinaryOp::kSub:
-      return *a - *b;
-    case tir::BinaryOp::kMul:
-      return *a * *b;
-    case tir::BinaryOp::kFloorDiv:
-    case tir::BinaryOp::kDiv:
-      if (*b == 0) return std::nullopt;
-      return *a / *b - ((*a % *b != 0) && ((*a < 0) != (*b < 0)) ? 1 : 0);
-    case tir::BinaryOp::kMin:
-      return std::min(*a, *b);
-    case tir::BinaryOp::kMax:
-      return std::max(*a, *b);
-    default:
-      return std::nullopt;
-  }
-}
-
-std::vector<int64_t> concreteShape(const std::vector<tir::PrimExpr>& shape, const ShapeEnv& env,
+std::vector<int64_t> concreteShape(const std::vector<ShapeExpr>& shape, const ShapeEnv& env,
                                    const std::string& where) {
   std::vector<int64_t> out;
-  for (const tir::PrimExpr& d : shape) {
+  for (const ShapeExpr& d : shape) {
     auto v = evalShape(d, env);
-    if (!v) throwDiagnostic("vm_shape", where + ": cannot evaluate dimension " + dimString(d));
+    if (!v) throwDiagnostic("vm_shape", where + ": cannot evaluate dimension " + d.text);
     out.push_back(*v);
   }
   return out;
@@ -84,11 +47,11 @@ NDArray viewOf(const NDArray& storage, std::vector<int64_t> shape, DataType dtyp
   return NDArray::fromDLPack(view);
 }
 
-[[noreturn]] void inputError(const std::string& func, size_t index, const Var& param,
+[[noreturn]] void inputError(const std::string& func, size_t index, const Param& param,
                              const NDArray& arg, const std::string& problem) {
-  throwDiagnostic("vm_input", func + ": argument " + std::to_string(index) + " ('" + param->name +
-                                  "', " + sinfoScript(param->sinfo) + ") got " + arg.describe() +
-                                  ": " + problem);
+  throwDiagnostic("vm_input", func + ": argument " + std::to_string(index) + " ('" + param.name +
+                                  "', " + param.annotation + ") got " + arg.describe() + ": " +
+                                  problem);
 }
 
 /// Checks the inputs against the parameters' annotations and binds symbolic dimensions. Whole-
@@ -97,12 +60,12 @@ ShapeEnv bindInputs(const VMFunction& fn, const std::vector<NDArray>& args) {
   if (args.size() != fn.params.size())
     throwDiagnostic("vm_input", fn.name + ": expected " + std::to_string(fn.params.size()) +
                                     " arguments, got " + std::to_string(args.size()));
-  ShapeEnv env;
+  ShapeEnv env(fn.numShapeVars);
   for (int pass = 0; pass < 2; ++pass)
     for (size_t i = 0; i < args.size(); ++i) {
-      const Var& p = fn.params[i];
-      const StructInfoNode& s = *p->sinfo;
-      if (!s.isTensor()) continue;
+      const Param& p = fn.params[i];
+      const Param& s = p;
+      if (!s.isTensor) continue;
       const NDArray& a = args[i];
       if (!a.defined()) inputError(fn.name, i, p, a, "argument is null");
       if (s.ndim >= 0 && a.ndim() != s.ndim)
@@ -113,24 +76,25 @@ ShapeEnv bindInputs(const VMFunction& fn, const std::vector<NDArray>& args) {
                    "expected dtype " + s.dtype.name() + ", got " + a.dtype().name());
       if (!s.shape) continue;
       for (int d = 0; d < a.ndim(); ++d) {
-        const tir::PrimExpr& want = (*s.shape)[d];
+        const ShapeExpr& want = (*s.shape)[d];
         int64_t got = a.shape()[d];
-        const auto* v = want->as<tir::VarNode>();
-        if (pass == 0 && v && !env.count(v)) {
-          env[v] = got;
+        const bool v = want.kind == ShapeExpr::Kind::kVar;
+        if (pass == 0 && v && !env[want.value]) {
+          env[want.value] = got;
           continue;
         }
         auto value = evalShape(want, env);
         if (pass == 0 && !value) continue;  // composite of a variable bound later
         if (!value)
           inputError(fn.name, i, p, a,
-                     "dimension " + std::to_string(d) + " (" + dimString(want) +
+                     "dimension " + std::to_string(d) + " (" + want.text +
                          ") cannot be determined from the inputs");
         if (*value != got)
-          inputError(fn.name, i, p, a,
-                     "dimension " + std::to_string(d) + " must be " + dimString(want) +
-                         (v || !tir::asConstInt(want) ? " = " + std::to_string(*value) : "") +
-                         ", got " + std::to_string(got));
+          inputError(
+              fn.name, i, p, a,
+              "dimension " + std::to_string(d) + " must be " + want.text +
+                  (want.kind != ShapeExpr::Kind::kConst ? " = " + std::to_string(*value) : "") +
+                  ", got " + std::to_string(got));
       }
     }
   return env;
@@ -227,4 +191,4 @@ NDArray VirtualMachine::run(const std::string& func, const std::vector<NDArray>&
   return v.tensor;
 }
 
-}  // namespace tessera::relax
+}  // namespace tessera::runtime::vm

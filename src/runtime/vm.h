@@ -1,0 +1,44 @@
+// The virtual machine (Relax's VM): runs an Executable's functions on NDArrays. Symbolic
+// dimensions are bound from the inputs' shapes at entry (and checked where they repeat); outputs
+// of call_tir / call_dps_packed are allocated by the VM and filled by the callee. Part of the
+// runtime: an executable runs without the compiler.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/packed_func.h"
+#include "runtime/vm_executable.h"
+
+namespace tessera::runtime::vm {
+
+/// A VM value: a tensor or a tuple of values.
+struct VMValue {
+  NDArray tensor;
+  std::shared_ptr<std::vector<VMValue>> tuple;  ///< set for a tuple
+  bool isTuple() const { return tuple != nullptr; }
+};
+
+class VirtualMachine {
+ public:
+  /// Resolves every call_dps_packed name, first among the compiled kernels, then in the packed
+  /// registry; DiagnosticError (code "vm_missing_function") naming the function and the caller
+  /// when one is found in neither.
+  explicit VirtualMachine(Executable exec);
+
+  /// Runs `func`. DiagnosticError (code "vm_input") for a wrong argument count, rank, dtype or
+  /// shape, naming the parameter and what its annotation expects.
+  VMValue invoke(const std::string& func, const std::vector<NDArray>& args) const;
+  /// invoke() for a function returning one tensor.
+  NDArray run(const std::string& func, const std::vector<NDArray>& args) const;
+
+  const Executable& executable() const { return exec_; }
+
+ private:
+  Executable exec_;
+  std::map<std::string, PackedFunc> packed_;  ///< call_packed targets resolved at load time
+};
+
+}  // namespace tessera::runtime::vm
