@@ -4,6 +4,7 @@
 // channels as one contiguous vector. The packers run on constants while compiling; the computes
 // keep the graph's layouts at their boundary (dense (..., N), conv2d NCHW), so a packed kernel
 // is a drop-in replacement for the plain one.
+#include <algorithm>
 #include <cstring>
 
 #include "support/check.h"
@@ -13,11 +14,37 @@
 namespace tessera::topi {
 namespace {
 
-// Copies element `from` of `src` to element `to` of `dst` (same dtype).
-void copyElement(const NDArray& src, int64_t from, const NDArray& dst, int64_t to) {
-  const size_t bytes = src.nbytes() / static_cast<size_t>(src.numel());
-  std::memcpy(static_cast<char*>(dst.data()) + to * bytes,
-              static_cast<const char*>(src.data()) + from * bytes, bytes);
+// (rows, inner) -> (rows / block, inner, block): the layout both packings share. The loops
+// follow the destination, so it is written sequentially while `block` source rows are read in
+// step (a 400 MB dense weight packs in a fraction of a second instead of seconds).
+template <typename T>
+void blockRows(const T* src, T* dst, int64_t rows, int64_t inner, int64_t block) {
+  for (int64_t b = 0; b < rows / block; ++b)
+    for (int64_t r = 0; r < inner; ++r) {
+      T* out = dst + (b * inner + r) * block;
+      const T* in = src + b * block * inner + r;
+      for (int64_t lane = 0; lane < block; ++lane) out[lane] = in[lane * inner];
+    }
+}
+
+void blockRows(const NDArray& src, const NDArray& dst, int64_t rows, int64_t inner,
+               int64_t block) {
+  switch (src.nbytes() / std::max<size_t>(1, static_cast<size_t>(src.numel()))) {
+    case 1:
+      return blockRows(static_cast<const uint8_t*>(src.data()), static_cast<uint8_t*>(dst.data()),
+                       rows, inner, block);
+    case 2:
+      return blockRows(static_cast<const uint16_t*>(src.data()),
+                       static_cast<uint16_t*>(dst.data()), rows, inner, block);
+    case 4:
+      return blockRows(static_cast<const uint32_t*>(src.data()),
+                       static_cast<uint32_t*>(dst.data()), rows, inner, block);
+    case 8:
+      return blockRows(static_cast<const uint64_t*>(src.data()),
+                       static_cast<uint64_t*>(dst.data()), rows, inner, block);
+    default:
+      TS_CHECK(false) << "packing a weight of unusual element size";
+  }
 }
 
 // a (..., M, K) x packed (batch..., N/nr, K, nr) -> (broadcast batch..., M, N): the reduction
@@ -76,9 +103,7 @@ NDArray packDenseWeight(const NDArray& weight, int64_t nr) {
   TS_CHECK(weight.ndim() == 2 && nr > 0 && weight.shape()[0] % nr == 0) << "bad dense packing";
   const int64_t n = weight.shape()[0], k = weight.shape()[1];
   NDArray packed = NDArray::empty({n / nr, k, nr}, weight.dtype());
-  for (int64_t j = 0; j < n; ++j)
-    for (int64_t r = 0; r < k; ++r)
-      copyElement(weight, j * k + r, packed, ((j / nr) * k + r) * nr + j % nr);
+  blockRows(weight, packed, n, k, nr);
   return packed;
 }
 
@@ -87,9 +112,7 @@ NDArray packConv2dWeight(const NDArray& weight, int64_t ob) {
   const std::vector<int64_t>& s = weight.shape();
   const int64_t inner = s[1] * s[2] * s[3];  // I * KH * KW, contiguous per output channel
   NDArray packed = NDArray::empty({s[0] / ob, s[1], s[2], s[3], ob}, weight.dtype());
-  for (int64_t o = 0; o < s[0]; ++o)
-    for (int64_t r = 0; r < inner; ++r)
-      copyElement(weight, o * inner + r, packed, ((o / ob) * inner + r) * ob + o % ob);
+  blockRows(weight, packed, s[0], inner, ob);
   return packed;
 }
 
