@@ -164,7 +164,8 @@ NDArray readNpy(const std::string& path) {
   return parseNpy(readWholeFile(path), path);
 }
 
-std::string serializeNpy(const NDArray& array) {
+// The .npy header of `array` (magic, version, dict), which its raw bytes follow.
+std::string npyHeader(const NDArray& array) {
   const char* descr = descrOf(array.dtype());
   if (!descr) fail("<array>", "dtype " + array.dtype().name() + " cannot be written to .npy");
   std::string shape = "(";
@@ -186,6 +187,11 @@ std::string serializeNpy(const NDArray& array) {
   out += static_cast<char>(header.size() & 0xff);
   out += static_cast<char>((header.size() >> 8) & 0xff);
   out += header;
+  return out;
+}
+
+std::string serializeNpy(const NDArray& array) {
+  std::string out = npyHeader(array);
   out.append(static_cast<const char*>(array.data()), array.nbytes());
   return out;
 }
@@ -275,30 +281,46 @@ std::map<std::string, NDArray> readNpz(const std::string& path) {
   return arrays;
 }
 
+// Members are streamed to the file (stored, not compressed): the archive is never held in
+// memory, which for a model's parameters would double the peak memory of an export.
 void writeNpz(const std::string& path, const std::map<std::string, NDArray>& arrays) {
-  std::string archive;
+  const std::string tmp = path + ".tmp-tessera";
+  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+  if (!out) fail(path, "cannot open file for writing");
+  auto abandon = [&](const std::string& why) {
+    out.close();
+    std::remove(tmp.c_str());
+    fail(path, why);
+  };
   std::string central;
+  uint64_t offset = 0;
   uint16_t count = 0;
   for (const auto& [key, array] : arrays) {
     const std::string name = key + ".npy";
-    const std::string data = serializeNpy(array);
-    if (data.size() >= 0xffffffffu) fail(path, "member " + key + " is too large for a zip archive");
-    const uint32_t crc = static_cast<uint32_t>(
-        crc32(0, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
-    const uint32_t offset = static_cast<uint32_t>(archive.size());
-    put32(archive, 0x04034b50);
-    put16(archive, 20);    // version needed
-    put16(archive, 0);     // flags
-    put16(archive, 0);     // stored
-    put16(archive, 0);     // time
-    put16(archive, 0x21);  // date (1980-01-01)
-    put32(archive, crc);
-    put32(archive, static_cast<uint32_t>(data.size()));
-    put32(archive, static_cast<uint32_t>(data.size()));
-    put16(archive, static_cast<uint16_t>(name.size()));
-    put16(archive, 0);
-    archive += name;
-    archive += data;
+    const std::string header = npyHeader(array);
+    const uint64_t size = header.size() + array.nbytes();
+    if (size >= 0xffffffffu || offset >= 0xffffffffu)
+      abandon("member " + key + " is too large for a zip archive");
+    uLong crc =
+        crc32(0, reinterpret_cast<const Bytef*>(header.data()), static_cast<uInt>(header.size()));
+    // zlib's crc32 takes at most 4 GiB at a time; members are below that (checked above).
+    crc = crc32(crc, static_cast<const Bytef*>(array.data()), static_cast<uInt>(array.nbytes()));
+    std::string local;
+    put32(local, 0x04034b50);
+    put16(local, 20);    // version needed
+    put16(local, 0);     // flags
+    put16(local, 0);     // stored
+    put16(local, 0);     // time
+    put16(local, 0x21);  // date (1980-01-01)
+    put32(local, static_cast<uint32_t>(crc));
+    put32(local, static_cast<uint32_t>(size));
+    put32(local, static_cast<uint32_t>(size));
+    put16(local, static_cast<uint16_t>(name.size()));
+    put16(local, 0);
+    local += name;
+    out.write(local.data(), static_cast<std::streamsize>(local.size()));
+    out.write(header.data(), static_cast<std::streamsize>(header.size()));
+    out.write(static_cast<const char*>(array.data()), static_cast<std::streamsize>(array.nbytes()));
     put32(central, 0x02014b50);
     put16(central, 20);
     put16(central, 20);
@@ -306,30 +328,39 @@ void writeNpz(const std::string& path, const std::map<std::string, NDArray>& arr
     put16(central, 0);
     put16(central, 0);
     put16(central, 0x21);
-    put32(central, crc);
-    put32(central, static_cast<uint32_t>(data.size()));
-    put32(central, static_cast<uint32_t>(data.size()));
+    put32(central, static_cast<uint32_t>(crc));
+    put32(central, static_cast<uint32_t>(size));
+    put32(central, static_cast<uint32_t>(size));
     put16(central, static_cast<uint16_t>(name.size()));
     put16(central, 0);
     put16(central, 0);
     put16(central, 0);
     put16(central, 0);
     put32(central, 0);
-    put32(central, offset);
+    put32(central, static_cast<uint32_t>(offset));
     central += name;
+    offset += local.size() + size;
     ++count;
   }
-  const uint32_t centralOffset = static_cast<uint32_t>(archive.size());
-  archive += central;
-  put32(archive, 0x06054b50);
-  put16(archive, 0);
-  put16(archive, 0);
-  put16(archive, count);
-  put16(archive, count);
-  put32(archive, static_cast<uint32_t>(central.size()));
-  put32(archive, centralOffset);
-  put16(archive, 0);
-  writeWholeFile(path, archive);
+  if (offset >= 0xffffffffu) abandon("the archive is too large for a zip file");
+  std::string end = central;
+  put32(end, 0x06054b50);
+  put16(end, 0);
+  put16(end, 0);
+  put16(end, count);
+  put16(end, count);
+  put32(end, static_cast<uint32_t>(central.size()));
+  put32(end, static_cast<uint32_t>(offset));
+  put16(end, 0);
+  out.write(end.data(), static_cast<std::streamsize>(end.size()));
+  out.close();
+  if (!out) abandon("write failed");
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::remove(tmp.c_str());
+    fail(path, "cannot rename the written file into place: " + ec.message());
+  }
 }
 
 }  // namespace tessera

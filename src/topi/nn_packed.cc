@@ -27,21 +27,20 @@ void blockRows(const T* src, T* dst, int64_t rows, int64_t inner, int64_t block)
     }
 }
 
-void blockRows(const NDArray& src, const NDArray& dst, int64_t rows, int64_t inner,
-               int64_t block) {
+void blockRows(const NDArray& src, const NDArray& dst, int64_t rows, int64_t inner, int64_t block) {
   switch (src.nbytes() / std::max<size_t>(1, static_cast<size_t>(src.numel()))) {
     case 1:
       return blockRows(static_cast<const uint8_t*>(src.data()), static_cast<uint8_t*>(dst.data()),
                        rows, inner, block);
     case 2:
-      return blockRows(static_cast<const uint16_t*>(src.data()),
-                       static_cast<uint16_t*>(dst.data()), rows, inner, block);
+      return blockRows(static_cast<const uint16_t*>(src.data()), static_cast<uint16_t*>(dst.data()),
+                       rows, inner, block);
     case 4:
-      return blockRows(static_cast<const uint32_t*>(src.data()),
-                       static_cast<uint32_t*>(dst.data()), rows, inner, block);
+      return blockRows(static_cast<const uint32_t*>(src.data()), static_cast<uint32_t*>(dst.data()),
+                       rows, inner, block);
     case 8:
-      return blockRows(static_cast<const uint64_t*>(src.data()),
-                       static_cast<uint64_t*>(dst.data()), rows, inner, block);
+      return blockRows(static_cast<const uint64_t*>(src.data()), static_cast<uint64_t*>(dst.data()),
+                       rows, inner, block);
     default:
       TS_CHECK(false) << "packing a weight of unusual element size";
   }

@@ -54,15 +54,32 @@ std::vector<std::string> Args::positionals() {
   return args_;
 }
 
-std::string readTextFile(const std::string& path) {
+namespace {
+
+std::ifstream openFile(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throwDiagnostic("io", "is a directory, not a file", Span{}, path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throwDiagnostic("io", "cannot open file", Span{}, path);
+  return in;
+}
+
+}  // namespace
+
+std::string readTextFile(const std::string& path) {
+  std::ifstream in = openFile(path);
   std::ostringstream os;
   os << in.rdbuf();
   return os.str();
+}
+
+std::string readFilePrefix(const std::string& path, size_t bytes) {
+  std::ifstream in = openFile(path);
+  std::string prefix(bytes, '\0');
+  in.read(prefix.data(), static_cast<std::streamsize>(bytes));
+  prefix.resize(static_cast<size_t>(in.gcount()));
+  return prefix;
 }
 
 void writeTextFile(const std::string& path, const std::string& text) {

@@ -42,6 +42,8 @@ class Args {
 
 /// Reads a whole file; throws DiagnosticError naming the file when it cannot be read.
 std::string readTextFile(const std::string& path);
+/// The first `bytes` bytes of the file (fewer when it is shorter); the same errors as readTextFile.
+std::string readFilePrefix(const std::string& path, size_t bytes);
 /// Writes a file atomically (temporary file + rename).
 void writeTextFile(const std::string& path, const std::string& text);
 /// Prints `text` (ending it with a newline) to OUT when given, else to standard output.

@@ -37,8 +37,8 @@ int cmdImport(Args& args) {
   frontend::onnx::ImportOptions importOptions;
   importOptions.inputShapes = parseInputShapes(shapes);
   importOptions.sourceName = files[0];
-  const relay::IRModule module =
-      frontend::onnx::importOnnxBytes(readTextFile(files[0]), importOptions);
+  readFilePrefix(files[0], 1);  // the file's own io diagnostics (a directory, a missing file)
+  const relay::IRModule module = frontend::onnx::importOnnx(files[0], importOptions);
   emitText(relay::printModule(module, options), out);
   return kExitOk;
 }

@@ -47,15 +47,16 @@ std::map<std::string, std::vector<int64_t>> parseInputShapes(
 }
 
 relay::IRModule loadModule(const std::string& path, const std::vector<std::string>& inputShapes) {
-  const std::string bytes = readTextFile(path);
-  if (endsWith(path, ".onnx") || frontend::onnx::looksLikeOnnx(bytes)) {
+  // An ONNX model is parsed from the file itself: reading it into memory first would hold a copy
+  // of every weight next to the parsed model.
+  if (endsWith(path, ".onnx") || frontend::onnx::looksLikeOnnx(readFilePrefix(path, 16))) {
     frontend::onnx::ImportOptions options;
     options.inputShapes = parseInputShapes(inputShapes);
     options.sourceName = path;
-    return frontend::onnx::importOnnxBytes(bytes, options);
+    return frontend::onnx::importOnnx(path, options);
   }
   if (!inputShapes.empty()) throw UsageError{"--input-shape applies to ONNX models only"};
-  return relay::parseModule(bytes, path);
+  return relay::parseModule(readTextFile(path), path);
 }
 
 }  // namespace tessera::cli

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -223,15 +224,9 @@ class GraphImporter {
 
 }  // namespace
 
-relay::IRModule importOnnxBytes(std::string_view bytes, const ImportOptions& options) {
-  if (bytes.size() > static_cast<size_t>(INT_MAX))
-    throwDiagnostic("onnx_parse", "the model is larger than 2 GiB (protobuf's limit)", Span{},
-                    options.sourceName);
-  ::onnx::ModelProto model;
-  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
-    throwDiagnostic("onnx_parse",
-                    "not a valid ONNX model: the protobuf data is truncated or malformed", Span{},
-                    options.sourceName);
+namespace {
+
+relay::IRModule importModel(const ::onnx::ModelProto& model, const ImportOptions& options) {
   if (!model.has_graph())
     throwDiagnostic("onnx_parse", "not a valid ONNX model: it has no graph", Span{},
                     options.sourceName);
@@ -239,14 +234,38 @@ relay::IRModule importOnnxBytes(std::string_view bytes, const ImportOptions& opt
   return GraphImporter(model.graph(), opset, options).run();
 }
 
+[[noreturn]] void malformed(const ImportOptions& options) {
+  throwDiagnostic("onnx_parse",
+                  "not a valid ONNX model: the protobuf data is truncated or malformed", Span{},
+                  options.sourceName);
+}
+
+}  // namespace
+
+relay::IRModule importOnnxBytes(std::string_view bytes, const ImportOptions& options) {
+  if (bytes.size() > static_cast<size_t>(INT_MAX))
+    throwDiagnostic("onnx_parse", "the model is larger than 2 GiB (protobuf's limit)", Span{},
+                    options.sourceName);
+  ::onnx::ModelProto model;
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) malformed(options);
+  return importModel(model, options);
+}
+
 relay::IRModule importOnnx(const std::string& path, const ImportOptions& options) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throwDiagnostic("io", "cannot open file", Span{}, path);
-  std::ostringstream os;
-  os << in.rdbuf();
   ImportOptions named = options;
   if (named.sourceName == ImportOptions{}.sourceName) named.sourceName = path;
-  return importOnnxBytes(os.str(), named);
+  std::error_code ec;
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size > static_cast<uintmax_t>(INT_MAX))
+    throwDiagnostic("onnx_parse", "the model is larger than 2 GiB (protobuf's limit)", Span{},
+                    named.sourceName);
+  // Parsed straight from the file: no copy of the file's bytes is held next to the parsed model
+  // (for a 500 MB model, each copy is 500 MB of peak memory).
+  ::onnx::ModelProto model;
+  if (!model.ParseFromIstream(&in)) malformed(named);
+  return importModel(model, named);
 }
 
 bool looksLikeOnnx(std::string_view bytes) {
