@@ -11,6 +11,9 @@
 #include <set>
 #include <sstream>
 
+#include <onnx/shape_inference/implementation.h>
+#include <onnx/version_converter/convert.h>
+
 #include "frontend/onnx/context.h"
 #include "frontend/onnx/tensor_proto.h"
 #include "relay/type_infer.h"
@@ -48,13 +51,27 @@ int64_t defaultOpset(const ::onnx::ModelProto& model, const std::string& source)
   if (!version)
     throwDiagnostic("onnx_opset", "the model imports no opset of the default ONNX domain", Span{},
                     source);
-  if (*version < kMinOpset || *version > kMaxOpset)
-    throwDiagnostic("onnx_opset",
-                    "opset " + std::to_string(*version) + " is not supported; supported opsets " +
-                        "of the default domain are " + std::to_string(kMinOpset) + " to " +
-                        std::to_string(kMaxOpset),
-                    Span{}, source);
   return *version;
+}
+
+// A model of an opset outside the implemented range, brought into it by ONNX's own version
+// converter (the nearest implemented opset, so that as few operators as possible change).
+::onnx::ModelProto convertedToImplementedOpset(const ::onnx::ModelProto& model, int64_t opset,
+                                               const std::string& source) {
+  const int64_t target = std::clamp(opset, kMinOpset, kMaxOpset);
+  try {
+    // The converter's adapters need the shapes of intermediate values: infer them first.
+    ::onnx::ModelProto shaped = model;
+    ::onnx::shape_inference::InferShapes(shaped);
+    return ::onnx::version_conversion::ConvertVersion(shaped, static_cast<int>(target));
+  } catch (const std::exception& e) {
+    throwDiagnostic("onnx_opset",
+                    "opset " + std::to_string(opset) + " is outside the implemented opsets " +
+                        std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) +
+                        ", and ONNX's version converter cannot bring the model to opset " +
+                        std::to_string(target) + ": " + e.what(),
+                    Span{}, source);
+  }
 }
 
 // Relay variable names are [A-Za-z_][A-Za-z0-9_]*; ONNX names are free-form ("input.1", "x:0").
@@ -231,7 +248,11 @@ relay::IRModule importModel(const ::onnx::ModelProto& model, const ImportOptions
     throwDiagnostic("onnx_parse", "not a valid ONNX model: it has no graph", Span{},
                     options.sourceName);
   const int64_t opset = defaultOpset(model, options.sourceName);
-  return GraphImporter(model.graph(), opset, options).run();
+  if (opset >= kMinOpset && opset <= kMaxOpset)
+    return GraphImporter(model.graph(), opset, options).run();
+  const ::onnx::ModelProto converted =
+      convertedToImplementedOpset(model, opset, options.sourceName);
+  return GraphImporter(converted.graph(), std::clamp(opset, kMinOpset, kMaxOpset), options).run();
 }
 
 [[noreturn]] void malformed(const ImportOptions& options) {
