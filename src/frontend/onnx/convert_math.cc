@@ -61,6 +61,76 @@ void hardSigmoid(NodeContext& n) {
   n.setOutput(0, hardSigmoidOf(n, n.input(0), n.attrFloat("alpha", 0.2), n.attrFloat("beta", 0.5)));
 }
 
+// The exponential activations as compositions (as TVM's frontend writes them). Each negative
+// branch is selected with `where`, so exp of a large positive input is never used.
+Expr expMinusOne(NodeContext& n, const Expr& x) {
+  return relay::subtract(relay::exp(x), scalarConstant(1, n.dtypeOf(x)));
+}
+
+// Elu: x for x >= 0, alpha * (exp(x) - 1) otherwise.
+Expr eluOf(NodeContext& n, const Expr& x, double alpha) {
+  const DataType dtype = n.dtypeOf(x);
+  return relay::where(relay::less(x, scalarConstant(0, dtype)),
+                      relay::multiply(scalarConstant(alpha, dtype), expMinusOne(n, x)), x);
+}
+
+void elu(NodeContext& n) {
+  n.setOutput(0, eluOf(n, n.input(0), n.attrFloat("alpha", 1.0)));
+}
+
+// Selu: gamma * (x for x > 0, alpha * (exp(x) - 1) otherwise); ONNX's defaults.
+void selu(NodeContext& n) {
+  const Expr x = n.input(0);
+  const double gamma = n.attrFloat("gamma", 1.05070102214813232421875);
+  n.setOutput(0, relay::multiply(scalarConstant(gamma, n.dtypeOf(x)),
+                                 eluOf(n, x, n.attrFloat("alpha", 1.67326319217681884765625))));
+}
+
+// Celu: max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
+void celu(NodeContext& n) {
+  const Expr x = n.input(0);
+  const DataType dtype = n.dtypeOf(x);
+  const double alpha = n.attrFloat("alpha", 1.0);
+  const Expr zero = scalarConstant(0, dtype);
+  const Expr scaled = relay::divide(x, scalarConstant(alpha, dtype));
+  n.setOutput(0, relay::add(relay::maximum(x, zero),
+                            relay::minimum(zero, relay::multiply(scalarConstant(alpha, dtype),
+                                                                 expMinusOne(n, scaled)))));
+}
+
+// Softplus: log(1 + exp(x)), written max(x, 0) + log(1 + exp(-|x|)) so that it does not
+// overflow for large x.
+Expr softplusOf(NodeContext& n, const Expr& x) {
+  const DataType dtype = n.dtypeOf(x);
+  const Expr tail =
+      relay::log(relay::add(scalarConstant(1, dtype), relay::exp(relay::negative(relay::abs(x)))));
+  return relay::add(relay::maximum(x, scalarConstant(0, dtype)), tail);
+}
+
+void softplus(NodeContext& n) {
+  n.setOutput(0, softplusOf(n, n.input(0)));
+}
+
+// Softsign: x / (1 + |x|).
+void softsign(NodeContext& n) {
+  const Expr x = n.input(0);
+  n.setOutput(0, relay::divide(x, relay::add(scalarConstant(1, n.dtypeOf(x)), relay::abs(x))));
+}
+
+// Mish: x * tanh(softplus(x)).
+void mish(NodeContext& n) {
+  const Expr x = n.input(0);
+  n.setOutput(0, relay::multiply(x, relay::tanh(softplusOf(n, x))));
+}
+
+// ThresholdedRelu: x for x > alpha, 0 otherwise.
+void thresholdedRelu(NodeContext& n) {
+  const Expr x = n.input(0);
+  const DataType dtype = n.dtypeOf(x);
+  n.setOutput(0, relay::where(relay::greater(x, scalarConstant(n.attrFloat("alpha", 1.0), dtype)),
+                              x, scalarConstant(0, dtype)));
+}
+
 void hardSwish(NodeContext& n) {
   Expr x = n.input(0);
   n.setOutput(0, relay::multiply(x, hardSigmoidOf(n, x, 1.0 / 6, 0.5)));
@@ -164,9 +234,11 @@ constexpr ConverterRow kRows[] = {
     {"And", binary<relay::logicalAnd>, ""},
     {"Cast", cast, "numeric and bool types"},
     {"Ceil", unary<relay::ceil>, ""},
+    {"Celu", celu, ""},
     {"Clip", clip, "min/max as inputs (opset 11+) or attributes; run-time bounds allowed"},
     {"Cos", unary<relay::cos>, ""},
     {"Div", binary<relay::divide>, "integers truncate"},
+    {"Elu", elu, ""},
     {"Equal", binary<relay::equal>, ""},
     {"Erf", unary<relay::erf>, ""},
     {"Exp", unary<relay::exp>, ""},
@@ -184,6 +256,7 @@ constexpr ConverterRow kRows[] = {
     {"Max", variadic<relay::maximum>, "any number of inputs"},
     {"Mean", mean, "any number of inputs"},
     {"Min", variadic<relay::minimum>, "any number of inputs"},
+    {"Mish", mish, ""},
     {"Mod", mod, "fmod 0 and 1"},
     {"Mul", binary<relay::multiply>, ""},
     {"Neg", unary<relay::negative>, ""},
@@ -193,13 +266,17 @@ constexpr ConverterRow kRows[] = {
     {"Pow", pow, "exponent of any type; an int base with a float exponent runs in float64"},
     {"Reciprocal", reciprocal, ""},
     {"Relu", unary<relu>, ""},
+    {"Selu", selu, ""},
     {"Sigmoid", unary<relay::sigmoid>, ""},
     {"Sign", unary<relay::sign>, ""},
     {"Sin", unary<relay::sin>, ""},
+    {"Softplus", softplus, "computed as max(x, 0) + log(1 + exp(-|x|))"},
+    {"Softsign", softsign, ""},
     {"Sqrt", unary<relay::sqrt>, ""},
     {"Sub", binary<relay::subtract>, ""},
     {"Sum", variadic<relay::add>, "any number of inputs"},
     {"Tanh", unary<relay::tanh>, ""},
+    {"ThresholdedRelu", thresholdedRelu, ""},
     {"Where", where, ""},
     {"Xor", binary<relay::bitwiseXor>, "bool inputs"},
 };

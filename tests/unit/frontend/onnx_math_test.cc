@@ -191,3 +191,41 @@ TEST(OnnxMath, IdentityAndArgMax) {
 
 }  // namespace
 }  // namespace tessera::test
+
+namespace tessera::test {
+namespace {
+
+// The exponential activations against their formulas, on both sides of zero and at large inputs
+// (where a naive softplus would overflow).
+TEST(OnnxMath, ExponentialActivations) {
+  OnnxGraph g(13);
+  g.input("x", {6});
+  g.node("Elu", {"x"}, {"elu"}).f("alpha", 0.5f);
+  g.node("Selu", {"x"}, {"selu"});
+  g.node("Celu", {"x"}, {"celu"}).f("alpha", 2.0f);
+  g.node("Softplus", {"x"}, {"softplus"});
+  g.node("Softsign", {"x"}, {"softsign"});
+  g.node("Mish", {"x"}, {"mish"});
+  g.node("ThresholdedRelu", {"x"}, {"trelu"}).f("alpha", 0.5f);
+  g.output("elu").output("selu").output("celu").output("softplus").output("softsign");
+  g.output("mish").output("trelu");
+  const std::vector<double> x = {-3, -0.5, 0, 0.25, 2, 100};
+  relay::Value v = runOnnx(g, {f32({6}, x)});
+  auto expect = [&](size_t output, double (*f)(double)) {
+    std::vector<double> want;
+    for (double t : x) want.push_back(f(t));
+    EXPECT_TRUE(allClose(v.fields()[output].tensor(), f32({6}, want))) << "output " << output;
+  };
+  expect(0, [](double t) { return t < 0 ? 0.5 * (std::exp(t) - 1) : t; });
+  expect(1, [](double t) {
+    return 1.05070102214813232421875 * (t <= 0 ? 1.67326319217681884765625 * (std::exp(t) - 1) : t);
+  });
+  expect(2, [](double t) { return std::max(0.0, t) + std::min(0.0, 2 * (std::exp(t / 2) - 1)); });
+  expect(3, [](double t) { return t > 30 ? t : std::log1p(std::exp(t)); });
+  expect(4, [](double t) { return t / (1 + std::abs(t)); });
+  expect(5, [](double t) { return t * std::tanh(t > 30 ? t : std::log1p(std::exp(t))); });
+  expect(6, [](double t) { return t > 0.5 ? t : 0.0; });
+}
+
+}  // namespace
+}  // namespace tessera::test
