@@ -1,5 +1,6 @@
-// Reductions: ReduceMean/Sum/Max/Min/Prod/SumSquare/L2 and ArgMax/ArgMin. Axes come from the
-// attribute, or (ReduceSum since opset 13) from an optional input that must be known at import.
+// Reductions: ReduceMean/Sum/Max/Min/Prod/SumSquare/L1/L2/LogSum/LogSumExp and ArgMax/ArgMin.
+// Axes come from the attribute, or (ReduceSum since opset 13) from an optional input that must be
+// known at import.
 #include "frontend/onnx/context.h"
 #include "relay/op/tensor.h"
 
@@ -9,7 +10,7 @@ namespace {
 
 using relay::Expr;
 
-enum class Reduction { kMean, kSum, kMax, kMin, kProd, kSumSquare, kL2 };
+enum class Reduction { kMean, kSum, kMax, kMin, kProd, kSumSquare, kL1, kL2, kLogSum, kLogSumExp };
 
 // The Reduce* family shares axes/keepdims handling; the kind picks the Relay reduction.
 template <Reduction kKind>
@@ -50,9 +51,23 @@ void reduce(NodeContext& n) {
     case Reduction::kSumSquare:
       n.setOutput(0, relay::sum(relay::multiply(x, x), attrs));
       return;
+    case Reduction::kL1:
+      n.setOutput(0, relay::sum(relay::abs(x), attrs));
+      return;
     case Reduction::kL2:
       n.setOutput(0, relay::sqrt(relay::sum(relay::multiply(x, x), attrs)));
       return;
+    case Reduction::kLogSum:
+      n.setOutput(0, relay::log(relay::sum(x, attrs)));
+      return;
+    case Reduction::kLogSumExp: {
+      // max + log(sum(exp(x - max))): exp never overflows.
+      relay::ReduceAttrs kept = attrs;
+      kept.keepdims = true;
+      const Expr shifted = relay::exp(relay::subtract(x, relay::max(x, kept)));
+      n.setOutput(0, relay::add(relay::log(relay::sum(shifted, attrs)), relay::max(x, attrs)));
+      return;
+    }
   }
 }
 
@@ -70,7 +85,10 @@ void argReduce(NodeContext& n) {
 constexpr ConverterRow kRows[] = {
     {"ArgMax", argReduce<true>, "int64 result"},
     {"ArgMin", argReduce<false>, "int64 result"},
+    {"ReduceL1", reduce<Reduction::kL1>, "axes attribute (or input)"},
     {"ReduceL2", reduce<Reduction::kL2>, "axes attribute"},
+    {"ReduceLogSum", reduce<Reduction::kLogSum>, "axes attribute (or input)"},
+    {"ReduceLogSumExp", reduce<Reduction::kLogSumExp>, "axes attribute (or input); max-shifted"},
     {"ReduceMax", reduce<Reduction::kMax>, "axes attribute (or input)"},
     {"ReduceMean", reduce<Reduction::kMean>, "axes attribute (or input)"},
     {"ReduceMin", reduce<Reduction::kMin>, "axes attribute (or input)"},

@@ -229,3 +229,24 @@ TEST(OnnxMath, ExponentialActivations) {
 
 }  // namespace
 }  // namespace tessera::test
+
+namespace tessera::test {
+namespace {
+
+// ReduceL1, ReduceLogSum and a ReduceLogSumExp that stays finite where exp alone overflows.
+TEST(OnnxMath, LogAndL1Reductions) {
+  OnnxGraph g(13);
+  g.input("x", {2, 3});
+  g.node("ReduceL1", {"x"}, {"l1"}).ints("axes", {1}).i("keepdims", 0);
+  g.node("ReduceLogSum", {"x"}, {"ls"}).ints("axes", {1}).i("keepdims", 0);
+  g.node("ReduceLogSumExp", {"x"}, {"lse"}).ints("axes", {1});
+  g.output("l1").output("ls").output("lse");
+  relay::Value v = runOnnx(g, {f32({2, 3}, {1, 2, 3, 1000, 1000, 1000})});
+  EXPECT_TRUE(allClose(v.fields()[0].tensor(), f32({2}, {6, 3000})));
+  EXPECT_TRUE(allClose(v.fields()[1].tensor(), f32({2}, {std::log(6.0), std::log(3000.0)})));
+  const double lse0 = std::log(std::exp(1.0) + std::exp(2.0) + std::exp(3.0));
+  EXPECT_TRUE(allClose(v.fields()[2].tensor(), f32({2, 1}, {lse0, 1000 + std::log(3.0)})));
+}
+
+}  // namespace
+}  // namespace tessera::test
