@@ -228,15 +228,61 @@ void isNaN(NodeContext& n) {
   n.setOutput(0, relay::isnan(n.input(0)));
 }
 
+// CastLike: Cast to the element type of the second input.
+void castLike(NodeContext& n) {
+  n.setOutput(0, relay::cast(n.input(0), n.inputDtype(1)));
+}
+
+// IsInf: +inf and/or -inf, as detect_positive / detect_negative say.
+void isInf(NodeContext& n) {
+  const Expr x = n.input(0);
+  const bool positive = n.attrInt("detect_positive", 1) != 0;
+  const bool negative = n.attrInt("detect_negative", 1) != 0;
+  const Expr zero = scalarConstant(0, n.dtypeOf(x));
+  Expr inf = relay::isinf(x);
+  if (positive && !negative) inf = relay::logicalAnd(inf, relay::greater(x, zero));
+  if (negative && !positive) inf = relay::logicalAnd(inf, relay::less(x, zero));
+  if (!positive && !negative) inf = relay::logicalAnd(inf, relay::isnan(x));  // always false
+  n.setOutput(0, inf);
+}
+
+// Tan, Sinh, Cosh from the ops that exist.
+void tan(NodeContext& n) {
+  const Expr x = n.input(0);
+  n.setOutput(0, relay::divide(relay::sin(x), relay::cos(x)));
+}
+
+template <bool kSinh>
+void hyperbolic(NodeContext& n) {
+  const Expr x = n.input(0);
+  const Expr e = relay::exp(x), inverse = relay::exp(relay::negative(x));
+  const Expr sum = kSinh ? relay::subtract(e, inverse) : relay::add(e, inverse);
+  n.setOutput(0, relay::multiply(sum, scalarConstant(0.5, n.dtypeOf(x))));
+}
+
+// Shrink: x + bias below -lambd, x - bias above lambd, 0 between.
+void shrink(NodeContext& n) {
+  const Expr x = n.input(0);
+  const DataType dtype = n.dtypeOf(x);
+  const double lambd = n.attrFloat("lambd", 0.5), bias = n.attrFloat("bias", 0.0);
+  const Expr above =
+      relay::where(relay::greater(x, scalarConstant(lambd, dtype)),
+                   relay::subtract(x, scalarConstant(bias, dtype)), scalarConstant(0, dtype));
+  n.setOutput(0, relay::where(relay::less(x, scalarConstant(-lambd, dtype)),
+                              relay::add(x, scalarConstant(bias, dtype)), above));
+}
+
 constexpr ConverterRow kRows[] = {
     {"Abs", unary<relay::abs>, ""},
     {"Add", binary<relay::add>, "numpy broadcasting"},
     {"And", binary<relay::logicalAnd>, ""},
     {"Cast", cast, "numeric and bool types"},
+    {"CastLike", castLike, ""},
     {"Ceil", unary<relay::ceil>, ""},
     {"Celu", celu, ""},
     {"Clip", clip, "min/max as inputs (opset 11+) or attributes; run-time bounds allowed"},
     {"Cos", unary<relay::cos>, ""},
+    {"Cosh", hyperbolic<false>, ""},
     {"Div", binary<relay::divide>, "integers truncate"},
     {"Elu", elu, ""},
     {"Equal", binary<relay::equal>, ""},
@@ -248,6 +294,7 @@ constexpr ConverterRow kRows[] = {
     {"HardSigmoid", hardSigmoid, ""},
     {"HardSwish", hardSwish, ""},
     {"Identity", identity, ""},
+    {"IsInf", isInf, "detect_positive, detect_negative"},
     {"IsNaN", isNaN, ""},
     {"LeakyRelu", leakyRelu, ""},
     {"Less", binary<relay::less>, ""},
@@ -268,13 +315,16 @@ constexpr ConverterRow kRows[] = {
     {"Relu", unary<relu>, ""},
     {"Selu", selu, ""},
     {"Sigmoid", unary<relay::sigmoid>, ""},
+    {"Shrink", shrink, ""},
     {"Sign", unary<relay::sign>, ""},
     {"Sin", unary<relay::sin>, ""},
+    {"Sinh", hyperbolic<true>, ""},
     {"Softplus", softplus, "computed as max(x, 0) + log(1 + exp(-|x|))"},
     {"Softsign", softsign, ""},
     {"Sqrt", unary<relay::sqrt>, ""},
     {"Sub", binary<relay::subtract>, ""},
     {"Sum", variadic<relay::add>, "any number of inputs"},
+    {"Tan", tan, ""},
     {"Tanh", unary<relay::tanh>, ""},
     {"ThresholdedRelu", thresholdedRelu, ""},
     {"Where", where, ""},

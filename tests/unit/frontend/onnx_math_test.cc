@@ -2,6 +2,7 @@
 // interpreter against values computed here with the C library or by hand.
 #include <cmath>
 #include <functional>
+#include <limits>
 
 #include <gtest/gtest.h>
 
@@ -246,6 +247,43 @@ TEST(OnnxMath, LogAndL1Reductions) {
   EXPECT_TRUE(allClose(v.fields()[1].tensor(), f32({2}, {std::log(6.0), std::log(3000.0)})));
   const double lse0 = std::log(std::exp(1.0) + std::exp(2.0) + std::exp(3.0));
   EXPECT_TRUE(allClose(v.fields()[2].tensor(), f32({2, 1}, {lse0, 1000 + std::log(3.0)})));
+}
+
+}  // namespace
+}  // namespace tessera::test
+
+namespace tessera::test {
+namespace {
+
+TEST(OnnxMath, TrigonometricShrinkIsInfAndCastLike) {
+  OnnxGraph g(15);
+  g.input("x", {4}).initializer("like", f32({1}, {0}));
+  g.input("i", {2}, ::onnx::TensorProto::INT32);
+  g.node("Tan", {"x"}, {"tan"});
+  g.node("Sinh", {"x"}, {"sinh"});
+  g.node("Cosh", {"x"}, {"cosh"});
+  g.node("Shrink", {"x"}, {"shrink"}).f("lambd", 0.5f).f("bias", 0.25f);
+  g.node("IsInf", {"x"}, {"posinf"}).i("detect_negative", 0);
+  g.node("CastLike", {"i", "like"}, {"cast"});
+  g.output("tan").output("sinh").output("cosh").output("shrink").output("posinf").output("cast");
+  const float inf = std::numeric_limits<float>::infinity();
+  relay::Value v =
+      runOnnx(g, {f32({4}, {-1, 0.25, 1, 2}), tensorOf({2}, DataType::int32(), {3, -7})});
+  EXPECT_TRUE(allClose(v.fields()[0].tensor(),
+                       f32({4}, {std::tan(-1.0), std::tan(0.25), std::tan(1.0), std::tan(2.0)})));
+  EXPECT_TRUE(allClose(v.fields()[1].tensor(), f32({4}, {std::sinh(-1.0), std::sinh(0.25),
+                                                         std::sinh(1.0), std::sinh(2.0)})));
+  EXPECT_TRUE(allClose(v.fields()[2].tensor(), f32({4}, {std::cosh(-1.0), std::cosh(0.25),
+                                                         std::cosh(1.0), std::cosh(2.0)})));
+  EXPECT_TRUE(allClose(v.fields()[3].tensor(), f32({4}, {-0.75, 0, 0.75, 1.75})));
+  EXPECT_TRUE(allClose(v.fields()[5].tensor(), f32({2}, {3, -7})));
+  relay::Value inf4 =
+      runOnnx(g, {f32({4}, {inf, -inf, 0, 1}), tensorOf({2}, DataType::int32(), {0, 0})});
+  const NDArray& posinf = inf4.fields()[4].tensor();
+  EXPECT_EQ(posinf.dtype(), DataType::boolType());
+  EXPECT_EQ(posinf.getInt(0), 1);
+  EXPECT_EQ(posinf.getInt(1), 0);  // detect_negative=0
+  EXPECT_EQ(posinf.getInt(2), 0);
 }
 
 }  // namespace
