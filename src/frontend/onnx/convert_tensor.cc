@@ -1,6 +1,6 @@
-// ONNX operators that select, join or create tensors: Concat, Split, Slice, Gather, Constant,
-// ConstantOfShape and Range. Index-like inputs (split sizes, slice bounds) must be known at import
-// time; creation ops produce constants when small and Relay `full` otherwise.
+// ONNX operators that select, join or create tensors: Concat, Split, Slice, Gather, Trilu,
+// Constant, ConstantOfShape and Range. Index-like inputs (split sizes, slice bounds) must be known
+// at import time; creation ops produce constants when small and Relay `full` otherwise.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -220,6 +220,24 @@ void range(NodeContext& n) {
   n.setOutput(0, relay::makeConstant(out));
 }
 
+// Trilu: the upper (upper=1) or lower triangle of the last two axes, diagonal shifted by k (an
+// optional input, which may be run-time data), zero elsewhere: a constant (rows, cols) table of
+// col - row compared with k selects the elements.
+void trilu(NodeContext& n) {
+  const std::vector<int64_t> shape = n.inputShape(0);
+  if (shape.size() < 2) n.fail("onnx_input", "input 0 must have rank 2 or more");
+  const bool upper = n.attrInt("upper", 1) != 0;
+  const int64_t rows = shape[shape.size() - 2], cols = shape.back();
+  NDArray offset = NDArray::empty({rows, cols}, DataType::int64());
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) offset.setInt(i * cols + j, j - i);
+  relay::Expr k = n.hasInput(1) ? relay::cast(n.input(1), DataType::int64())
+                                : scalarConstant(0, DataType::int64());
+  relay::Expr diagonal = relay::makeConstant(offset);
+  relay::Expr keep = upper ? relay::greaterEqual(diagonal, k) : relay::lessEqual(diagonal, k);
+  n.setOutput(0, relay::where(keep, n.input(0), scalarConstant(0, n.inputDtype(0))));
+}
+
 constexpr ConverterRow kRows[] = {
     {"Concat", concat, ""},
     {"Constant", constant, "value, value_float(s), value_int(s)"},
@@ -228,6 +246,7 @@ constexpr ConverterRow kRows[] = {
     {"Range", range, "constant start, limit and delta"},
     {"Slice", slice, "constant starts/ends/axes/steps; negative indices and steps"},
     {"Split", split, "split attribute before opset 13, input since; equal parts"},
+    {"Trilu", trilu, "k constant or run-time; static matrix shape"},
 };
 
 }  // namespace

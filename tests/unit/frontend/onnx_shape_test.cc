@@ -198,3 +198,27 @@ TEST(OnnxShape, SupportedOpsAreSortedAndIncludeTheCoreSet) {
 
 }  // namespace
 }  // namespace tessera::test
+
+namespace tessera::test {
+namespace {
+
+// Trilu with k as a constant and as a run-time input (the same compiled graph for every k).
+TEST(OnnxShape, TriluUpperAndLowerWithConstantAndRunTimeK) {
+  OnnxGraph g(14);
+  g.input("x", {2, 3}).input("k", {}, ::onnx::TensorProto::INT64);
+  g.initializer("one", i64({}, {1}));
+  g.node("Trilu", {"x"}, {"upper"});
+  g.node("Trilu", {"x", "one"}, {"upper1"});
+  g.node("Trilu", {"x", "k"}, {"lower_k"}).i("upper", 0);
+  g.output("upper").output("upper1").output("lower_k");
+  const NDArray x = f32({2, 3}, {1, 2, 3, 4, 5, 6});
+  relay::Value v = runOnnx(g, {x, i64({}, {-1})});
+  EXPECT_TRUE(allClose(v.fields()[0].tensor(), f32({2, 3}, {1, 2, 3, 0, 5, 6})));
+  EXPECT_TRUE(allClose(v.fields()[1].tensor(), f32({2, 3}, {0, 2, 3, 0, 0, 6})));
+  EXPECT_TRUE(allClose(v.fields()[2].tensor(), f32({2, 3}, {0, 0, 0, 4, 0, 0})));
+  v = runOnnx(g, {x, i64({}, {1})});
+  EXPECT_TRUE(allClose(v.fields()[2].tensor(), f32({2, 3}, {1, 2, 0, 4, 5, 6})));
+}
+
+}  // namespace
+}  // namespace tessera::test
