@@ -1,6 +1,7 @@
-// ONNX operators that select, join or create tensors: Concat, Split, Slice, Gather, Trilu,
-// Constant, ConstantOfShape and Range. Index-like inputs (split sizes, slice bounds) must be known
-// at import time; creation ops produce constants when small and Relay `full` otherwise.
+// ONNX operators that select, join or create tensors: Concat, Split, Slice, Gather,
+// GatherElements, Trilu, Constant, ConstantOfShape and Range. Index-like inputs (split sizes, slice
+// bounds) must be known at import time; creation ops produce constants when small and Relay `full`
+// otherwise.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -131,6 +132,39 @@ void gather(NodeContext& n) {
   n.setOutput(0, relay::take(n.input(0), relay::makeConstant(fixed), axis));
 }
 
+// GatherElements as a take from the flattened data: the flat index of output element p is the
+// flat offset of p's coordinates with the axis coordinate removed (a constant table over the
+// static index shape) plus index(p) times the axis stride. Negative indices count from the end.
+void gatherElements(NodeContext& n) {
+  const std::vector<int64_t> in = n.inputShape(0);
+  const std::vector<int64_t> idx = n.inputShape(1);
+  const int64_t rank = static_cast<int64_t>(in.size());
+  const int64_t axis = n.normalizeAxis(n.attrInt("axis", 0), rank);
+  if (!n.inputDtype(1).isInteger()) n.fail("onnx_input", "indices must be integers");
+  if (static_cast<int64_t>(idx.size()) != rank)
+    n.fail("onnx_input", "indices must have the data's rank " + std::to_string(rank));
+  std::vector<int64_t> strides(in.size(), 1);
+  for (int64_t d = rank - 2; d >= 0; --d) strides[d] = strides[d + 1] * in[d + 1];
+  NDArray offsets = NDArray::empty(idx, DataType::int64());
+  std::vector<int64_t> c(idx.size(), 0);
+  for (int64_t p = 0; p < offsets.numel(); ++p) {
+    int64_t flat = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis) flat += c[d] * strides[d];
+    offsets.as<int64_t>()[p] = flat;
+    for (int64_t d = rank - 1; d >= 0 && ++c[d] == idx[d]; --d) c[d] = 0;  // next coordinate
+  }
+  const relay::Expr index = relay::cast(n.input(1), DataType::int64());
+  const relay::Expr extent = scalarConstant(static_cast<double>(in[axis]), DataType::int64());
+  const relay::Expr wrapped = relay::where(relay::less(index, scalarConstant(0, DataType::int64())),
+                                           relay::add(index, extent), index);
+  const relay::Expr flat = relay::add(
+      relay::makeConstant(offsets),
+      relay::multiply(wrapped,
+                      scalarConstant(static_cast<double>(strides[axis]), DataType::int64())));
+  n.setOutput(0, relay::take(n.input(0), flat, std::nullopt, "clip"));
+}
+
 void constant(NodeContext& n) {
   const ::onnx::NodeProto& p = n.proto();
   if (p.attribute_size() != 1)
@@ -243,6 +277,7 @@ constexpr ConverterRow kRows[] = {
     {"Constant", constant, "value, value_float(s), value_int(s)"},
     {"ConstantOfShape", constantOfShape, "constant shape"},
     {"Gather", gather, "negative indices"},
+    {"GatherElements", gatherElements, "negative indices; static shapes"},
     {"Range", range, "constant start, limit and delta"},
     {"Slice", slice, "constant starts/ends/axes/steps; negative indices and steps"},
     {"Split", split, "split attribute before opset 13, input since; equal parts"},

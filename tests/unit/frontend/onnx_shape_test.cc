@@ -222,3 +222,21 @@ TEST(OnnxShape, TriluUpperAndLowerWithConstantAndRunTimeK) {
 
 }  // namespace
 }  // namespace tessera::test
+
+namespace tessera::test {
+namespace {
+
+TEST(OnnxShape, GatherElementsAlongEitherAxisWithNegativeIndices) {
+  OnnxGraph g(13);
+  g.input("x", {2, 3}).input("i", {2, 2}, ::onnx::TensorProto::INT64);
+  g.node("GatherElements", {"x", "i"}, {"rows"}).i("axis", 0);
+  g.node("GatherElements", {"x", "i"}, {"cols"}).i("axis", 1);
+  g.output("rows").output("cols");
+  relay::Value v = runOnnx(g, {f32({2, 3}, {1, 2, 3, 4, 5, 6}), i64({2, 2}, {1, 0, -1, 1})});
+  // axis 0: out[r][c] = x[i[r][c]][c]; axis 1: out[r][c] = x[r][i[r][c]].
+  EXPECT_TRUE(allClose(v.fields()[0].tensor(), f32({2, 2}, {4, 2, 4, 5})));
+  EXPECT_TRUE(allClose(v.fields()[1].tensor(), f32({2, 2}, {2, 1, 6, 5})));
+}
+
+}  // namespace
+}  // namespace tessera::test
