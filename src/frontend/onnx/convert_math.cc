@@ -260,6 +260,18 @@ void hyperbolic(NodeContext& n) {
   n.setOutput(0, relay::multiply(sum, scalarConstant(0.5, n.dtypeOf(x))));
 }
 
+// Round: half to even, as ONNX (and NumPy) round; Relay's round goes half away from zero, so a
+// tie takes twice the rounded half instead.
+void roundHalfEven(NodeContext& n) {
+  const Expr x = n.input(0);
+  const DataType dtype = n.dtypeOf(x);
+  const Expr away = relay::round(x);
+  const Expr tie = relay::equal(relay::abs(relay::subtract(away, x)), scalarConstant(0.5, dtype));
+  const Expr even = relay::multiply(scalarConstant(2, dtype),
+                                    relay::round(relay::multiply(x, scalarConstant(0.5, dtype))));
+  n.setOutput(0, relay::where(tie, even, away));
+}
+
 // Shrink: x + bias below -lambd, x - bias above lambd, 0 between.
 void shrink(NodeContext& n) {
   const Expr x = n.input(0);
@@ -313,6 +325,7 @@ constexpr ConverterRow kRows[] = {
     {"Pow", pow, "exponent of any type; an int base with a float exponent runs in float64"},
     {"Reciprocal", reciprocal, ""},
     {"Relu", unary<relu>, ""},
+    {"Round", roundHalfEven, "half to even"},
     {"Selu", selu, ""},
     {"Sigmoid", unary<relay::sigmoid>, ""},
     {"Shrink", shrink, ""},

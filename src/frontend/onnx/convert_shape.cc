@@ -1,6 +1,7 @@
 // Shape-manipulating ONNX operators: Reshape, Flatten, Transpose, Unsqueeze, Squeeze, Expand,
-// Shape and Size. Input shapes are static, so each target shape is computed here (ONNX's 0 and -1
-// resolved) and the Relay op gets explicit extents; Shape and Size become constants.
+// DepthToSpace, SpaceToDepth, Shape and Size. Input shapes are static, so each target shape is
+// computed here (ONNX's 0 and -1 resolved) and the Relay op gets explicit extents; Shape and Size
+// become constants.
 #include <algorithm>
 #include <set>
 
@@ -197,12 +198,43 @@ void size(NodeContext& n) {
   n.setOutput(0, relay::makeConstant(NDArray::scalarInt(checkedProduct(n, in), DataType::int64())));
 }
 
+// DepthToSpace / SpaceToDepth: a reshape to rank 6, a transpose and a reshape back (NCHW).
+void depthToSpace(NodeContext& n) {
+  const std::vector<int64_t> s = n.inputShape(0);
+  const int64_t b = n.attrInt("blocksize", 0);
+  if (s.size() != 4) n.fail("onnx_input", "input 0 must be NCHW (rank 4)");
+  if (b < 1 || s[1] % (b * b) != 0)
+    n.fail("onnx_attr", "blocksize " + std::to_string(b) + " must divide the " +
+                            std::to_string(s[1]) + " channels into blocksize^2 groups");
+  const int64_t c = s[1] / (b * b);
+  const bool crd = n.attrString("mode", "DCR") == "CRD";
+  relay::Expr x = relay::reshape(n.input(0), crd ? std::vector<int64_t>{s[0], c, b, b, s[2], s[3]}
+                                                 : std::vector<int64_t>{s[0], b, b, c, s[2], s[3]});
+  x = relay::transpose(
+      x, crd ? std::vector<int64_t>{0, 1, 4, 2, 5, 3} : std::vector<int64_t>{0, 3, 4, 1, 5, 2});
+  n.setOutput(0, relay::reshape(x, {s[0], c, s[2] * b, s[3] * b}));
+}
+
+void spaceToDepth(NodeContext& n) {
+  const std::vector<int64_t> s = n.inputShape(0);
+  const int64_t b = n.attrInt("blocksize", 0);
+  if (s.size() != 4) n.fail("onnx_input", "input 0 must be NCHW (rank 4)");
+  if (b < 1 || s[2] % b != 0 || s[3] % b != 0)
+    n.fail("onnx_attr", "blocksize " + std::to_string(b) + " must divide the height " +
+                            std::to_string(s[2]) + " and width " + std::to_string(s[3]));
+  relay::Expr x = relay::reshape(n.input(0), {s[0], s[1], s[2] / b, b, s[3] / b, b});
+  x = relay::transpose(x, std::vector<int64_t>{0, 3, 5, 1, 2, 4});
+  n.setOutput(0, relay::reshape(x, {s[0], s[1] * b * b, s[2] / b, s[3] / b}));
+}
+
 constexpr ConverterRow kRows[] = {
+    {"DepthToSpace", depthToSpace, "DCR and CRD modes; NCHW"},
     {"Expand", expand, "constant shape; bidirectional broadcast"},
     {"Flatten", flatten, ""},
     {"Reshape", reshape, "constant shape; 0 and -1; allowzero (opset 14)"},
     {"Shape", shape, "static input shapes; start/end (opset 15)"},
     {"Size", size, "static input shapes"},
+    {"SpaceToDepth", spaceToDepth, "NCHW"},
     {"Squeeze", squeeze, "axes attribute before opset 13, input since"},
     {"Transpose", transpose, ""},
     {"Unsqueeze", unsqueeze, "axes attribute before opset 13, input since"},

@@ -1,13 +1,14 @@
 // ONNX operators that select, join or create tensors: Concat, Split, Slice, Gather,
-// GatherElements, Trilu, Constant, ConstantOfShape and Range. Index-like inputs (split sizes, slice
-// bounds) must be known at import time; creation ops produce constants when small and Relay `full`
-// otherwise.
+// GatherElements, Hardmax, Trilu, Constant, ConstantOfShape, EyeLike and Range. Index-like inputs
+// (split sizes, slice bounds) must be known at import time; creation ops produce constants when
+// small and Relay `full` otherwise.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 
 #include "frontend/onnx/context.h"
+#include "frontend/onnx/tensor_proto.h"
 #include "relay/op/tensor.h"
 
 namespace tessera::frontend::onnx {
@@ -165,6 +166,41 @@ void gatherElements(NodeContext& n) {
   n.setOutput(0, relay::take(n.input(0), flat, std::nullopt, "clip"));
 }
 
+// EyeLike: ones on the diagonal shifted by k, of the input's static shape (a constant).
+void eyeLike(NodeContext& n) {
+  const std::vector<int64_t> s = n.inputShape(0);
+  if (s.size() != 2) n.fail("onnx_input", "input 0 must have rank 2");
+  DataType dtype = n.inputDtype(0);
+  if (std::optional<int64_t> to = n.attrIntOpt("dtype")) {
+    std::optional<DataType> named = dataTypeOf(static_cast<int32_t>(*to));
+    if (!named) n.badAttr("dtype", onnxTypeName(static_cast<int32_t>(*to)), "numeric types");
+    dtype = *named;
+  }
+  const int64_t k = n.attrInt("k", 0);
+  NDArray eye = NDArray::empty(s, dtype);
+  for (int64_t i = 0; i < s[0]; ++i)
+    for (int64_t j = 0; j < s[1]; ++j) eye.setFloat(i * s[1] + j, j - i == k ? 1 : 0);
+  n.setOutput(0, relay::makeConstant(eye));
+}
+
+// Hardmax (opset 13: one axis): 1 where the first maximum along the axis is, 0 elsewhere — the
+// argmax compared with a constant arange laid along the axis.
+void hardmax(NodeContext& n) {
+  const std::vector<int64_t> s = n.inputShape(0);
+  const int64_t rank = static_cast<int64_t>(s.size());
+  const int64_t axis = n.normalizeAxis(n.attrInt("axis", n.opset() < 13 ? 1 : -1), rank);
+  if (n.opset() < 13 && axis != rank - 1)
+    n.fail("onnx_attr", "Hardmax before opset 13 coerces the input to 2-D at axis " +
+                            std::to_string(axis) + "; only the last axis is supported");
+  std::vector<int64_t> along(s.size(), 1);
+  along[axis] = s[axis];
+  NDArray positions = NDArray::empty(along, DataType::int32());
+  for (int64_t i = 0; i < s[axis]; ++i) positions.setInt(i, i);
+  const relay::Expr first = relay::argmax(
+      n.input(0), relay::ArgReduceAttrs{.axis = std::vector<int64_t>{axis}, .keepdims = true});
+  n.setOutput(0, relay::cast(relay::equal(relay::makeConstant(positions), first), n.inputDtype(0)));
+}
+
 void constant(NodeContext& n) {
   const ::onnx::NodeProto& p = n.proto();
   if (p.attribute_size() != 1)
@@ -276,8 +312,10 @@ constexpr ConverterRow kRows[] = {
     {"Concat", concat, ""},
     {"Constant", constant, "value, value_float(s), value_int(s)"},
     {"ConstantOfShape", constantOfShape, "constant shape"},
+    {"EyeLike", eyeLike, "static shape; k, dtype"},
     {"Gather", gather, "negative indices"},
     {"GatherElements", gatherElements, "negative indices; static shapes"},
+    {"Hardmax", hardmax, "one axis (opset 13 semantics)"},
     {"Range", range, "constant start, limit and delta"},
     {"Slice", slice, "constant starts/ends/axes/steps; negative indices and steps"},
     {"Split", split, "split attribute before opset 13, input since; equal parts"},

@@ -240,3 +240,33 @@ TEST(OnnxShape, GatherElementsAlongEitherAxisWithNegativeIndices) {
 
 }  // namespace
 }  // namespace tessera::test
+
+namespace tessera::test {
+namespace {
+
+// DepthToSpace (both modes) undone by SpaceToDepth; EyeLike; Hardmax (first maximum wins); Round
+// half to even.
+TEST(OnnxShape, DepthSpaceEyeLikeHardmaxRound) {
+  OnnxGraph g(13);
+  g.input("x", {1, 8, 1, 1}).input("m", {2, 3}).input("r", {6});
+  g.node("DepthToSpace", {"x"}, {"dcr"}).i("blocksize", 2);
+  g.node("SpaceToDepth", {"dcr"}, {"back"}).i("blocksize", 2);
+  g.node("DepthToSpace", {"x"}, {"crd"}).i("blocksize", 2).s("mode", "CRD");
+  g.node("EyeLike", {"m"}, {"eye"}).i("k", 1);
+  g.node("Hardmax", {"m"}, {"hard"});
+  g.node("Round", {"r"}, {"round"});
+  g.output("dcr").output("back").output("crd").output("eye").output("hard").output("round");
+  const NDArray x = f32({1, 8, 1, 1}, {0, 1, 2, 3, 4, 5, 6, 7});
+  relay::Value v = runOnnx(
+      g, {x, f32({2, 3}, {1, 3, 3, -1, -5, -2}), f32({6}, {0.5, 1.5, 2.5, -2.5, 2.4, -0.6})});
+  // DCR: channel = (row block, column block, c); CRD: channel = (c, row block, column block).
+  EXPECT_TRUE(allClose(v.fields()[0].tensor(), f32({1, 2, 2, 2}, {0, 2, 4, 6, 1, 3, 5, 7})));
+  EXPECT_TRUE(allClose(v.fields()[1].tensor(), x));
+  EXPECT_TRUE(allClose(v.fields()[2].tensor(), f32({1, 2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7})));
+  EXPECT_TRUE(allClose(v.fields()[3].tensor(), f32({2, 3}, {0, 1, 0, 0, 0, 1})));
+  EXPECT_TRUE(allClose(v.fields()[4].tensor(), f32({2, 3}, {0, 1, 0, 1, 0, 0})));
+  EXPECT_TRUE(allClose(v.fields()[5].tensor(), f32({6}, {0, 2, 2, -2, 2, -1})));
+}
+
+}  // namespace
+}  // namespace tessera::test
