@@ -11,6 +11,9 @@
 #include <set>
 #include <sstream>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 
@@ -54,24 +57,109 @@ int64_t defaultOpset(const ::onnx::ModelProto& model, const std::string& source)
   return *version;
 }
 
+// What would make ONNX's version converter crash rather than fail: it trusts that every value a
+// node reads or the graph returns is defined, and it does not guard subgraphs. The checker of
+// libonnx 1.12 lets an undefined graph output through, so the names are checked here.
+std::optional<std::string> unsafeForConverter(const ::onnx::GraphProto& graph) {
+  std::set<std::string> defined;
+  for (const auto& v : graph.input()) defined.insert(v.name());
+  for (const auto& t : graph.initializer()) defined.insert(t.name());
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const ::onnx::NodeProto& node = graph.node(i);
+    for (const auto& a : node.attribute())
+      if (a.has_g() || a.graphs_size() > 0)
+        return "node #" + std::to_string(i) + " (" + node.op_type() + ") has a subgraph";
+    for (const std::string& in : node.input())
+      if (!in.empty() && !defined.count(in))
+        return "node #" + std::to_string(i) + " (" + node.op_type() + ") reads '" + in +
+               "', which nothing before it defines";
+    for (const std::string& out : node.output()) defined.insert(out);
+  }
+  for (const auto& v : graph.output())
+    if (!defined.count(v.name())) return "graph output '" + v.name() + "' is never defined";
+  return std::nullopt;
+}
+
+// Runs libonnx's shape inference and version converter in a child process: both trust their
+// input and crash on some malformed models (found by fuzzing), which must be an error here, never
+// a crash. The child sends back 'M' + the converted model, or 'E' + the converter's message.
+std::optional<::onnx::ModelProto> convertIsolated(const ::onnx::ModelProto& model, int64_t target,
+                                                  std::string* error) {
+  int fds[2];
+  if (pipe(fds) != 0) {
+    *error = "cannot create a pipe for the converter";
+    return std::nullopt;
+  }
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    std::string reply;
+    try {
+      ::onnx::ModelProto shaped = model;
+      // The converter's adapters need the shapes of intermediate values: infer them first.
+      ::onnx::shape_inference::InferShapes(shaped);
+      reply = "M" + ::onnx::version_conversion::ConvertVersion(shaped, static_cast<int>(target))
+                        .SerializeAsString();
+    } catch (const std::exception& e) {
+      reply = std::string("E") + e.what();
+    }
+    for (size_t sent = 0; sent < reply.size();) {
+      const ssize_t n = write(fds[1], reply.data() + sent, reply.size() - sent);
+      if (n <= 0) _exit(3);
+      sent += static_cast<size_t>(n);
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  if (pid < 0) {
+    close(fds[0]);
+    *error = "cannot start the converter";
+    return std::nullopt;
+  }
+  std::string reply;
+  char buffer[65536];
+  for (ssize_t n; (n = read(fds[0], buffer, sizeof buffer)) > 0;) reply.append(buffer, n);
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || reply.empty()) {
+    *error = "it crashed on this model (the model is malformed)";
+    return std::nullopt;
+  }
+  if (reply[0] == 'E') {
+    *error = reply.substr(1);
+    return std::nullopt;
+  }
+  ::onnx::ModelProto converted;
+  if (!converted.ParseFromArray(reply.data() + 1, static_cast<int>(reply.size() - 1))) {
+    *error = "its result could not be read back";
+    return std::nullopt;
+  }
+  return converted;
+}
+
 // A model of an opset outside the implemented range, brought into it by ONNX's own version
 // converter (the nearest implemented opset, so that as few operators as possible change).
 ::onnx::ModelProto convertedToImplementedOpset(const ::onnx::ModelProto& model, int64_t opset,
                                                const std::string& source) {
   const int64_t target = std::clamp(opset, kMinOpset, kMaxOpset);
-  try {
-    // The converter's adapters need the shapes of intermediate values: infer them first.
-    ::onnx::ModelProto shaped = model;
-    ::onnx::shape_inference::InferShapes(shaped);
-    return ::onnx::version_conversion::ConvertVersion(shaped, static_cast<int>(target));
-  } catch (const std::exception& e) {
+  if (std::optional<std::string> why = unsafeForConverter(model.graph()))
+    throwDiagnostic("onnx_opset",
+                    "opset " + std::to_string(opset) +
+                        " models go through ONNX's version converter, which cannot take this "
+                        "one: " +
+                        *why,
+                    Span{}, source);
+  std::string error;
+  std::optional<::onnx::ModelProto> converted = convertIsolated(model, target, &error);
+  if (!converted)
     throwDiagnostic("onnx_opset",
                     "opset " + std::to_string(opset) + " is outside the implemented opsets " +
                         std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) +
                         ", and ONNX's version converter cannot bring the model to opset " +
-                        std::to_string(target) + ": " + e.what(),
+                        std::to_string(target) + ": " + error,
                     Span{}, source);
-  }
+  return *converted;
 }
 
 // Relay variable names are [A-Za-z_][A-Za-z0-9_]*; ONNX names are free-form ("input.1", "x:0").

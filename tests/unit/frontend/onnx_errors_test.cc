@@ -182,3 +182,21 @@ TEST(OnnxErrors, DuplicateOutputName) {
 
 }  // namespace
 }  // namespace tessera::test
+
+namespace tessera::test {
+namespace {
+
+// ONNX's version converter crashes on a dangling name; such a model is a diagnostic instead.
+TEST(OnnxErrors, OldOpsetModelWithAnUndefinedOutputIsDiagnosedNotConverted) {
+  OnnxGraph g(6);
+  g.input("x", {2, 3});
+  g.node("Relu", {"x"}, {"y"});
+  g.output("z");
+  const Diagnostic d =
+      tessera::test::diagnosticOf([&] { frontend::onnx::importOnnxBytes(g.bytes()); });
+  EXPECT_EQ(d.code, "onnx_opset");
+  EXPECT_NE(d.message.find("graph output 'z' is never defined"), std::string::npos) << d.message;
+}
+
+}  // namespace
+}  // namespace tessera::test
