@@ -9,6 +9,7 @@
 
 #include "support/diagnostic.h"
 #include "support/float16.h"
+#include "support/int_power.h"
 #include "tir/eval_program.h"
 
 namespace tessera::tir::evalimpl {
@@ -166,22 +167,12 @@ Scalar floatBinary(BinaryOp op, DataType t, double a, double b) {
   return floatResult(0, t);
 }
 
-// Integer power by squaring, wrapping like repeated multiplication; a negative (signed) exponent
-// gives the integer part of the real result: 0 except for bases 1 and -1 (the reference kernel's
-// rule).
+// Integer power (support/int_power.h); an unsigned exponent is never negative.
 int64_t intPower(int64_t a, int64_t b, DataType t) {
-  if (!isUnsigned(t) && b < 0) {
-    if (a == 1) return 1;
-    if (a == -1) return b % 2 == 0 ? 1 : -1;
-    return 0;
-  }
-  uint64_t result = 1;
-  auto base = static_cast<uint64_t>(a);
-  for (auto e = static_cast<uint64_t>(b); e != 0; e >>= 1) {
-    if (e & 1) result *= base;
-    base *= base;
-  }
-  return static_cast<int64_t>(result);
+  if (isUnsigned(t))
+    return static_cast<int64_t>(
+        powerBySquaring(static_cast<uint64_t>(a), static_cast<uint64_t>(b)));
+  return signedPower(a, b);
 }
 
 // Float -> integer as C does for in-range values; out-of-range values saturate instead of being

@@ -11,6 +11,7 @@
 #include "relay/op/op_families.h"
 #include "relay/op/tensor.h"
 #include "support/diagnostic.h"
+#include "support/int_power.h"
 
 namespace tessera::relay {
 namespace {
@@ -58,29 +59,11 @@ int64_t floorModInt(int64_t a, int64_t b) {
   return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
 }
 
-// Exponentiation by squaring with wraparound; a negative exponent gives the integer part of the
-// real result (0 except for bases 1 and -1).
 int64_t intPower(int64_t a, int64_t b, int) {
-  if (b < 0) {
-    if (a == 1) return 1;
-    if (a == -1) return (b % 2 == 0) ? 1 : -1;
-    return 0;
-  }
-  uint64_t result = 1;
-  uint64_t base = static_cast<uint64_t>(a);
-  for (uint64_t e = static_cast<uint64_t>(b); e != 0; e >>= 1) {
-    if (e & 1) result *= base;
-    base *= base;
-  }
-  return static_cast<int64_t>(result);
+  return signedPower(a, b);
 }
 uint64_t uintPower(uint64_t a, uint64_t b, int) {
-  uint64_t result = 1;
-  for (; b != 0; b >>= 1) {
-    if (b & 1) result *= a;
-    a *= a;
-  }
-  return result;
+  return powerBySquaring(a, b);
 }
 
 // Shift amounts outside [0, bits) are undefined in C++ and LLVM; we define them as shifting every

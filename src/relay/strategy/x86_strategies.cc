@@ -106,6 +106,11 @@ WeightPacking packingOfCall(const StrategyCall& c) {
   return packingOf(c.call);
 }
 
+// The packed-product schedule, shared by dense (either packing) and batch_matmul.
+Applicability denseSchedule(tir::Schedule& sch, const target::Target& target) {
+  return topi::x86::scheduleDensePacked(sch, scheduleOptions(target));
+}
+
 void registerDense(StrategyRegistry& r) {
   r.add("nn.dense", "cpu",
         {.name = "dense_pack.x86",
@@ -117,26 +122,19 @@ void registerDense(StrategyRegistry& r) {
              },
          .packWeight = packingOfCall,
          .compute = packedWeightCompute,
-         .schedule =
-             [](tir::Schedule& sch, const target::Target& t) {
-               return topi::x86::scheduleDensePacked(sch, scheduleOptions(t));
-             }});
+         .schedule = denseSchedule});
   r.add("nn.dense", "cpu",
         {.name = "dense_pack_runtime.x86",
          .priority = 5,
          .condition = runtimePackable,
          .compute = runtimePackedWeightCompute,
-         .schedule = [](tir::Schedule& sch, const target::Target& t) {
-           return topi::x86::scheduleDensePacked(sch, scheduleOptions(t));
-         }});
+         .schedule = denseSchedule});
   r.add("nn.batch_matmul", "cpu",
         {.name = "batch_matmul_pack.x86",
          .priority = 10,
          .condition = runtimePackable,
          .compute = runtimePackedWeightCompute,
-         .schedule = [](tir::Schedule& sch, const target::Target& t) {
-           return topi::x86::scheduleDensePacked(sch, scheduleOptions(t));
-         }});
+         .schedule = denseSchedule});
 }
 
 void registerConv2d(StrategyRegistry& r) {
