@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "relay/strategy/op_strategy.h"
 #include "relay/text/printer.h"
 #include "relay/transform/instrument.h"
 #include "relay/transform/pass_table.h"
@@ -29,6 +30,7 @@ const std::vector<std::string>& optimizationPipelineNames() {
       "SimplifyExpr",            // reshape/transpose chains, no-op casts and pads (level 0)
       "CanonicalizeCast",        // one cast per elementwise consumer, so fusion is not blocked (3)
       "CanonicalizeOps",         // bias_add -> expand_dims + add (level 3)
+      "AlterOpLayout",           // the target's kernel layouts, e.g. x86 NCHW16c convs (level 3)
       "FoldConstant",            // fold what the canonicalisations exposed (level 2)
       "FuseOps",                 // group ops into Primitive functions (level 0; off at context 0)
   };
@@ -66,6 +68,11 @@ tir::PrimFunc withTarget(const tir::PrimFunc& func, const target::Target& target
 }
 
 void runOptimize(CompileState& s, relay::PassContext& ctx) {
+  // Target hooks (AlterOpLayout) see the target whose strategies will pick the kernels.
+  if (s.strategies && !ctx.target) {
+    relay::strategy::registerStrategies();
+    ctx.target = s.target;
+  }
   s.module = optimize(s.module, ctx, s.params);
 }
 

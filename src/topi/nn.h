@@ -44,6 +44,8 @@ Tensor conv2dNhwc(const Tensor& data, const Tensor& weight, const Conv2DParams& 
 Tensor depthwiseConv2dNchw(const Tensor& data, const Tensor& weight, Conv2DParams p);
 /// data NCHW[x]c, weight OIHW[x]i[y]o, out NCHW[y]c (groups = 1).
 Tensor conv2dNCHWc(const Tensor& data, const Tensor& weight, const Conv2DParams& p);
+/// Depthwise in blocks: data NCHW[x]c, weight OIHW1i[x]o, out NCHW[x]c (groups = channels).
+Tensor depthwiseConv2dNCHWc(const Tensor& data, const Tensor& weight, const Conv2DParams& p);
 /// The NCHWc layout strings of a block size: ("NCHW8c", "OIHW8i8o").
 std::pair<std::string, std::string> nchwcLayouts(int64_t inBlock, int64_t outBlock);
 

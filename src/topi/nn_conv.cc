@@ -177,6 +177,18 @@ Tensor conv2dNhwc(const Tensor& data, const Tensor& weight, const Conv2DParams& 
       te::ComputeOptions{.name = op, .tag = "conv2d_nhwc", .indexNames = {"nn", "yy", "xx", "ff"}});
 }
 
+namespace {
+
+// The padded NCHW[x]c input, or the input itself when nothing is padded (a copy stage would only
+// cost a pass over the data).
+Tensor padBlocked(const Tensor& data, const Conv2DParams& p) {
+  if (p.padding[0] == 0 && p.padding[1] == 0 && p.padding[2] == 0 && p.padding[3] == 0) return data;
+  return pad(data, {0, 0, p.padding[0], p.padding[1], 0}, {0, 0, p.padding[2], p.padding[3], 0},
+             nullptr, "data_pad");
+}
+
+}  // namespace
+
 std::pair<std::string, std::string> nchwcLayouts(int64_t inBlock, int64_t outBlock) {
   return {"NCHW" + std::to_string(inBlock) + "c",
           "OIHW" + std::to_string(inBlock) + "i" + std::to_string(outBlock) + "o"};
@@ -193,8 +205,7 @@ Tensor conv2dNCHWc(const Tensor& data, const Tensor& weight, const Conv2DParams&
       outExtent(ds[2], p.padding[0] + p.padding[2], ws[2], p.strides[0], p.dilation[0], op);
   const int64_t ow =
       outExtent(ds[3], p.padding[1] + p.padding[3], ws[3], p.strides[1], p.dilation[1], op);
-  Tensor padded = pad(data, {0, 0, p.padding[0], p.padding[1], 0},
-                      {0, 0, p.padding[2], p.padding[3], 0}, nullptr, "data_pad");
+  const Tensor padded = padBlocked(data, p);
   IterVar ico = te::reduceAxis(0, ds[1], "ic_outer");
   IterVar kh = te::reduceAxis(0, ws[2], "kh");
   IterVar kw = te::reduceAxis(0, ws[3], "kw");
@@ -211,6 +222,39 @@ Tensor conv2dNCHWc(const Tensor& data, const Tensor& weight, const Conv2DParams&
       te::ComputeOptions{.name = op,
                          .tag = "conv2d_NCHWc",
                          .indexNames = {"n", "oc_chunk", "oh", "ow", "oc_block"}});
+}
+
+}  // namespace tessera::topi
+
+namespace tessera::topi {
+
+Tensor depthwiseConv2dNCHWc(const Tensor& data, const Tensor& weight, const Conv2DParams& p) {
+  const std::string op = "depthwise_conv2d_NCHWc";
+  const std::vector<int64_t> ds = constShape(data, op), ws = constShape(weight, op);
+  if (ds.size() != 5 || ws.size() != 6 || ws[0] != ds[1] || ws[1] != 1 || ws[4] != 1 ||
+      ws[5] != ds[4])
+    throwDiagnostic("topi_conv", op + ": needs data NCHW[x]c and weight OIHW1i[x]o that agree");
+  const DataType outDtype = p.outDtype.isVoid() ? data.dtype() : p.outDtype;
+  const int64_t oh =
+      outExtent(ds[2], p.padding[0] + p.padding[2], ws[2], p.strides[0], p.dilation[0], op);
+  const int64_t ow =
+      outExtent(ds[3], p.padding[1] + p.padding[3], ws[3], p.strides[1], p.dilation[1], op);
+  const Tensor padded = padBlocked(data, p);
+  IterVar kh = te::reduceAxis(0, ws[2], "kh");
+  IterVar kw = te::reduceAxis(0, ws[3], "kw");
+  return te::compute(
+      shapeOf({ds[0], ds[1], oh, ow, ds[4]}),
+      [&](Var n, Var chunk, Var y, Var x, Var block) {
+        PrimExpr row = addIdx(mulIdx(y, p.strides[0]), mulIdx(kh.var, p.dilation[0]));
+        PrimExpr col = addIdx(mulIdx(x, p.strides[1]), mulIdx(kw.var, p.dilation[1]));
+        return te::sum(castTo(outDtype, padded(n, chunk, row, col, block)) *
+                           castTo(outDtype, weight(chunk, tir::intImm(0), kh.var, kw.var,
+                                                   tir::intImm(0), block)),
+                       {kh, kw});
+      },
+      te::ComputeOptions{.name = op,
+                         .tag = "depthwise_conv2d_NCHWc",
+                         .indexNames = {"n", "c_chunk", "oh", "ow", "c_block"}});
 }
 
 }  // namespace tessera::topi

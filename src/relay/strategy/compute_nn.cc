@@ -80,6 +80,14 @@ Tensors conv2dCompute(const Attrs& attrs, const Tensors& in, const Type& outType
     const std::string produced = "NCHW" + km[2].str() + "c";
     return {relayout(topi::conv2dNCHWc(data, weight, p), produced, outLayout)};
   }
+  // Depthwise in blocks (x86's AlterOpLayout makes these): OIHW1i[x]o, one output per channel.
+  if (std::regex_match(a.dataLayout, dm, nchwc) && std::regex_match(a.kernelLayout, km, oihwio) &&
+      km[1] == "1" && dm[1] == km[2]) {
+    const std::vector<int64_t> ds = topi::constShape(data, "conv2d");
+    const std::vector<int64_t> ws = topi::constShape(weight, "conv2d");
+    if (ds.size() == 5 && ws.size() == 6 && a.groups == ds[1] * ds[4] && ws[0] == ds[1])
+      return {relayout(topi::depthwiseConv2dNCHWc(data, weight, p), a.dataLayout, outLayout)};
+  }
   Tensor out = topi::conv2dNchw(relayout(data, a.dataLayout, "NCHW"),
                                 relayout(weight, a.kernelLayout, "OIHW"), p);
   return {relayout(out, "NCHW", outLayout)};

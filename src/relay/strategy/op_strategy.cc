@@ -8,7 +8,8 @@
 
 namespace tessera::relay::strategy {
 
-void registerX86Strategies();  // x86_strategies.cc
+void registerX86Strategies();     // x86_strategies.cc
+void registerX86AlterOpLayout();  // x86_alter_layout.cc
 
 std::string StrategyChoice::chosenName() const {
   return chosen ? chosen->name : op + ".generic";
@@ -62,7 +63,10 @@ StrategyRegistry::genericSchedule(const target::Target& target) const {
 
 void registerStrategies() {
   static std::once_flag once;
-  std::call_once(once, [] { registerX86Strategies(); });
+  std::call_once(once, [] {
+    registerX86Strategies();
+    registerX86AlterOpLayout();
+  });
 }
 
 StrategyChoice selectImplementation(const StrategyCall& call) {

@@ -102,7 +102,8 @@ class StrategyRegistry {
   std::map<std::string, std::function<void(tir::Schedule&, const target::Target&, bool)>> generic_;
 };
 
-/// Registers the built-in strategies of every target (idempotent).
+/// Registers the built-in strategies of every target, and their target hooks (the
+/// FTVMAlterOpLayout rules); idempotent.
 void registerStrategies();
 
 /// Chooses the implementation of `call` for its target: under each key of the target in turn,

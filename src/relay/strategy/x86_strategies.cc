@@ -3,6 +3,7 @@
 // Priorities follow TVM's x86 strategy: Winograd (15) over the packed direct kernels (10) over the
 // plain ones (5); the op's generic compute is the fallback.
 #include <algorithm>
+#include <regex>
 #include <thread>
 
 #include "relay/strategy/op_strategy.h"
@@ -102,6 +103,36 @@ Applicability pointwiseConv(const StrategyCall& c) {
   return Applicability::yes();
 }
 
+// The blocked convolutions x86's AlterOpLayout makes (x86_alter_layout.cc); the op's compute
+// (compute_nn.cc) dispatches on the same layouts.
+// Whether the data is NCHW[x]c and the kernel layout matches `kernel`, whose first group is x.
+bool blockedLayouts(const Conv2DAttrs& a, const std::regex& kernel) {
+  static const std::regex data("NCHW([0-9]+)c");
+  std::smatch dm, km;
+  return std::regex_match(a.dataLayout, dm, data) && std::regex_match(a.kernelLayout, km, kernel) &&
+         dm[1] == km[1];
+}
+
+Applicability blockedConv(const StrategyCall& c) {
+  const auto& a = attrsOf<Conv2DAttrs>(c.call.attrs);
+  static const std::regex kernel("OIHW([0-9]+)i[0-9]+o");
+  if (a.groups != 1 || !blockedLayouts(a, kernel))
+    return Applicability::no("not a conv2d of NCHW[x]c data and OIHW[x]i[y]o weights, groups 1");
+  return Applicability::yes();
+}
+
+Applicability blockedDepthwiseConv(const StrategyCall& c) {
+  const auto& a = attrsOf<Conv2DAttrs>(c.call.attrs);
+  const TensorTypeNode* d = argType(c.call, 0);
+  const std::optional<std::vector<int64_t>> ds = d ? staticShape(d->shape) : std::nullopt;
+  const std::string blocked = a.outLayout.empty() ? a.dataLayout : a.outLayout;
+  static const std::regex kernel("OIHW1i([0-9]+)o");
+  if (!ds || ds->size() != 5 || a.groups != (*ds)[1] * (*ds)[4] || blocked != a.dataLayout ||
+      !blockedLayouts(a, kernel))
+    return Applicability::no("not a depthwise conv2d of NCHW[x]c data and OIHW1i[x]o weights");
+  return Applicability::yes();
+}
+
 WeightPacking packingOfCall(const StrategyCall& c) {
   return packingOf(c.call);
 }
@@ -167,6 +198,16 @@ void registerConv2d(StrategyRegistry& r) {
          .priority = 10,
          .condition = pointwiseConv,
          .schedule = x86Schedule(topi::x86::scheduleConv2d1x1)});
+  r.add("nn.conv2d", "cpu",
+        {.name = "conv2d_NCHWc.x86",
+         .priority = 10,
+         .condition = blockedConv,
+         .schedule = x86Schedule(topi::x86::scheduleConv2dNCHWc)});
+  r.add("nn.conv2d", "cpu",
+        {.name = "depthwise_conv2d_NCHWc.x86",
+         .priority = 10,
+         .condition = blockedDepthwiseConv,
+         .schedule = x86Schedule(topi::x86::scheduleDepthwiseConv2dNCHWc)});
   r.add("nn.conv2d", "cpu",
         {.name = "conv2d_nchw.x86",
          .priority = 5,

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <string>
@@ -14,6 +15,7 @@
 
 #include "ir/attr_value.h"
 #include "relay/module.h"
+#include "target/target.h"
 
 namespace tessera::relay {
 
@@ -30,6 +32,9 @@ struct PassContext {
   std::set<std::string> requiredPasses;     ///< run even when the opt level is too low
   std::set<std::string> disabledPasses;     ///< never run inside a Sequential
   std::map<std::string, AttrValue> config;  ///< e.g. "relay.FuseOps.max_depth" -> 256
+  /// The target being compiled for (TVM's Target.current()); target hooks such as
+  /// AlterOpLayout's do nothing without one.
+  std::optional<target::Target> target;
   /// Instrumentation.
   bool timePasses = false;
   std::vector<PassTiming> timings;

@@ -1,6 +1,7 @@
 // The pass table: data, not static constructors. Add a row when adding a pass file.
 #include "relay/transform/pass_table.h"
 
+#include "relay/transform/alter_op_layout.h"
 #include "relay/transform/passes.h"
 #include "support/diagnostic.h"
 
@@ -37,6 +38,8 @@ const std::vector<PassTableRow>& passTable() {
       {"ConvertLayout", "convert nn.conv2d to NHWC and propagate the layout to its consumers", 3,
        [] { return convertLayoutPass({{"nn.conv2d", {"NHWC", "default"}}}); }},
       {"Legalize", "let per-op FTVMLegalize hooks rewrite calls", 1, legalizePass},
+      {"AlterOpLayout", "let the target's FTVMAlterOpLayout hooks choose kernel layouts", 3,
+       alterOpLayoutPass},
   };
   return table;
 }

@@ -52,4 +52,11 @@ Applicability scheduleConv2d1x1(tir::Schedule& sch, const ScheduleOptions& optio
 /// output row at a time, window loops outside the row's columns (same contract).
 Applicability scheduleConv2dDirect(tir::Schedule& sch, const ScheduleOptions& options);
 
+/// The blocked conv2d `conv2d_NCHWc` (data NCHW[x]c, weight OIHW[x]i[y]o): tiles of owb output
+/// pixels x one channel block (same contract).
+Applicability scheduleConv2dNCHWc(tir::Schedule& sch, const ScheduleOptions& options);
+/// The blocked depthwise conv2d `depthwise_conv2d_NCHWc` (weight OIHW1i[x]o): the same tiles,
+/// the input padded per channel block (same contract).
+Applicability scheduleDepthwiseConv2dNCHWc(tir::Schedule& sch, const ScheduleOptions& options);
+
 }  // namespace tessera::topi::x86
