@@ -2,14 +2,15 @@
 // records): NCHW convolutions become NCHW[x]c ones, whose kernels keep a block of channels in
 // one vector register — each output pixel's block is a vector, each weight tap a vector.
 //
-// Where it pays (bench/results/2026-11-26-alter-op-layout.md):
+// Where it pays (bench/results/2026-11-25-peers-alter-op-layout.md; docs/design/x86-schedules.md):
 // - depthwise convolutions always: in NCHW their vectors run along a row of pixels and every tap
 //   shifts the row; in NCHW16c a tap is one vector multiply-add of whole channel blocks;
 // - a dense (groups 1) convolution only when its input already arrives blocked (its producer was
 //   altered): then staying blocked saves two transforms, while a chain of NCHW convolutions
 //   (ResNet's Winograd and packed kernels, which are faster there) is left as it is.
-// Blocks are 16 channels (one AVX-512 register of float32), else 8; a dense convolution's input
+// Blocks are one vector register of float32 channels (16 with AVX-512), else 8; a dense convolution's input
 // block is the one its producer chose.
+#include <algorithm>
 #include <regex>
 
 #include "relay/op/nn.h"
@@ -19,8 +20,10 @@
 namespace tessera::relay::strategy {
 namespace {
 
-int64_t channelBlock(int64_t channels) {
-  if (channels % 16 == 0) return 16;
+// One vector register of float32 channels (16 with AVX-512), else 8.
+int64_t channelBlock(int64_t channels, const target::Target& target) {
+  const int64_t lanes = std::max(8, target.vectorBytes() / 4);
+  if (channels % lanes == 0) return lanes;
   if (channels % 8 == 0) return 8;
   return 0;
 }
@@ -34,7 +37,7 @@ int64_t nchwcBlock(const std::string& layout) {
 
 std::optional<LayoutAlteration> alterConv2d(const CallNode& call,
                                             const std::vector<std::string>& heldLayouts,
-                                            const target::Target&) {
+                                            const target::Target& target) {
   const auto& a = attrsOf<Conv2DAttrs>(call.attrs);
   if (a.dataLayout != "NCHW" || a.kernelLayout != "OIHW" || !a.outLayout.empty()) return {};
   const Type& dataType = call.args.at(0)->checkedType;
@@ -50,14 +53,14 @@ std::optional<LayoutAlteration> alterConv2d(const CallNode& call,
 
   Conv2DAttrs altered = a;
   if (a.groups == channels && outChannels == channels && (*ws)[1] == 1) {
-    const int64_t block = channelBlock(channels);
+    const int64_t block = channelBlock(channels, target);
     if (block == 0) return {};
     const std::string b = std::to_string(block);
     altered.dataLayout = "NCHW" + b + "c";
     altered.kernelLayout = "OIHW1i" + b + "o";
   } else {
     const int64_t inBlock = nchwcBlock(heldLayouts.at(0));
-    const int64_t outBlock = channelBlock(outChannels);
+    const int64_t outBlock = channelBlock(outChannels, target);
     if (a.groups != 1 || inBlock == 0 || channels % inBlock != 0 || outBlock == 0) return {};
     const auto [dataLayout, kernelLayout] = topi::nchwcLayouts(inBlock, outBlock);
     altered.dataLayout = dataLayout;

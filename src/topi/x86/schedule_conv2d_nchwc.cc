@@ -87,7 +87,8 @@ Applicability scheduleDepthwiseConv2dNCHWc(tir::Schedule& sch, const ScheduleOpt
       return Applicability::yes();
     });
     if (placed) {
-      vectorizeTile(sch, innerLoops(sch, *pad, 4));  // a row of pixels x the channel block
+      sch.vectorize(sch.getLoops(*pad).back());  // the channel block (not the row: unrolling
+                                                 // a padded row made huge basic blocks)
       parallel.resize(2);  // the padding sits between the chunk and row loops
     }
   }
