@@ -11,7 +11,7 @@ void registerBuiltinOps(OpRegistry& registry) {
       registerConvOps,       registerDenseOps,   registerNormOps,   registerPoolOps,
       registerActivationOps, registerNnShapeOps, registerUnaryOps,  registerBinaryOps,
       registerReduceOps,     registerShapeOps,   registerSelectOps, registerCastOps,
-      registerCreationOps,
+      registerCreationOps,   registerQuantizeOps,
   };
   for (Family family : kFamilies) family(registry);
 }

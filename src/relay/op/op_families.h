@@ -21,5 +21,6 @@ void registerSelectOps(
     OpRegistry& r);  // transform_select.cc: concatenate, split, strided_slice, take, where
 void registerCastOps(OpRegistry& r);  // cast_clip.cc: cast, clip, fixed_point_multiply, annotations
 void registerCreationOps(OpRegistry& r);  // creation.cc: zeros, ones, full
+void registerQuantizeOps(OpRegistry& r);  // quantize.cc: relay.op.annotation.simulated_quantize
 
 }  // namespace tessera::relay

@@ -1,0 +1,46 @@
+// relay.quantize for C++ (spec relay.md §5): the whole int8 quantization flow of TVM 0.16 —
+// prerequisite_optimize, then partition, annotate, calibrate and realize under the current
+// qconfig (relay/quantize/qconfig.h) — and the per-stage passes and rule registries for users
+// who replace rules (seed 001).
+//
+//   QConfig cfg = QConfig::scoped();
+//   cfg.calibrateMode = "kl_divergence";
+//   QConfigScope scope(cfg);
+//   IRModule q = quantize(module, params, dataset);
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "relay/module.h"
+#include "relay/quantize/annotate.h"
+#include "relay/quantize/calibrate.h"
+#include "relay/quantize/partition.h"
+#include "relay/quantize/qconfig.h"
+#include "relay/quantize/realize.h"
+#include "runtime/ndarray.h"
+
+namespace tessera::relay::quantize {
+
+/// Binds `params` into @main by name, then SimplifyInference, FoldConstant, FoldScaleAxis,
+/// CanonicalizeOps, FoldConstant — at opt level 3 whatever the caller's level (TVM runs them in
+/// the caller's context, where level 2 silently skips FoldScaleAxis and CanonicalizeOps).
+IRModule prerequisiteOptimize(const IRModule& module,
+                              const std::map<std::string, NDArray>& params = {});
+
+/// Registers the built-in rules of all three rewriting stages (once per process).
+void registerBuiltinRules();
+
+/// What quantize() did, for reports: the calibrated simulated quantizes in post order.
+struct QuantizeReport {
+  std::vector<CalibratedNode> nodes;
+};
+
+/// TVM's relay.quantize.quantize under the current qconfig. The dataset is needed for the
+/// kl_divergence and percentile modes. With do_simulation the result keeps the calibrated
+/// simulated_quantize ops (float simulation) instead of integer arithmetic.
+IRModule quantize(const IRModule& module, const std::map<std::string, NDArray>& params = {},
+                  const CalibrationDataset& dataset = {},
+                  const ModuleRunner& run = runOnInterpreter, QuantizeReport* report = nullptr);
+
+}  // namespace tessera::relay::quantize

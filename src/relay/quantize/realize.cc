@@ -1,0 +1,268 @@
+#include "relay/quantize/realize.h"
+
+#include <cmath>
+#include <mutex>
+
+#include "relay/op/nn.h"
+#include "relay/op/op_common.h"
+#include "relay/op/quantize.h"
+#include "relay/op/tensor.h"
+#include "relay/quantize/qconfig.h"
+#include "relay/quantize/quantize_util.h"
+#include "support/diagnostic.h"
+
+namespace tessera::relay::quantize {
+
+Expr QRealizeIntExpr::realize() const {
+  return multiply(cast(data, DataType::float32()), scalarConstant(domScale, DataType::float32()));
+}
+
+RewriteValue realizedExpr(Expr data, float domScale, DataType dtype) {
+  return RewriteValue(std::make_shared<const QRealizeIntExpr>(std::move(data), domScale, dtype));
+}
+
+void registerRealizeFunction(const std::string& op, ForwardRewriteFn rule, int level) {
+  kRealizeRules.set(op, std::move(rule), level);
+}
+
+Expr fixedPointMultiplyBy(Expr data, double factor) {
+  const auto [multiplier, shift] = fixedPointMultiplierShift(factor);
+  if (currentQConfig().rounding == "UPWARD") return fixedPointMultiply(data, multiplier, shift);
+  // TONEAREST: round half away from zero in explicit int64 arithmetic.
+  const DataType i64 = DataType::int64();
+  Expr t = cast(std::move(data), i64);
+  if (shift > 0) t = leftShift(t, scalarConstant(shift, i64));
+  t = multiply(t, scalarConstant(multiplier, i64));
+  const int totalRightShift = std::max(-shift, 0) + 31;
+  const auto half = static_cast<double>(int64_t{1} << (totalRightShift - 1));
+  t = add(t, where(greaterEqual(t, scalarConstant(0, i64)), scalarConstant(half, i64),
+                   scalarConstant(half - 1, i64)));
+  t = rightShift(t, scalarConstant(totalRightShift, i64));
+  return cast(t, DataType::int32());
+}
+
+namespace {
+
+using Args = std::vector<RewriteValue>;
+using Result = std::optional<RewriteValue>;
+
+/// log2(x) when it is a finite integer (a shift), else nullopt.
+std::optional<int> exactLog2(float x) {
+  const float l = std::log2(x);
+  if (!std::isfinite(l) || std::trunc(l) != l) return std::nullopt;
+  return static_cast<int>(l);
+}
+
+// data * s1 / s2 in `dtype`: a left shift, an integer multiply, or a fixed-point multiply.
+Expr mulAndDiv(Expr data, float s1, float s2, DataType dtype) {
+  if (s1 == s2) return data;
+  const float factor = s1 / s2;
+  if (const std::optional<int> shift = exactLog2(factor); shift && *shift > 0)
+    return leftShift(data, scalarConstant(*shift, dtype));
+  if (std::isfinite(factor) && std::trunc(factor) == factor)
+    return multiply(data, scalarConstant(factor, dtype));
+  return cast(fixedPointMultiplyBy(data, factor), dtype);
+}
+
+const QRealizeIntExpr* quantized(const RewriteValue& v) {
+  return v.as<QRealizeIntExpr>();
+}
+
+void requireNoTemp(const Args& args, const CallNode& call) {
+  for (const RewriteValue& a : args)
+    if (a.isTemp())
+      throwDiagnostic("quantize_realize", "an argument of " + call.op->as<OpNode>()->name +
+                                              " is quantized but the rule expects it is not");
+}
+
+Result simulatedQuantizeRealize(const CallNode& call, const Args& args) {
+  const QConfig& cfg = currentQConfig();
+  const float scale = static_cast<float>(scalarValue(args[1].realize()));
+  const double lo = scalarValue(args[2].realize()), hi = scalarValue(args[3].realize());
+  if (const QRealizeIntExpr* in = quantized(args[0])) {
+    Expr data = in->data;
+    if (in->domScale == scale) return realizedExpr(clip(data, lo, hi), scale, in->dtype);
+    const float ratio = scale / in->domScale;
+    if (const std::optional<int> n = exactLog2(ratio)) {
+      if (*n > 0) {
+        if (cfg.roundForShift)
+          data = add(data, scalarConstant(std::ldexp(1.0, *n - 1), cfg.dtypeActivation));
+        data = rightShift(data, scalarConstant(*n, cfg.dtypeActivation));
+      } else {
+        data = leftShift(data, scalarConstant(-*n, cfg.dtypeActivation));
+      }
+      return realizedExpr(clip(data, lo, hi), scale, in->dtype);
+    }
+    data = fixedPointMultiplyBy(cast(data, DataType::int64()), in->domScale / scale);
+    return realizedExpr(cast(clip(data, lo, hi), in->dtype), scale, in->dtype);
+  }
+  requireNoTemp(args, call);
+  Expr data = multiply(args[0].realize(), scalarConstant(1.0f / scale, DataType::float32()));
+  return realizedExpr(clip(round(data), lo, hi), scale, DataType::float32());
+}
+
+// conv2d, dense, batch_matmul: int8 x int8 -> int32, scale = product of the operands' scales.
+template <typename A>
+Result productRealize(const CallNode& call, const Args& args) {
+  if (!args[0].isTemp() && !args[1].isTemp()) return std::nullopt;
+  const QRealizeIntExpr* lhs = quantized(args[0]);
+  const QRealizeIntExpr* rhs = quantized(args[1]);
+  if (!lhs || !rhs)
+    throwDiagnostic("quantize_realize",
+                    call.op->as<OpNode>()->name + ": only one operand is quantized");
+  const QConfig& cfg = currentQConfig();
+  Expr l = lhs->dtype == cfg.dtypeInput ? lhs->data : cast(lhs->data, cfg.dtypeInput);
+  Expr r = cast(rhs->data, cfg.dtypeWeight);
+  A attrs = attrsOrDefault<A>(call.attrs.get());
+  attrs.outDtype = cfg.dtypeActivation;
+  return realizedExpr(makeCall(call.op, {l, r}, makeAttrs(attrs), call.span),
+                      lhs->domScale * rhs->domScale, cfg.dtypeActivation);
+}
+
+Result multiplyRealize(const CallNode& call, const Args& args) {
+  const QRealizeIntExpr* lhs = quantized(args[0]);
+  const QRealizeIntExpr* rhs = quantized(args[1]);
+  if (!lhs || !rhs) {
+    requireNoTemp(args, call);
+    return std::nullopt;
+  }
+  const DataType t = currentQConfig().dtypeActivation;
+  Expr l = lhs->dtype == t ? lhs->data : cast(lhs->data, t);
+  Expr r = rhs->dtype == t ? rhs->data : cast(rhs->data, t);
+  return realizedExpr(forwardOp(call, {l, r}), lhs->domScale * rhs->domScale, t);
+}
+
+/// TVM's UnifyDTypeScale: the arguments in one dtype and one scale.
+std::vector<Expr> unify(const std::vector<Expr>& refArgs,
+                        const std::vector<const QRealizeIntExpr*>& args, DataType dtype,
+                        float* scale) {
+  const QConfig& cfg = currentQConfig();
+  std::vector<Expr> out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    Expr d = args[i]->data;
+    const auto* ref = refArgs[i]->as<CallNode>();
+    const auto* refOp = ref ? ref->op->as<OpNode>() : nullptr;
+    const auto* sq = refOp && refOp->name == "relay.op.annotation.simulated_quantize"
+                         ? attrsAs<SimulatedQuantizeAttrs>(ref->attrs.get())
+                         : nullptr;
+    if (!(args[i]->dtype == dtype))
+      d = cast(d, dtype);
+    else if (sq && sq->kind == static_cast<int>(QAnnotateKind::kInput))
+      d = cast(stopFusion(cast(d, cfg.dtypeInput)), dtype);  // an int8 boundary
+    out.push_back(d);
+  }
+  *scale = args.size() == 2
+               ? std::min(args[0]->domScale, args[1]->domScale)
+               : static_cast<float>(cfg.globalScale / std::pow(2.0, cfg.nbitActivation - 1));
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = mulAndDiv(out[i], args[i]->domScale, *scale, dtype);
+  return out;
+}
+
+Result addRealize(const CallNode& call, const Args& args) {
+  const QRealizeIntExpr* lhs = quantized(args[0]);
+  const QRealizeIntExpr* rhs = quantized(args[1]);
+  if (!lhs || !rhs) {
+    requireNoTemp(args, call);
+    return std::nullopt;
+  }
+  const DataType t = currentQConfig().dtypeActivation;
+  float scale = 0;
+  std::vector<Expr> unified = unify(call.args, {lhs, rhs}, t, &scale);
+  for (size_t i = 0; i < 2; ++i)  // a quantized constant is not fused into the kernel
+    if ((i == 0 ? lhs : rhs)->dtype == DataType::float32()) unified[i] = stopFusion(unified[i]);
+  return realizedExpr(forwardOp(call, unified), scale, t);
+}
+
+Result concatenateRealize(const CallNode& call, const Args& args) {
+  if (!args[0].isTuple()) return std::nullopt;
+  std::vector<const QRealizeIntExpr*> fields;
+  for (const RewriteValue& f : args[0].fields()) fields.push_back(quantized(f));
+  if (fields.empty() || !fields[0]) return std::nullopt;
+  for (const QRealizeIntExpr* f : fields)
+    if (!f) throwDiagnostic("quantize_realize", "concatenate: only some fields are quantized");
+  const QConfig& cfg = currentQConfig();
+  const DataType t = fields.size() == 2 && fields[1]->dtype == cfg.dtypeInput ? cfg.dtypeInput
+                                                                              : cfg.dtypeActivation;
+  const auto* refTuple = call.args[0]->as<TupleNode>();
+  if (!refTuple) throwDiagnostic("quantize_realize", "concatenate of a non-literal tuple");
+  float scale = 0;
+  std::vector<Expr> unified = unify(refTuple->fields, fields, t, &scale);
+  return realizedExpr(forwardOp(call, {makeTuple(unified)}), scale, t);
+}
+
+Result clipRealize(const CallNode& call, const Args& args) {
+  const QRealizeIntExpr* in = quantized(args[0]);
+  if (!in) return std::nullopt;
+  const auto& a = attrsOrDefault<ClipAttrs>(call.attrs.get());
+  const double s = in->domScale;
+  return realizedExpr(clip(in->data, a.aMin / s, a.aMax / s), in->domScale, in->dtype);
+}
+
+Result identityRealize(const CallNode& call, const Args& args) {
+  const QRealizeIntExpr* in = quantized(args[0]);
+  if (!in) return std::nullopt;
+  return realizedExpr(forwardOp(call, {in->data}), in->domScale, in->dtype);
+}
+
+// max pooling runs on the int8 values themselves.
+Result castInputRealize(const CallNode& call, const Args& args) {
+  const QRealizeIntExpr* in = quantized(args[0]);
+  if (!in) return std::nullopt;
+  const DataType t = currentQConfig().dtypeInput;
+  return realizedExpr(forwardOp(call, {cast(in->data, t)}), in->domScale, t);
+}
+
+// average pooling sums, so it runs in the activation dtype.
+Result avgPoolRealize(const CallNode& call, const Args& args) {
+  const QRealizeIntExpr* in = quantized(args[0]);
+  if (!in) return std::nullopt;
+  const DataType t = currentQConfig().dtypeActivation;
+  Expr data = in->dtype == t ? in->data : cast(in->data, t);
+  return realizedExpr(forwardOp(call, {data}), in->domScale, t);
+}
+
+Result castHintRealize(const CallNode& call, const Args& args) {
+  const QRealizeIntExpr* in = quantized(args[0]);
+  if (!in) return std::nullopt;
+  const DataType t = attrsOrDefault<CastHintAttrs>(call.attrs.get()).dtype;
+  return realizedExpr(cast(in->data, t), in->domScale, t);
+}
+
+}  // namespace
+
+void registerBuiltinRealizeRules() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    registerRealizeFunction("relay.op.annotation.simulated_quantize", simulatedQuantizeRealize);
+    registerRealizeFunction("nn.conv2d", productRealize<nn::Conv2DAttrs>);
+    registerRealizeFunction("nn.dense", productRealize<nn::DenseAttrs>);
+    registerRealizeFunction("nn.batch_matmul", productRealize<nn::BatchMatmulAttrs>);
+    registerRealizeFunction("multiply", multiplyRealize);
+    registerRealizeFunction("add", addRealize);
+    registerRealizeFunction("concatenate", concatenateRealize);
+    registerRealizeFunction("clip", clipRealize);
+    for (const char* op : {"nn.relu", "reshape", "strided_slice", "nn.batch_flatten", "transpose",
+                           "annotation.stop_fusion"})
+      registerRealizeFunction(op, identityRealize);
+    registerRealizeFunction("nn.max_pool2d", castInputRealize);
+    registerRealizeFunction("nn.avg_pool2d", avgPoolRealize);
+    registerRealizeFunction("nn.global_avg_pool2d", avgPoolRealize);
+    registerRealizeFunction("annotation.cast_hint", castHintRealize);
+  });
+}
+
+Function realize(const Function& fn) {
+  registerBuiltinRealizeRules();
+  ForwardRewriteOptions options;
+  options.ruleOf = [](const std::string& op) { return kRealizeRules.get(op); };
+  return forwardRewrite(fn, options);
+}
+
+Pass realizePass() {
+  return makeFunctionPass(
+      PassInfo{"QuantizeRealize", 1, {"InferType"}},
+      [](const Function& fn, const IRModule&, PassContext&) { return realize(fn); });
+}
+
+}  // namespace tessera::relay::quantize
