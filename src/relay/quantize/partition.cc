@@ -1,6 +1,7 @@
 // The built-in partition rules (exactly TVM's seven; nn.dense has none, seed 001 adds one).
 #include "relay/quantize/partition.h"
 
+#include <iterator>
 #include <mutex>
 
 #include "relay/op/tensor.h"
@@ -77,17 +78,30 @@ Result globalAvgPoolPartition(const CallNode& call, const Args& args) {
 
 }  // namespace
 
+namespace {
+
+constexpr const char* kBuiltinOps[] = {
+    "nn.conv2d", "clip", "nn.relu", "nn.max_pool2d", "add", "multiply", "nn.global_avg_pool2d"};
+
+void setBuiltinRules() {
+  const ForwardRewriteFn rules[] = {conv2dPartition,       identityPartition, identityPartition,
+                                    identityPartition,     addPartition,      multiplyPartition,
+                                    globalAvgPoolPartition};
+  for (size_t i = 0; i < std::size(kBuiltinOps); ++i)
+    registerPartitionFunction(kBuiltinOps[i], rules[i]);
+}
+
+}  // namespace
+
 void registerBuiltinPartitionRules() {
   static std::once_flag once;
-  std::call_once(once, [] {
-    registerPartitionFunction("nn.conv2d", conv2dPartition);
-    registerPartitionFunction("clip", identityPartition);
-    registerPartitionFunction("nn.relu", identityPartition);
-    registerPartitionFunction("nn.max_pool2d", identityPartition);
-    registerPartitionFunction("add", addPartition);
-    registerPartitionFunction("multiply", multiplyPartition);
-    registerPartitionFunction("nn.global_avg_pool2d", globalAvgPoolPartition);
-  });
+  std::call_once(once, setBuiltinRules);
+}
+
+void restoreBuiltinPartitionRules() {
+  registerBuiltinPartitionRules();
+  for (const char* op : kBuiltinOps) kPartitionRules.reset(op);
+  setBuiltinRules();
 }
 
 Function partition(const Function& fn) {

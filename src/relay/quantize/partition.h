@@ -43,6 +43,8 @@ void registerPartitionFunction(const std::string& op, ForwardRewriteFn rule, int
 /// Registers the seven built-in rules (once per process; later calls do nothing, so rules a user
 /// reset stay reset).
 void registerBuiltinPartitionRules();
+/// Puts the seven built-in rules back at level 10 (whatever replaced or reset them).
+void restoreBuiltinPartitionRules();
 /// The partition of one function (registers the built-in rules first, once per process).
 Function partition(const Function& fn);
 /// QuantizePartition (level 1).
