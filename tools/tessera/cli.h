@@ -69,6 +69,7 @@ int cmdTir(Args& args);
 int cmdCompile(Args& args);
 int cmdClassify(Args& args);
 int cmdEval(Args& args);
+int cmdQuantize(Args& args);
 
 extern const char* const kPrintUsage;
 extern const char* const kRunUsage;
@@ -80,5 +81,6 @@ extern const char* const kTirUsage;
 extern const char* const kCompileUsage;
 extern const char* const kClassifyUsage;
 extern const char* const kEvalUsage;
+extern const char* const kQuantizeUsage;
 
 }  // namespace tessera::cli

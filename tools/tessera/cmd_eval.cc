@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "codegen/llvm/target.h"
 #include "driver/build.h"
+#include "quantize_options.h"
 #include "runtime/graph_executor.h"
 #include "runtime/npy.h"
 #include "support/diagnostic.h"
@@ -33,12 +34,16 @@ const char* const kEvalUsage =
     "\n"
     "Compiles an image classifier and reports its accuracy on the FashionMNIST test set.\n"
     "  --data DIR     directory with t10k-images-idx3-ubyte.gz and t10k-labels-idx1-ubyte.gz\n"
-    "                 (default: /usr/share/datasets/fashion-mnist, Debian's dataset-fashion-mnist)\n"
+    "                 (default: /usr/share/datasets/fashion-mnist, Debian's "
+    "dataset-fashion-mnist)\n"
     "  --limit N      only the first N images\n"
     "  --reference F:KEY  compare every prediction with array KEY of F (e.g.\n"
     "                 examples/fashion_mnist/reference.npz:mlp_pred, PyTorch's predictions);\n"
     "                 exit 1 when any differs\n"
-    "  --target T     LLVM target string (default: the host CPU)\n";
+    "  --target T     LLVM target string (default: the host CPU)\n"
+    "  --quantize     quantize the model to int8 first (relay.quantize), calibrated on the first\n"
+    "                 100 training images (--samples N, or --dataset FILE.npz); "
+    "options:\n" TESSERA_QUANTIZE_OPTIONS_USAGE;
 
 namespace {
 
@@ -71,9 +76,10 @@ struct Dataset {
 };
 
 // The IDX files of MNIST-style datasets: magic 0x803 (images) / 0x801 (labels), big-endian dims.
-Dataset readFashionMnist(const std::string& dir) {
-  const std::string imagesPath = dir + "/t10k-images-idx3-ubyte.gz";
-  const std::string labelsPath = dir + "/t10k-labels-idx1-ubyte.gz";
+// `split` is "t10k" (the test set) or "train".
+Dataset readFashionMnist(const std::string& dir, const std::string& split = "t10k") {
+  const std::string imagesPath = dir + "/" + split + "-images-idx3-ubyte.gz";
+  const std::string labelsPath = dir + "/" + split + "-labels-idx1-ubyte.gz";
   const std::string images = gunzip(imagesPath);
   const std::string labels = gunzip(labelsPath);
   if (images.size() < 16 || bigEndian32(images, 0) != 0x803 || bigEndian32(images, 8) != 28 ||
@@ -85,8 +91,7 @@ Dataset readFashionMnist(const std::string& dir) {
   d.count = bigEndian32(images, 4);
   if (bigEndian32(labels, 4) != d.count || images.size() < 16 + d.count * 784 ||
       labels.size() < 8 + static_cast<size_t>(d.count))
-    throwDiagnostic("eval_data", "image and label files disagree on the number of images", {},
-                    dir);
+    throwDiagnostic("eval_data", "image and label files disagree on the number of images", {}, dir);
   d.pixels.resize(d.count * 784);
   for (int64_t i = 0; i < d.count * 784; ++i)
     d.pixels[i] = static_cast<float>(static_cast<uint8_t>(images[16 + i])) / 255.0f;
@@ -102,8 +107,8 @@ target::Target targetOf(Args& args) {
 // A compiled classifier taking one 784-pixel image per run.
 class Classifier {
  public:
-  Classifier(const std::string& modelPath, const target::Target& target) {
-    relay::IRModule module = loadModule(modelPath, {});
+  Classifier(const relay::IRModule& module, const std::string& modelPath,
+             const target::Target& target) {
     built_ = driver::build(module, target);
     executor_ = std::make_unique<runtime::GraphExecutor>(built_.model());
     if (executor_->numInputs() != 1 || executor_->numOutputs() != 1)
@@ -158,7 +163,7 @@ int cmdClassify(Args& args) {
     throwDiagnostic("eval_data", "'images' must be float32 with 784 values per label", {},
                     samplesPath);
   const auto start = std::chrono::steady_clock::now();
-  Classifier classifier(files[0], target);
+  Classifier classifier(loadModule(files[0], {}), files[0], target);
   const double compileMs =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   std::printf("compiled %s in %.0f ms\n", files[0].c_str(), compileMs);
@@ -176,11 +181,41 @@ int cmdClassify(Args& args) {
   return kExitOk;
 }
 
+// The model quantized as `options` say; calibrated on the first 100 (or --samples) training
+// images unless a --dataset is given.
+relay::IRModule quantizeForEval(const relay::IRModule& module, const QuantizeOptions& options,
+                                const std::string& dir) {
+  relay::quantize::CalibrationDataset dataset;
+  if (!options.datasetPath) {
+    const Dataset train = readFashionMnist(dir, "train");
+    const relay::Var& input = module.main()->params.at(0);
+    const auto* t = input->typeAnnotation ? input->typeAnnotation->as<TensorTypeNode>() : nullptr;
+    const std::optional<std::vector<int64_t>> shape = t ? staticShape(t->shape) : std::nullopt;
+    if (!shape) throwDiagnostic("eval_model", "the model's input has no static shape");
+    const int64_t n = std::min<int64_t>(options.samples.value_or(100), train.count);
+    for (int64_t i = 0; i < n; ++i) {
+      NDArray image = NDArray::empty(*shape, DataType::float32());
+      if (image.numel() != 784)
+        throwDiagnostic("eval_model", "the input must hold one 28x28 image (784 values)");
+      std::copy(train.pixels.begin() + i * 784, train.pixels.begin() + (i + 1) * 784,
+                static_cast<float*>(image.data()));
+      dataset.push_back({{input->nameHint, image}});
+    }
+  }
+  std::string report;
+  relay::IRModule q = quantizeWithOptions(module, options, &report, std::move(dataset));
+  std::printf("quantized: %s\n", options.config.str().c_str());
+  if (options.report) std::fputs(report.c_str(), stderr);
+  return q;
+}
+
 int cmdEval(Args& args) {
   const target::Target target = targetOf(args);
   const std::string dir = args.value("--data").value_or("/usr/share/datasets/fashion-mnist");
   const std::optional<std::string> limitText = args.value("--limit");
   const std::optional<std::string> reference = args.value("--reference");
+  std::optional<QuantizeOptions> quantize;
+  if (args.flag("--quantize")) quantize = parseQuantizeOptions(args);
   const std::vector<std::string> files = args.positionals();
   if (files.size() != 1) throw UsageError{"expected exactly one MODEL"};
   int64_t limit = -1;
@@ -204,9 +239,10 @@ int cmdEval(Args& args) {
   const Dataset data = readFashionMnist(dir);
   const int64_t count = limit < 0 ? data.count : std::min(limit, data.count);
   if (expected.defined() && expected.numel() < count)
-    throwDiagnostic("eval_data", "the reference has fewer predictions than images", {},
-                    *reference);
-  Classifier classifier(files[0], target);
+    throwDiagnostic("eval_data", "the reference has fewer predictions than images", {}, *reference);
+  relay::IRModule module = loadModule(files[0], {});
+  if (quantize) module = quantizeForEval(module, *quantize, dir);
+  Classifier classifier(module, files[0], target);
   int64_t correct = 0, agree = 0;
   const auto start = std::chrono::steady_clock::now();
   for (int64_t i = 0; i < count; ++i) {
@@ -221,8 +257,8 @@ int cmdEval(Args& args) {
               static_cast<long long>(correct), static_cast<long long>(count),
               seconds * 1e6 / static_cast<double>(count));
   if (expected.defined()) {
-    std::printf("same prediction as the reference: %lld of %lld\n",
-                static_cast<long long>(agree), static_cast<long long>(count));
+    std::printf("same prediction as the reference: %lld of %lld\n", static_cast<long long>(agree),
+                static_cast<long long>(count));
     if (agree != count) return kExitError;
   }
   return kExitOk;

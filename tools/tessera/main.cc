@@ -20,6 +20,7 @@ const char* const kMainUsage =
     "  run FILE        run a module's @main on .npy inputs (compiled, or --interpreter)\n"
     "  classify MODEL  compile an image classifier and classify sample images (the main job)\n"
     "  eval MODEL      accuracy of an image classifier on the FashionMNIST test set\n"
+    "  quantize MODEL  quantize a model to int8 (relay.quantize), with a per-layer error report\n"
     "  tir FILE        print a module's kernels as TensorIR (scheduled by a trace, lowered)\n"
     "  demo            build seed 003's conv+batch_norm+relu block, print it and run it\n"
     "  vta sim|disasm  run a VTA program on the functional simulator, or disassemble it\n"
@@ -40,6 +41,7 @@ const Command kCommands[] = {
     {"compile", tessera::cli::cmdCompile, &tessera::cli::kCompileUsage},
     {"classify", tessera::cli::cmdClassify, &tessera::cli::kClassifyUsage},
     {"eval", tessera::cli::cmdEval, &tessera::cli::kEvalUsage},
+    {"quantize", tessera::cli::cmdQuantize, &tessera::cli::kQuantizeUsage},
     {"run", tessera::cli::cmdRun, &tessera::cli::kRunUsage},
     {"tir", tessera::cli::cmdTir, &tessera::cli::kTirUsage},
     {"demo", tessera::cli::cmdDemo, &tessera::cli::kDemoUsage},

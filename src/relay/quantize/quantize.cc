@@ -51,10 +51,14 @@ IRModule quantize(const IRModule& module, const std::map<std::string, NDArray>& 
                                    "\" is not supported yet (only \"disabled\")");
   registerBuiltinRules();
   IRModule m = prerequisiteOptimize(module, params);
+  if (report) report->floatOps = opsLeftInFloat(m.main());
   m = withMain(m, partition(m.main()));
   m = withMain(m, annotate(m.main()));
   std::vector<CalibratedNode> chosen;
   m = withMain(m, calibrate(m.main(), dataset, run, &chosen));
+  if (report) {
+    report->layers = layerReport(m.main(), dataset, run);
+  }
   if (!cfg.doSimulation) m = withMain(m, realize(m.main()));
   m = runPasses(m, {"FoldConstant"});
   if (report) report->nodes = std::move(chosen);

@@ -18,6 +18,7 @@
 #include "relay/quantize/partition.h"
 #include "relay/quantize/qconfig.h"
 #include "relay/quantize/realize.h"
+#include "relay/quantize/report.h"
 #include "runtime/ndarray.h"
 
 namespace tessera::relay::quantize {
@@ -31,14 +32,17 @@ IRModule prerequisiteOptimize(const IRModule& module,
 /// Registers the built-in rules of all three rewriting stages (once per process).
 void registerBuiltinRules();
 
-/// What quantize() did, for reports: the calibrated simulated quantizes in post order.
+/// What quantize() did, for reports.
 struct QuantizeReport {
-  std::vector<CalibratedNode> nodes;
+  std::vector<CalibratedNode> nodes;   ///< every calibrated simulated_quantize, in post order
+  std::vector<LayerReport> layers;     ///< per quantized value, worst SQNR first
+  std::vector<std::string> floatOps;   ///< ops no rule covers (they stay float)
 };
 
 /// TVM's relay.quantize.quantize under the current qconfig. The dataset is needed for the
 /// kl_divergence and percentile modes. With do_simulation the result keeps the calibrated
-/// simulated_quantize ops (float simulation) instead of integer arithmetic.
+/// simulated_quantize ops (float simulation) instead of integer arithmetic. With `report`, the
+/// per-layer errors are measured on the dataset (two more runs over it).
 IRModule quantize(const IRModule& module, const std::map<std::string, NDArray>& params = {},
                   const CalibrationDataset& dataset = {},
                   const ModuleRunner& run = runOnInterpreter, QuantizeReport* report = nullptr);

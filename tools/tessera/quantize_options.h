@@ -1,0 +1,57 @@
+// The quantization options `tessera quantize` and `tessera eval --quantize` share: the qconfig
+// fields as flags, the parameters to bind and the calibration dataset.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "cli.h"
+#include "relay/quantize/quantize.h"
+
+/// The flags' help, a literal so that each command's usage text can include it.
+#define TESSERA_QUANTIZE_OPTIONS_USAGE                                                             \
+  "  --calibrate-mode M     global_scale (default), kl_divergence or percentile\n"                 \
+  "  --dataset FILE.npz     calibration inputs, one array per model input named like it, "         \
+  "samples\n"                                                                                      \
+  "                         along the first axis (needed by kl_divergence and percentile)\n"       \
+  "  --samples N            use the first N samples of the dataset\n"                              \
+  "  --params FILE.npz      bind these named parameters first (as quantize(mod, params))\n"        \
+  "  --skip-conv-layers L   conv2d layers (0-based, visit order) left in float: 0,2,... or none\n" \
+  "                         (default 0, as qconfig())\n"                                           \
+  "  --skip-dense-layer B   true (default) or false: leave nn.dense in float\n"                    \
+  "  --global-scale S       threshold of every activation in global_scale mode (default 8)\n"      \
+  "  --weight-scale W       power2 (default) or max\n"                                             \
+  "  --rounding R           UPWARD (default) or TONEAREST\n"                                       \
+  "  --nbit-input N, --nbit-weight N, --nbit-activation N   bit widths (8, 8, 32)\n"               \
+  "  --simulate             keep float simulation (do_simulation) instead of integer arithmetic\n" \
+  "  --report               per quantized value: threshold, clipped fraction, SQNR against the\n"  \
+  "                         float model on the calibration data, worst first\n"
+
+namespace tessera::cli {
+
+struct QuantizeOptions {
+  relay::quantize::QConfig config = relay::quantize::QConfig::scoped();
+  std::optional<std::string> paramsPath;
+  std::optional<std::string> datasetPath;
+  std::optional<int64_t> samples;
+  bool report = false;
+};
+
+/// Reads the flags (usage text: TESSERA_QUANTIZE_OPTIONS_USAGE); bad values are UsageErrors.
+QuantizeOptions parseQuantizeOptions(Args& args);
+
+/// The calibration batches of a .npz whose arrays are named like the model's inputs: each
+/// array holds samples along its first axis, either one more axis than the input (N x input
+/// shape) or the input's batch axis N times over. At most `samples` batches.
+relay::quantize::CalibrationDataset readCalibrationDataset(const std::string& path,
+                                                           const relay::IRModule& module,
+                                                           std::optional<int64_t> samples);
+
+/// Quantizes `module` as the options say; the report (when asked) goes to `report`. The
+/// calibration data is `dataset` when given, else the options' --dataset file.
+relay::IRModule quantizeWithOptions(const relay::IRModule& module, const QuantizeOptions& options,
+                                    std::string* report,
+                                    relay::quantize::CalibrationDataset dataset = {});
+
+}  // namespace tessera::cli
