@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Usage: cli_quantize_test.sh TESSERA_BINARY SOURCE_DIR. `tessera quantize` writes an int8 module
+# that parses back and runs compiled close to the float model; calibration datasets and --report
+# work; bad flags exit 2, bad data or configurations exit 1 with a located diagnostic and leave
+# an existing output file untouched.
+set -u
+tessera="$1"
+src="$2"
+model="$src/examples/fashion_mnist/mlp.onnx"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+expect() {
+  local want="$1" what="$2"
+  shift 3
+  "$@" >"$work/out" 2>"$work/err"
+  local got=$?
+  if [ "$got" -ne "$want" ]; then
+    echo "FAIL: $what: exit $got, expected $want"
+    sed 's/^/  stderr: /' "$work/err" | head -5
+    failures=$((failures + 1))
+  fi
+}
+contains() {
+  if ! grep -qF -- "$2" "$1"; then
+    echo "FAIL: $3: '$2' not found"
+    sed 's/^/  | /' "$1" | head -8
+    failures=$((failures + 1))
+  fi
+}
+
+expect 0 "quantize --help" -- "$tessera" quantize --help
+contains "$work/out" "--calibrate-mode" "help lists the options"
+
+# Global scale (no data needed), dense layers included: an integer chain with shifts.
+expect 0 "quantize global_scale" -- "$tessera" quantize "$model" --skip-dense-layer false \
+  -o "$work/q.relay"
+contains "$work/q.relay" 'out_dtype="int32"' "int8 dense"
+contains "$work/q.relay" "right_shift(" "power-of-two requantization"
+expect 0 "the quantized module runs compiled" -- "$tessera" run "$work/q.relay" --random-inputs 3 \
+  --output "$work/q.npy"
+expect 0 "the float model on the same input" -- "$tessera" run "$model" --random-inputs 3 \
+  --output "$work/f.npy"
+
+python3 - "$work/q.npy" "$work/f.npy" <<'PY' || { echo "FAIL: int8 logits far from float"; failures=$((failures + 1)); }
+import sys, struct
+def load(path):  # a float32 .npy (version 1 header)
+    raw = open(path, "rb").read()
+    n = struct.unpack("<H", raw[8:10])[0]
+    body = raw[10 + n:]
+    return struct.unpack("<%df" % (len(body) // 4), body)
+q, f = load(sys.argv[1]), load(sys.argv[2])
+worst = max(abs(a - b) for a, b in zip(q, f))
+print("max |int8 - float| logit difference:", worst)
+sys.exit(0 if len(q) == 10 and worst < 0.5 else 1)
+PY
+
+# A calibration dataset: 2 x (1, 784) samples from the committed FashionMNIST images.
+python3 - "$src/examples/fashion_mnist/samples.npz" "$work/data.npz" <<'PY' || failures=$((failures + 1))
+import sys, zipfile, io, struct
+# Copy the `images` array (8, 784) as `x`: the MLP's input is (1, 784), so the first axis holds
+# eight samples of its batch of one.
+with zipfile.ZipFile(sys.argv[1]) as z:
+    data = z.read("images.npy")
+with zipfile.ZipFile(sys.argv[2], "w") as out:
+    out.writestr("x.npy", data)
+PY
+expect 0 "quantize kl_divergence with --report" -- "$tessera" quantize "$model" \
+  --calibrate-mode kl_divergence --dataset "$work/data.npz" --samples 4 --skip-dense-layer false \
+  --report -o "$work/kl.relay"
+contains "$work/err" "SQNR dB" "report header"
+contains "$work/err" "%x -> INPUT" "report row of the input"
+
+# Bad input: exit 1, a located message, nothing overwritten.
+echo "keep" >"$work/keep.relay"
+expect 1 "kl without a dataset" -- "$tessera" quantize "$model" --calibrate-mode kl_divergence \
+  -o "$work/keep.relay"
+contains "$work/err" "error[quantize_dataset]" "empty dataset diagnosed"
+contains "$work/keep.relay" "keep" "output untouched on failure"
+expect 1 "impossible qconfig" -- "$tessera" quantize "$model" --nbit-input 0 -o "$work/keep.relay"
+contains "$work/err" "nbit_input" "qconfig field named"
+expect 1 "unknown mode" -- "$tessera" quantize "$model" --calibrate-mode entropy
+contains "$work/err" "calibrate_mode" "mode named"
+expect 2 "a malformed flag" -- "$tessera" quantize "$model" --skip-dense-layer maybe
+expect 2 "no model" -- "$tessera" quantize
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "cli_quantize: ok"
