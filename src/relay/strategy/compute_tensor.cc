@@ -2,6 +2,7 @@
 // tables), reductions, casts, shape manipulation, selection and creation.
 #include <any>
 
+#include "relay/op/quantize.h"
 #include "relay/op/tensor.h"
 #include "relay/strategy/strategy_util.h"
 #include "support/check.h"
@@ -196,6 +197,18 @@ void registerTensorComputes() {
   setCompute("where", [](const Attrs&, const Tensors& in, const Type&) {
     return Tensors{topi::where(in.at(0), in.at(1), in.at(2))};
   });
+  // round(clip(x / scale, clip_min, clip_max)) * scale, with the scalars as 0-d tensors (TVM's
+  // simulated_quantize_compute); kind IDENTITY passes the value through.
+  setCompute("relay.op.annotation.simulated_quantize",
+             [](const Attrs& attrs, const Tensors& in, const Type&) {
+               const auto& a = attrsOf<SimulatedQuantizeAttrs>(attrs);
+               if (a.kind == static_cast<int>(QAnnotateKind::kIdentity))
+                 return Tensors{topi::unaryOp("copy", in.at(0))};
+               Tensor scaled = topi::binaryOp("divide", in.at(0), in.at(1));
+               Tensor clipped = topi::binaryOp(
+                   "maximum", topi::binaryOp("minimum", scaled, in.at(3)), in.at(2));
+               return Tensors{topi::multiply(topi::unaryOp("round", clipped), in.at(1))};
+             });
 }
 
 }  // namespace tessera::relay::strategy

@@ -134,6 +134,15 @@ std::vector<OpCase> build() {
                            "multiplier=1073741824, shift=-2) }",
                    .lo = -5000,
                    .hi = 5000});
+  cases.push_back({.name = "simulated_quantize",
+                   .text = "def @main(%x: Tensor[(4, 6), float32]) { "
+                           "relay.op.annotation.simulated_quantize(%x, 0.0625f, -127f, 127f, "
+                           "kind=1) }",
+                   .lo = -10,
+                   .hi = 10});
+  cases.push_back({.name = "simulated_quantize_identity",
+                   .text = "def @main(%x: Tensor[(4, 6), float32]) { "
+                           "relay.op.annotation.simulated_quantize(%x, 0f, 0f, 0f, kind=0) }"});
   cases.push_back(
       {.name = "stop_fusion",
        .text = "def @main(%x: Tensor[(3, 5), float32]) { annotation.stop_fusion(%x) }"});
