@@ -161,11 +161,12 @@ Function calibrate(const Function& fn, const CalibrationDataset& dataset, const 
       const auto* c = call.args[0]->as<ConstantNode>();
       if (!c || !c->hasData()) {
         const auto* v = call.args[0]->as<VarNode>();
-        throwDiagnostic("quantize_calibrate",
-                        "a weight to quantize is not a constant" +
-                            (v ? " (it is parameter %" + v->nameHint + ")" : std::string()) +
-                            ": bind the parameters first (quantize(mod, params), --params FILE.npz)",
-                        call.args[0]->span);
+        throwDiagnostic(
+            "quantize_calibrate",
+            "a weight to quantize is not a constant" +
+                (v ? " (it is parameter %" + v->nameHint + ")" : std::string()) +
+                ": bind the parameters first (quantize(mod, params), --params FILE.npz)",
+            call.args[0]->span);
       }
       threshold = weightThreshold(c->data, cfg.weightScale);
     } else if (cfg.calibrateMode != "global_scale") {

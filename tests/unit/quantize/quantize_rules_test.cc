@@ -158,5 +158,30 @@ TEST(QuantizeRealize, PowerOfTwoScalesBecomeShifts) {
   }
 }
 
+// ResNet's head: global_avg_pool2d stops quantization, so the dense after it (a plain weight,
+// skipped by default anyway) runs in float on the dequantized pool output.
+TEST(QuantizeRealize, ClassifierHeadAfterGlobalPoolStaysFloat) {
+  Conv2DAttrs attrs;
+  attrs.padding = {1, 1, 1, 1};
+  attrs.channels = 8;
+  attrs.kernelSize = std::vector<int64_t>{3, 3};
+  Expr y = nn::relu(nn::conv2d(var("x", {1, 3, 6, 6}),
+                               constant(test::randomTensor({8, 3, 3, 3}, DataType::float32(), 4)),
+                               attrs));
+  y = nn::batchFlatten(nn::globalAvgPool2d(y));
+  y = nn::dense(y, constant(test::randomTensor({5, 8}, DataType::float32(), 5)));
+  const IRModule model = inferTypes(IRModule::fromExpr(function(y)));
+  for (bool skipDense : {true, false}) {
+    QConfig cfg;
+    cfg.skipDenseLayer = skipDense;
+    QConfigScope scope(cfg);
+    const IRModule q = quantize(model);
+    const std::string text = printModule(q);
+    EXPECT_NE(text.find("nn.dense(%"), std::string::npos) << text;
+    EXPECT_EQ(text.find("out_dtype=\"int32\") /* ty=Tensor[(1, 5)"), std::string::npos) << text;
+    EXPECT_TRUE(test::sameBehaviour(model, q, 2, 0.2, 0.2));
+  }
+}
+
 }  // namespace
 }  // namespace tessera::relay::quantize
