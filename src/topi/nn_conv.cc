@@ -187,6 +187,21 @@ Tensor padBlocked(const Tensor& data, const Conv2DParams& p) {
              nullptr, "data_pad");
 }
 
+// Output rows and columns of a blocked input `ds` (N, C/x, H, W, x) under a kh x kw window.
+std::pair<int64_t, int64_t> blockedOutputSize(const std::vector<int64_t>& ds, int64_t kh,
+                                              int64_t kw, const Conv2DParams& p,
+                                              const std::string& op) {
+  return {outExtent(ds[2], p.padding[0] + p.padding[2], kh, p.strides[0], p.dilation[0], op),
+          outExtent(ds[3], p.padding[1] + p.padding[3], kw, p.strides[1], p.dilation[1], op)};
+}
+
+// The padded input row and column that window tap (kh, kw) of output (y, x) reads.
+std::pair<PrimExpr, PrimExpr> windowTap(const Var& y, const Var& x, const IterVar& kh,
+                                        const IterVar& kw, const Conv2DParams& p) {
+  return {addIdx(mulIdx(y, p.strides[0]), mulIdx(kh.var, p.dilation[0])),
+          addIdx(mulIdx(x, p.strides[1]), mulIdx(kw.var, p.dilation[1]))};
+}
+
 }  // namespace
 
 std::pair<std::string, std::string> nchwcLayouts(int64_t inBlock, int64_t outBlock) {
@@ -201,10 +216,7 @@ Tensor conv2dNCHWc(const Tensor& data, const Tensor& weight, const Conv2DParams&
     throwDiagnostic("topi_conv", op + ": needs data NCHW[x]c and weight OIHW[x]i[y]o that agree");
   if (p.groups != 1) throwDiagnostic("topi_conv", op + ": groups must be 1");
   const DataType outDtype = p.outDtype.isVoid() ? data.dtype() : p.outDtype;
-  const int64_t oh =
-      outExtent(ds[2], p.padding[0] + p.padding[2], ws[2], p.strides[0], p.dilation[0], op);
-  const int64_t ow =
-      outExtent(ds[3], p.padding[1] + p.padding[3], ws[3], p.strides[1], p.dilation[1], op);
+  const auto [oh, ow] = blockedOutputSize(ds, ws[2], ws[3], p, op);
   const Tensor padded = padBlocked(data, p);
   IterVar ico = te::reduceAxis(0, ds[1], "ic_outer");
   IterVar kh = te::reduceAxis(0, ws[2], "kh");
@@ -213,8 +225,7 @@ Tensor conv2dNCHWc(const Tensor& data, const Tensor& weight, const Conv2DParams&
   return te::compute(
       shapeOf({ds[0], ws[0], oh, ow, ws[5]}),
       [&](Var n, Var occ, Var y, Var x, Var ocb) {
-        PrimExpr row = addIdx(mulIdx(y, p.strides[0]), mulIdx(kh.var, p.dilation[0]));
-        PrimExpr col = addIdx(mulIdx(x, p.strides[1]), mulIdx(kw.var, p.dilation[1]));
+        const auto [row, col] = windowTap(y, x, kh, kw, p);
         return te::sum(castTo(outDtype, padded(n, ico.var, row, col, ici.var)) *
                            castTo(outDtype, weight(occ, ico.var, kh.var, kw.var, ici.var, ocb)),
                        {ico, kh, kw, ici});
@@ -224,10 +235,6 @@ Tensor conv2dNCHWc(const Tensor& data, const Tensor& weight, const Conv2DParams&
                          .indexNames = {"n", "oc_chunk", "oh", "ow", "oc_block"}});
 }
 
-}  // namespace tessera::topi
-
-namespace tessera::topi {
-
 Tensor depthwiseConv2dNCHWc(const Tensor& data, const Tensor& weight, const Conv2DParams& p) {
   const std::string op = "depthwise_conv2d_NCHWc";
   const std::vector<int64_t> ds = constShape(data, op), ws = constShape(weight, op);
@@ -235,18 +242,14 @@ Tensor depthwiseConv2dNCHWc(const Tensor& data, const Tensor& weight, const Conv
       ws[5] != ds[4])
     throwDiagnostic("topi_conv", op + ": needs data NCHW[x]c and weight OIHW1i[x]o that agree");
   const DataType outDtype = p.outDtype.isVoid() ? data.dtype() : p.outDtype;
-  const int64_t oh =
-      outExtent(ds[2], p.padding[0] + p.padding[2], ws[2], p.strides[0], p.dilation[0], op);
-  const int64_t ow =
-      outExtent(ds[3], p.padding[1] + p.padding[3], ws[3], p.strides[1], p.dilation[1], op);
+  const auto [oh, ow] = blockedOutputSize(ds, ws[2], ws[3], p, op);
   const Tensor padded = padBlocked(data, p);
   IterVar kh = te::reduceAxis(0, ws[2], "kh");
   IterVar kw = te::reduceAxis(0, ws[3], "kw");
   return te::compute(
       shapeOf({ds[0], ds[1], oh, ow, ds[4]}),
       [&](Var n, Var chunk, Var y, Var x, Var block) {
-        PrimExpr row = addIdx(mulIdx(y, p.strides[0]), mulIdx(kh.var, p.dilation[0]));
-        PrimExpr col = addIdx(mulIdx(x, p.strides[1]), mulIdx(kw.var, p.dilation[1]));
+        const auto [row, col] = windowTap(y, x, kh, kw, p);
         return te::sum(castTo(outDtype, padded(n, chunk, row, col, block)) *
                            castTo(outDtype, weight(chunk, tir::intImm(0), kh.var, kw.var,
                                                    tir::intImm(0), block)),

@@ -8,24 +8,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 failures=0
 
-expect() {
-  local want="$1" what="$2"
-  shift 3
-  "$@" >"$work/out" 2>"$work/err"
-  local got=$?
-  if [ "$got" -ne "$want" ]; then
-    echo "FAIL: $what: exit $got, expected $want"
-    sed 's/^/  stderr: /' "$work/err" | head -5
-    failures=$((failures + 1))
-  fi
-}
-contains() {
-  if ! grep -qF -- "$2" "$1"; then
-    echo "FAIL: $3: '$2' not found"
-    sed 's/^/  | /' "$1" | head -8
-    failures=$((failures + 1))
-  fi
-}
+source "$(dirname "$0")/cli_lib.sh"
 
 expect 0 "import --help" -- "$tessera" import --help
 contains "$work/out" "usage: tessera import" "import help"

@@ -11,24 +11,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 failures=0
 
-expect() {
-  local want="$1" what="$2"
-  shift 3
-  "$@" >"$work/out" 2>"$work/err"
-  local got=$?
-  if [ "$got" -ne "$want" ]; then
-    echo "FAIL: $what: exit $got, expected $want"
-    sed 's/^/  stderr: /' "$work/err" | head -5
-    failures=$((failures + 1))
-  fi
-}
-contains() {
-  if ! grep -qF -- "$2" "$1"; then
-    echo "FAIL: $3: '$2' not found"
-    sed 's/^/  | /' "$1" | head -8
-    failures=$((failures + 1))
-  fi
-}
+source "$(dirname "$0")/cli_lib.sh"
 
 expect 0 "quantize --help" -- "$tessera" quantize --help
 contains "$work/out" "--calibrate-mode" "help lists the options"

@@ -118,13 +118,21 @@ Result productRealize(const CallNode& call, const Args& args) {
                       lhs->domScale * rhs->domScale, cfg.dtypeActivation);
 }
 
-Result multiplyRealize(const CallNode& call, const Args& args) {
+/// Both operands of a binary op, when both are quantized; nullopt when neither is (an internal
+/// error when only one is: the annotate rules never produce that).
+std::optional<std::pair<const QRealizeIntExpr*, const QRealizeIntExpr*>> bothQuantized(
+    const CallNode& call, const Args& args) {
   const QRealizeIntExpr* lhs = quantized(args[0]);
   const QRealizeIntExpr* rhs = quantized(args[1]);
-  if (!lhs || !rhs) {
-    requireNoTemp(args, call);
-    return std::nullopt;
-  }
+  if (lhs && rhs) return std::make_pair(lhs, rhs);
+  requireNoTemp(args, call);
+  return std::nullopt;
+}
+
+Result multiplyRealize(const CallNode& call, const Args& args) {
+  const auto operands = bothQuantized(call, args);
+  if (!operands) return std::nullopt;
+  const auto [lhs, rhs] = *operands;
   const DataType t = currentQConfig().dtypeActivation;
   Expr l = lhs->dtype == t ? lhs->data : cast(lhs->data, t);
   Expr r = rhs->dtype == t ? rhs->data : cast(rhs->data, t);
@@ -159,12 +167,9 @@ std::vector<Expr> unify(const std::vector<Expr>& refArgs,
 }
 
 Result addRealize(const CallNode& call, const Args& args) {
-  const QRealizeIntExpr* lhs = quantized(args[0]);
-  const QRealizeIntExpr* rhs = quantized(args[1]);
-  if (!lhs || !rhs) {
-    requireNoTemp(args, call);
-    return std::nullopt;
-  }
+  const auto operands = bothQuantized(call, args);
+  if (!operands) return std::nullopt;
+  const auto [lhs, rhs] = *operands;
   const DataType t = currentQConfig().dtypeActivation;
   float scale = 0;
   std::vector<Expr> unified = unify(call.args, {lhs, rhs}, t, &scale);
