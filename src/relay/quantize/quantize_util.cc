@@ -1,5 +1,8 @@
 #include "relay/quantize/quantize_util.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "relay/visit.h"
 #include "support/check.h"
 
@@ -15,10 +18,14 @@ bool isConstantExpr(const Expr& e) {
 
 Expr scalarConstant(double value, DataType dtype) {
   NDArray a = NDArray::empty({}, dtype);
-  if (dtype.isFloat())
+  if (dtype.isFloat()) {
     a.setFloat(0, value);
-  else
-    a.setInt(0, static_cast<int64_t>(value));
+  } else {
+    // Saturate (NaN: 0): shift amounts and rounding terms computed from extreme scales must not
+    // overflow the conversion.
+    const double limit = 9.2e18;
+    a.setInt(0, std::isnan(value) ? 0 : static_cast<int64_t>(std::clamp(value, -limit, limit)));
+  }
   return makeConstant(a);
 }
 

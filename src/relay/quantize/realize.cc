@@ -34,6 +34,8 @@ Expr fixedPointMultiplyBy(Expr data, double factor) {
   if (shift > 0) t = leftShift(t, scalarConstant(shift, i64));
   t = multiply(t, scalarConstant(multiplier, i64));
   const int totalRightShift = std::max(-shift, 0) + 31;
+  // |data * multiplier| < 2^62: a factor this small rounds every value to 0.
+  if (totalRightShift > 62) return cast(multiply(t, scalarConstant(0, i64)), DataType::int32());
   const auto half = static_cast<double>(int64_t{1} << (totalRightShift - 1));
   t = add(t, where(greaterEqual(t, scalarConstant(0, i64)), scalarConstant(half, i64),
                    scalarConstant(half - 1, i64)));
