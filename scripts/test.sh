@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's second command: installs dependencies, builds, and runs the whole default test suite:
 # the fast CTest labels in a release build, the same suite under ASan+UBSan, the source checks
-# (layering, file sizes), the fuzz targets for a fixed number of iterations, and the real models
+# (layering, file sizes), the ONNX conformance suite, the fuzz targets for a fixed number of
+# iterations, and the real models
 # (tests/models/: PyTorch-exported ONNX models compiled and compared with PyTorch, label `models`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +20,9 @@ echo "== ASan + UBSan build + tests"
 bash scripts/build.sh asan-ubsan
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build/asan-ubsan --output-on-failure -LE slow -j2
+
+echo "== ONNX conformance suite (label onnx-conformance): libonnx-testdata, compiled and interpreted"
+ctest --test-dir build/release -L onnx-conformance --output-on-failure
 
 echo "== fuzz targets (fixed iteration count)"
 bash scripts/fuzz.sh 20000
