@@ -151,6 +151,7 @@ std::span<const ConverterRow> mathConverters();
 std::span<const ConverterRow> shapeConverters();
 std::span<const ConverterRow> tensorConverters();
 std::span<const ConverterRow> reduceConverters();
+std::span<const ConverterRow> lossConverters();
 
 /// A scalar constant of `dtype`.
 relay::Expr scalarConstant(double value, DataType dtype);
