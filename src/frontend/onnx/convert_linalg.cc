@@ -150,8 +150,28 @@ void dropout(NodeContext& n) {
   n.setOutput(0, n.input(0));
 }
 
+// InstanceNormalization: each (n, c) plane normalised over its spatial axes, then scaled and
+// shifted per channel.
+void instanceNorm(NodeContext& n) {
+  const int64_t rank = n.inputRank(0);
+  if (rank < 3) n.fail("onnx_input", "input must have rank 3 or more (N, C, spatial...)");
+  std::vector<int64_t> spatial;
+  for (int64_t a = 2; a < rank; ++a) spatial.push_back(a);
+  const relay::ReduceAttrs over{.axis = spatial, .keepdims = true};
+  const DataType dtype = n.inputDtype(0);
+  const Expr centred = relay::subtract(n.input(0), relay::mean(n.input(0), over));
+  const Expr variance = relay::mean(relay::multiply(centred, centred), over);
+  const Expr eps = scalarConstant(n.attrFloat("epsilon", 1e-5), dtype);
+  const Expr normalised = relay::divide(centred, relay::sqrt(relay::add(variance, eps)));
+  // scale and B are (C): laid along axis 1.
+  const Expr scale = relay::expandDims(n.input(1), 1, static_cast<int>(rank - 2));
+  const Expr bias = relay::expandDims(n.input(2), 1, static_cast<int>(rank - 2));
+  n.setOutput(0, relay::add(relay::multiply(normalised, scale), bias));
+}
+
 constexpr ConverterRow kRows[] = {
     {"BatchNormalization", batchNorm, "inference mode"},
+    {"InstanceNormalization", instanceNorm, "epsilon"},
     {"Dropout", dropout, "inference: identity"},
     {"Gemm", gemm, "alpha, beta, transA, transB"},
     {"LayerNormalization", layerNorm, "opset 17; any axis; Y output only"},

@@ -224,6 +224,15 @@ void cast(NodeContext& n) {
   n.setOutput(0, relay::cast(n.input(0), *dtype));
 }
 
+// BitShift (opset 11): unsigned integers shifted LEFT or RIGHT by the second input.
+void bitShift(NodeContext& n) {
+  const std::string direction = n.attrString("direction", "");
+  if (!n.inputDtype(0).isUInt()) n.fail("onnx_input", "BitShift takes unsigned integers");
+  if (direction == "LEFT") return n.setOutput(0, relay::leftShift(n.input(0), n.input(1)));
+  if (direction == "RIGHT") return n.setOutput(0, relay::rightShift(n.input(0), n.input(1)));
+  n.badAttr("direction", direction, "LEFT, RIGHT");
+}
+
 void isNaN(NodeContext& n) {
   n.setOutput(0, relay::isnan(n.input(0)));
 }
@@ -288,6 +297,7 @@ constexpr ConverterRow kRows[] = {
     {"Abs", unary<relay::abs>, ""},
     {"Add", binary<relay::add>, "numpy broadcasting"},
     {"And", binary<relay::logicalAnd>, ""},
+    {"BitShift", bitShift, "direction LEFT/RIGHT; unsigned integers"},
     {"Cast", cast, "numeric and bool types"},
     {"CastLike", castLike, ""},
     {"Ceil", unary<relay::ceil>, ""},

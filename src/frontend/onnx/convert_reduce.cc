@@ -82,9 +82,35 @@ void argReduce(NodeContext& n) {
   n.setOutput(0, relay::cast(y, DataType::int64()));
 }
 
+// CumSum along a constant axis: the input, expanded by a new axis, times a triangular 0/1
+// matrix and summed — sum over j <= i (exclusive: j < i; reverse: j >= i or j > i). Quadratic in
+// the axis length, which is fine for the sizes models cumulate over.
+void cumSum(NodeContext& n) {
+  const std::vector<int64_t> s = n.inputShape(0);
+  const int64_t rank = static_cast<int64_t>(s.size());
+  if (rank == 0) n.fail("onnx_input", "input must have rank 1 or more");
+  const int64_t axis = n.normalizeAxis(static_cast<int64_t>(n.constantScalar(1, "axis")), rank);
+  const bool exclusive = n.attrInt("exclusive", 0) != 0, reverse = n.attrInt("reverse", 0) != 0;
+  const int64_t len = s[axis];
+  // mask[j, i] (j the summed position, i the output position), laid on axes (axis, axis + 1).
+  std::vector<int64_t> maskShape(static_cast<size_t>(rank + 1), 1);
+  maskShape[axis] = len;
+  maskShape[axis + 1] = len;
+  NDArray mask = NDArray::empty(maskShape, n.inputDtype(0));
+  for (int64_t j = 0; j < len; ++j)
+    for (int64_t i = 0; i < len; ++i) {
+      const bool in = reverse ? (exclusive ? j > i : j >= i) : (exclusive ? j < i : j <= i);
+      mask.setFloat(j * len + i, in ? 1 : 0);
+    }
+  const Expr spread = relay::multiply(relay::expandDims(n.input(0), static_cast<int>(axis + 1)),
+                                      relay::makeConstant(mask));
+  n.setOutput(0, relay::sum(spread, relay::ReduceAttrs{.axis = std::vector<int64_t>{axis}}));
+}
+
 constexpr ConverterRow kRows[] = {
     {"ArgMax", argReduce<true>, "int64 result"},
     {"ArgMin", argReduce<false>, "int64 result"},
+    {"CumSum", cumSum, "constant axis; exclusive, reverse"},
     {"ReduceL1", reduce<Reduction::kL1>, "axes attribute (or input)"},
     {"ReduceL2", reduce<Reduction::kL2>, "axes attribute"},
     {"ReduceLogSum", reduce<Reduction::kLogSum>, "axes attribute (or input)"},

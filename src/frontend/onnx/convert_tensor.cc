@@ -201,6 +201,47 @@ void hardmax(NodeContext& n) {
   n.setOutput(0, relay::cast(relay::equal(relay::makeConstant(positions), first), n.inputDtype(0)));
 }
 
+// OneHot: `values[1]` where the (wrapped) index equals the position along the new axis,
+// `values[0]` elsewhere; depth must be known at import time.
+void oneHot(NodeContext& n) {
+  const int64_t depth = static_cast<int64_t>(n.constantScalar(1, "depth"));
+  if (depth <= 0) n.fail("onnx_input", "depth must be positive, not " + std::to_string(depth));
+  const int64_t rank = n.inputRank(0) + 1;
+  const int64_t axis = n.normalizeAxis(n.attrInt("axis", -1), rank);
+  const Expr index = relay::cast(n.input(0), DataType::int64());
+  const Expr d = scalarConstant(static_cast<double>(depth), DataType::int64());
+  const Expr wrapped = relay::where(relay::less(index, scalarConstant(0, DataType::int64())),
+                                    relay::add(index, d), index);
+  std::vector<int64_t> along(static_cast<size_t>(rank), 1);
+  along[axis] = depth;
+  NDArray positions = NDArray::empty(along, DataType::int64());
+  for (int64_t i = 0; i < depth; ++i) positions.setInt(i, i);
+  const Expr hot = relay::equal(relay::expandDims(wrapped, static_cast<int>(axis)),
+                                relay::makeConstant(positions));
+  const Expr values = n.input(2);
+  const Expr off = relay::take(values, scalarConstant(0, DataType::int64()), 0);
+  const Expr on = relay::take(values, scalarConstant(1, DataType::int64()), 0);
+  n.setOutput(0, relay::where(hot, on, off));
+}
+
+// Tile: each axis repeated; the data is interleaved with unit axes, broadcast and folded back.
+void tile(NodeContext& n) {
+  const std::vector<int64_t> s = n.inputShape(0);
+  const std::vector<int64_t> repeats = n.constantInts(1, "repeats");
+  if (repeats.size() != s.size())
+    n.fail("onnx_input", "repeats has " + std::to_string(repeats.size()) +
+                             " entries for an input of rank " + std::to_string(s.size()));
+  std::vector<int64_t> interleaved, broadcast, out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (repeats[i] < 0) n.fail("onnx_input", "repeats must not be negative");
+    interleaved.insert(interleaved.end(), {1, s[i]});
+    broadcast.insert(broadcast.end(), {repeats[i], s[i]});
+    out.push_back(repeats[i] * s[i]);
+  }
+  const Expr spread = relay::broadcastTo(relay::reshape(n.input(0), interleaved), broadcast);
+  n.setOutput(0, relay::reshape(spread, out));
+}
+
 void constant(NodeContext& n) {
   const ::onnx::NodeProto& p = n.proto();
   if (p.attribute_size() != 1)
@@ -316,9 +357,11 @@ constexpr ConverterRow kRows[] = {
     {"Gather", gather, "negative indices"},
     {"GatherElements", gatherElements, "negative indices; static shapes"},
     {"Hardmax", hardmax, "one axis (opset 13 semantics)"},
+    {"OneHot", oneHot, "constant depth; negative indices"},
     {"Range", range, "constant start, limit and delta"},
     {"Slice", slice, "constant starts/ends/axes/steps; negative indices and steps"},
     {"Split", split, "split attribute before opset 13, input since; equal parts"},
+    {"Tile", tile, "constant repeats"},
     {"Trilu", trilu, "k constant or run-time; static matrix shape"},
 };
 

@@ -270,3 +270,46 @@ TEST(OnnxShape, DepthSpaceEyeLikeHardmaxRound) {
 
 }  // namespace
 }  // namespace tessera::test
+
+namespace tessera::test {
+namespace {
+
+// OneHot (negative index wrapped, axis 0), Tile and CumSum (inclusive, exclusive, reverse) with
+// their shape-like inputs as initializers, as real models give them; InstanceNormalization.
+TEST(OnnxShape, OneHotTileCumSumInstanceNorm) {
+  OnnxGraph g(13);
+  g.input("idx", {3}, ::onnx::TensorProto::INT64).input("t", {2, 2}).input("c", {4});
+  g.input("x", {1, 2, 3});
+  g.initializer("depth", NDArray::scalarInt(4, DataType::int64()));
+  g.initializer("values", f32({2}, {-1, 5}));
+  g.initializer("repeats", i64({2}, {2, 3}));
+  g.initializer("axis", NDArray::scalarInt(0, DataType::int64()));
+  g.initializer("scale", f32({2}, {1, 2}));
+  g.initializer("bias", f32({2}, {0, 1}));
+  g.node("OneHot", {"idx", "depth", "values"}, {"hot"}).i("axis", 0);
+  g.node("Tile", {"t", "repeats"}, {"tiled"});
+  g.node("CumSum", {"c", "axis"}, {"cum"});
+  g.node("CumSum", {"c", "axis"}, {"excl"}).i("exclusive", 1);
+  g.node("CumSum", {"c", "axis"}, {"rev"}).i("reverse", 1);
+  g.node("InstanceNormalization", {"x", "scale", "bias"}, {"inorm"}).f("epsilon", 0);
+  g.output("hot").output("tiled").output("cum").output("excl").output("rev").output("inorm");
+  relay::Value v = runOnnx(g, {i64({3}, {1, -1, 0}), f32({2, 2}, {1, 2, 3, 4}),
+                               f32({4}, {1, 2, 3, 4}), f32({1, 2, 3}, {1, 2, 3, 0, 0, 6})});
+  // hot[k, i] = on where idx[i] (wrapped) == k.
+  EXPECT_TRUE(
+      allClose(v.fields()[0].tensor(), f32({4, 3}, {-1, -1, 5, 5, -1, -1, -1, -1, -1, -1, 5, -1})));
+  EXPECT_TRUE(allClose(v.fields()[1].tensor(), f32({4, 6}, {1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4,
+                                                            1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4})));
+  EXPECT_TRUE(allClose(v.fields()[2].tensor(), f32({4}, {1, 3, 6, 10})));
+  EXPECT_TRUE(allClose(v.fields()[3].tensor(), f32({4}, {0, 1, 3, 6})));
+  EXPECT_TRUE(allClose(v.fields()[4].tensor(), f32({4}, {10, 9, 7, 4})));
+  // Channel 0: (1, 2, 3) -> (-1.2247, 0, 1.2247); channel 1: (0, 0, 6) -> 2 * (-0.7071, -0.7071,
+  // 1.4142) + 1.
+  EXPECT_TRUE(
+      allClose(v.fields()[5].tensor(),
+               f32({1, 2, 3}, {-1.2247449f, 0, 1.2247449f, -0.4142136f, -0.4142136f, 3.8284271f}),
+               1e-5, 1e-5));
+}
+
+}  // namespace
+}  // namespace tessera::test
