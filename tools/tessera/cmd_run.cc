@@ -253,7 +253,7 @@ int cmdRun(Args& args) {
           "--entry, --opt-level, --target and --input-shape do not apply"};
     result = runCompiled(driver::loadBuilt(files[0]), request);
   } else {
-    relay::IRModule module = loadModule(files[0], inputShapes);
+    relay::IRModule module = loadModule(files[0], inputShapes, request.given);
     // Compiled code runs @main of the optimized module; anything else is the interpreter's.
     const bool compiled = !forceInterpreter && optimizeModule && request.entry == "main";
     std::optional<driver::BuiltModule> built;

@@ -46,13 +46,15 @@ std::map<std::string, std::vector<int64_t>> parseInputShapes(
   return shapes;
 }
 
-relay::IRModule loadModule(const std::string& path, const std::vector<std::string>& inputShapes) {
+relay::IRModule loadModule(const std::string& path, const std::vector<std::string>& inputShapes,
+                           const std::map<std::string, NDArray>& inputValues) {
   // An ONNX model is parsed from the file itself: reading it into memory first would hold a copy
   // of every weight next to the parsed model.
   if (endsWith(path, ".onnx") || frontend::onnx::looksLikeOnnx(readFilePrefix(path, 16))) {
     frontend::onnx::ImportOptions options;
     options.inputShapes = parseInputShapes(inputShapes);
     options.sourceName = path;
+    options.inputValues = inputValues;
     return frontend::onnx::importOnnx(path, options);
   }
   if (!inputShapes.empty()) throw UsageError{"--input-shape applies to ONNX models only"};

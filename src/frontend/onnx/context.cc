@@ -187,9 +187,20 @@ const TensorTypeNode& NodeContext::inputType(size_t i) const {
 }
 
 std::optional<NDArray> NodeContext::constantInput(size_t i) const {
-  auto c = relay::exprAs<relay::ConstantNode>(input(i));
-  if (!c || !c->hasData()) return std::nullopt;
-  return c->data;
+  const relay::Expr e = input(i);
+  auto c = relay::exprAs<relay::ConstantNode>(e);
+  if (c && c->hasData()) return c->data;
+  return graph_.specializedValue(e);
+}
+
+void GraphContext::setSpecializedValue(const relay::Var& param, NDArray value) {
+  specialized_[param.get()] = std::move(value);
+}
+
+std::optional<NDArray> GraphContext::specializedValue(const relay::Expr& e) const {
+  auto it = specialized_.find(e.get());
+  if (it == specialized_.end()) return std::nullopt;
+  return it->second;
 }
 
 // Shape-like inputs must be constants by now: everything computable at import has been folded, so
@@ -200,7 +211,8 @@ std::vector<int64_t> NodeContext::constantInts(size_t i, const std::string& what
     fail("onnx_dynamic",
          "the " + what + " input '" + node_.input(static_cast<int>(i)) +
              "' depends on run-time data; only values known at import time (initializers, "
-             "constants and shapes of statically shaped tensors) are supported");
+             "constants, shapes of statically shaped tensors, and graph inputs whose value is "
+             "given: tessera run --input, ImportOptions::inputValues) are supported");
   if (!value->dtype().isInteger())
     fail("onnx_input",
          "the " + what + " input must hold integers but has type " + value->dtype().name());
@@ -215,8 +227,10 @@ std::vector<int64_t> NodeContext::constantInts(size_t i, const std::string& what
 double NodeContext::constantScalar(size_t i, const std::string& what) const {
   std::optional<NDArray> value = constantInput(i);
   if (!value)
-    fail("onnx_dynamic", "the " + what + " input '" + node_.input(static_cast<int>(i)) +
-                             "' depends on run-time data; only constants are supported");
+    fail("onnx_dynamic",
+         "the " + what + " input '" + node_.input(static_cast<int>(i)) +
+             "' depends on run-time data; only constants (or graph inputs whose value is given: "
+             "tessera run --input) are supported");
   if (value->numel() != 1)
     fail("onnx_input",
          "the " + what + " input must hold one value but holds " + std::to_string(value->numel()));

@@ -46,6 +46,11 @@ class GraphContext {
   /// `e` evaluated to a Constant when it depends on no graph input and every tensor it computes
   /// has at most kMaxFoldElements elements; otherwise `e` unchanged.
   relay::Expr tryFold(const relay::Expr& e);
+  /// Gives graph input `param` a value the importer may use where it needs a constant (a shape,
+  /// size or axis input): the module is specialised to it, and keeps the parameter.
+  void setSpecializedValue(const relay::Var& param, NDArray value);
+  /// The specialised value of a graph input, or nullopt.
+  std::optional<NDArray> specializedValue(const relay::Expr& e) const;
 
  private:
   Type computeType(const relay::Expr& e);
@@ -55,6 +60,7 @@ class GraphContext {
   std::map<std::string, relay::Expr> values_;
   std::unordered_set<const relay::ExprNode*> boundNodes_;
   std::unordered_map<const relay::ExprNode*, std::pair<relay::Expr, Type>> types_;
+  std::unordered_map<const relay::ExprNode*, NDArray> specialized_;
 };
 
 /// One ONNX node being converted.

@@ -99,7 +99,6 @@ void batchNorm(NodeContext& n) {
 // LayerNormalization (opset 17) normalises over axes [axis, rank); nn.layer_norm normalises one
 // axis, so several trailing axes are flattened into one and restored afterwards.
 void layerNorm(NodeContext& n) {
-  n.requireOutputsAtMost(1, "the Mean and InvStdDev outputs are not supported");
   const std::vector<int64_t> shape = n.inputShape(0);
   const auto rank = static_cast<int64_t>(shape.size());
   const auto axis = static_cast<size_t>(n.normalizeAxis(n.attrInt("axis", -1), rank));
@@ -120,6 +119,18 @@ void layerNorm(NodeContext& n) {
   Expr y =
       relay::nn::layerNorm(x, gamma, beta, {.axis = -1, .epsilon = n.attrFloat("epsilon", 1e-5)});
   n.setOutput(0, flatten ? reshapeTo(y, shape) : y);
+  if (n.outputUsed(1) || n.outputUsed(2)) {
+    // Mean and InvStdDev over the normalised axes, kept as unit axes.
+    std::vector<int64_t> axes;
+    for (auto a = static_cast<int64_t>(axis); a < rank; ++a) axes.push_back(a);
+    const relay::ReduceAttrs over{.axis = axes, .keepdims = true};
+    const Expr mean = relay::mean(n.input(0), over);
+    const Expr centred = relay::subtract(n.input(0), mean);
+    const Expr variance = relay::mean(relay::multiply(centred, centred), over);
+    const Expr eps = scalarConstant(n.attrFloat("epsilon", 1e-5), dtype);
+    n.setOutput(1, mean);
+    n.setOutput(2, relay::rsqrt(relay::add(variance, eps)));
+  }
 }
 
 // Before opset 13 Softmax flattens to 2-D at `axis` (default 1) and normalises the trailing
@@ -144,10 +155,14 @@ void softmax(NodeContext& n) {
 }
 
 void dropout(NodeContext& n) {
-  n.requireOutputsAtMost(1, "the mask output exists only in training mode");
   if (n.hasInput(2) && (!n.constantInput(2) || n.constantScalar(2, "training_mode") != 0))
     n.fail("onnx_unsupported_attr", "training_mode must be a constant false (inference)");
   n.setOutput(0, n.input(0));
+  if (n.outputUsed(1)) {  // inference keeps every element: the mask is all true
+    NDArray mask = NDArray::empty(n.inputShape(0), DataType::boolType());
+    for (int64_t i = 0; i < mask.numel(); ++i) mask.setInt(i, 1);
+    n.setOutput(1, relay::makeConstant(mask));
+  }
 }
 
 // InstanceNormalization: each (n, c) plane normalised over its spatial axes, then scaled and

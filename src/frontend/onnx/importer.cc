@@ -254,9 +254,21 @@ class GraphImporter {
       if (!dtype)
         fail("onnx_input", "element type " + onnxTypeName(elem) + " is not supported", what);
       Type type = tensorType(inputShape(info, what), *dtype);
-      relay::Var v = relay::makeVar(relayName(info.name(), paramNames_), type);
+      const std::string name = relayName(info.name(), paramNames_);
+      relay::Var v = relay::makeVar(name, type);
       params_.push_back(v);
       ctx_.bind(info.name(), v);
+      auto given = options_.inputValues.find(info.name());
+      if (given == options_.inputValues.end()) given = options_.inputValues.find(name);
+      if (given != options_.inputValues.end()) {
+        const NDArray& value = given->second;
+        const auto& declared = *type->as<TensorTypeNode>();
+        if (!(value.dtype() == declared.dtype) || staticShape(declared.shape) != value.shape())
+          fail("onnx_input",
+               "the value given is " + value.describe() + " but the input is " + typeToString(type),
+               what);
+        ctx_.setSpecializedValue(v, value);
+      }
     }
   }
 

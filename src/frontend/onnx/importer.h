@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "relay/module.h"
+#include "runtime/ndarray.h"
 
 namespace tessera::frontend::onnx {
 
@@ -22,6 +23,12 @@ struct ImportOptions {
   /// Shapes for graph inputs by ONNX name; they replace the declared shape (required for inputs
   /// with symbolic or missing dimensions). Naming an input the graph lacks is an error.
   std::map<std::string, std::vector<int64_t>> inputShapes = {};
+  /// Values of graph inputs (by ONNX name or by the Relay parameter name the importer gives
+  /// them) that the model uses as shapes, sizes, axes or other quantities needed while
+  /// importing (Reshape's shape, Resize's sizes, Tile's repeats, ...). Where an input is needed
+  /// that way, the module is specialised to this value; it stays a parameter, so callers pass
+  /// the same value when they run it. `tessera run` gives every --input this way.
+  std::map<std::string, NDArray> inputValues = {};
   /// Name used for the model in diagnostics (the file name when importing from a path).
   std::string sourceName = "model.onnx";
 };

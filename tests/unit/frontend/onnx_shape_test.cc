@@ -313,3 +313,36 @@ TEST(OnnxShape, OneHotTileCumSumInstanceNorm) {
 
 }  // namespace
 }  // namespace tessera::test
+
+namespace tessera::test {
+namespace {
+
+// A Reshape whose shape is a graph input: an import-time error naming the input, unless its
+// value is given (ImportOptions::inputValues, by ONNX or parameter name); the module is then
+// specialised to that value, keeps the parameter, and a wrongly typed value is refused.
+TEST(OnnxShape, ShapeInputsAreSpecialisedToGivenValues) {
+  OnnxGraph g(13);
+  g.input("x", {2, 3}).input("shape", {2}, ::onnx::TensorProto::INT64);
+  g.node("Reshape", {"x", "shape"}, {"y"});
+  g.output("y");
+  const Diagnostic missing = diagnosticOf([&] { frontend::onnx::importOnnxBytes(g.bytes(), {}); });
+  EXPECT_EQ(missing.code, "onnx_dynamic");
+  EXPECT_NE(missing.message.find("'shape'"), std::string::npos) << missing.message;
+
+  frontend::onnx::ImportOptions options;
+  const NDArray shape = i64({2}, {3, 2});
+  options.inputValues["shape"] = shape;
+  const NDArray x = f32({2, 3}, iota(6));
+  const NDArray y = runOnnx1(g, {x, shape}, options);
+  EXPECT_EQ(y.shape(), (std::vector<int64_t>{3, 2}));
+  EXPECT_TRUE(allClose(y, f32({3, 2}, iota(6))));
+
+  options.inputValues["shape"] = f32({2}, {3, 2});
+  const Diagnostic wrong =
+      diagnosticOf([&] { frontend::onnx::importOnnxBytes(g.bytes(), options); });
+  EXPECT_EQ(wrong.code, "onnx_input");
+  EXPECT_NE(wrong.message.find("the value given is"), std::string::npos) << wrong.message;
+}
+
+}  // namespace
+}  // namespace tessera::test
