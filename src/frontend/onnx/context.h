@@ -158,7 +158,12 @@ std::span<const ConverterRow> shapeConverters();
 std::span<const ConverterRow> tensorConverters();
 std::span<const ConverterRow> reduceConverters();
 std::span<const ConverterRow> lossConverters();
+std::span<const ConverterRow> quantizeConverters();
 
+/// numpy's matmul of two values (dense for a 2-D right operand, batch_matmul otherwise).
+relay::Expr matmulOf(NodeContext& n, relay::Expr a, relay::Expr b);
+/// Round half to even (ONNX's and NumPy's rounding; Relay's round goes half away from zero).
+relay::Expr roundHalfToEven(const relay::Expr& x, DataType dtype);
 /// A scalar constant of `dtype`.
 relay::Expr scalarConstant(double value, DataType dtype);
 /// A 1-D int64 constant.

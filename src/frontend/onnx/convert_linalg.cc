@@ -42,10 +42,11 @@ Expr reshapeTo(const Expr& x, const std::vector<int64_t>& shape) {
 
 // MatMul with numpy semantics. A 2-D (or effectively 2-D) B uses nn.dense over A's leading axes;
 // otherwise both operands are broadcast over the batch axes and flattened to 3-D batch_matmul.
-void matmul(NodeContext& n) {
-  std::vector<int64_t> sa = n.inputShape(0), sb = n.inputShape(1);
+}  // namespace
+
+Expr matmulOf(NodeContext& n, Expr a, Expr b) {
+  std::vector<int64_t> sa = n.shapeOf(a), sb = n.shapeOf(b);
   if (sa.empty() || sb.empty()) n.fail("onnx_shape", "MatMul operands must have rank >= 1");
-  Expr a = n.input(0), b = n.input(1);
   const int64_t k = sa.back();
   const int64_t kb = sb.size() == 1 ? sb[0] : sb[sb.size() - 2];
   if (k != kb)
@@ -55,15 +56,13 @@ void matmul(NodeContext& n) {
     // (..., K) x (K): dense against a one-row weight, then drop the unit axis.
     std::vector<int64_t> out(sa.begin(), sa.end() - 1);
     Expr row = n.fold(relay::expandDims(b, 0));
-    n.setOutput(0, reshapeTo(relay::nn::dense(a, row), out));
-    return;
+    return reshapeTo(relay::nn::dense(a, row), out);
   }
   const int64_t cols = sb.back();
   const bool bIs2d = extentProduct(sb, 0, sb.size() - 2) == 1 && sb.size() <= sa.size();
   if (bIs2d) {
     if (sb.size() > 2) b = n.fold(reshapeTo(b, {kb, cols}));
-    n.setOutput(0, relay::nn::dense(a, transpose2d(n, b)));
-    return;
+    return relay::nn::dense(a, transpose2d(n, b));
   }
   const bool aVector = sa.size() == 1;
   if (aVector) sa.insert(sa.begin(), 1);
@@ -84,7 +83,13 @@ void matmul(NodeContext& n) {
   std::vector<int64_t> out = *batch;
   if (!aVector) out.push_back(rows);
   out.push_back(cols);
-  n.setOutput(0, reshapeTo(y, out));
+  return reshapeTo(y, out);
+}
+
+namespace {
+
+void matmul(NodeContext& n) {
+  n.setOutput(0, matmulOf(n, n.input(0), n.input(1)));
 }
 
 void batchNorm(NodeContext& n) {

@@ -272,13 +272,7 @@ void hyperbolic(NodeContext& n) {
 // Round: half to even, as ONNX (and NumPy) round; Relay's round goes half away from zero, so a
 // tie takes twice the rounded half instead.
 void roundHalfEven(NodeContext& n) {
-  const Expr x = n.input(0);
-  const DataType dtype = n.dtypeOf(x);
-  const Expr away = relay::round(x);
-  const Expr tie = relay::equal(relay::abs(relay::subtract(away, x)), scalarConstant(0.5, dtype));
-  const Expr even = relay::multiply(scalarConstant(2, dtype),
-                                    relay::round(relay::multiply(x, scalarConstant(0.5, dtype))));
-  n.setOutput(0, relay::where(tie, even, away));
+  n.setOutput(0, roundHalfToEven(n.input(0), n.dtypeOf(n.input(0))));
 }
 
 // Shrink: x + bias below -lambd, x - bias above lambd, 0 between.
@@ -355,6 +349,14 @@ constexpr ConverterRow kRows[] = {
 };
 
 }  // namespace
+
+Expr roundHalfToEven(const Expr& x, DataType dtype) {
+  const Expr away = relay::round(x);
+  const Expr tie = relay::equal(relay::abs(relay::subtract(away, x)), scalarConstant(0.5, dtype));
+  const Expr even = relay::multiply(scalarConstant(2, dtype),
+                                    relay::round(relay::multiply(x, scalarConstant(0.5, dtype))));
+  return relay::where(tie, even, away);
+}
 
 std::span<const ConverterRow> mathConverters() {
   return kRows;

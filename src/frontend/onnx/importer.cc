@@ -29,8 +29,9 @@ namespace {
 using relay::Expr;
 
 const ConverterRow* findConverter(const std::string& opType) {
-  for (auto family : {nnConverters(), linalgConverters(), mathConverters(), shapeConverters(),
-                      tensorConverters(), reduceConverters(), lossConverters()})
+  for (auto family :
+       {nnConverters(), linalgConverters(), mathConverters(), shapeConverters(), tensorConverters(),
+        reduceConverters(), lossConverters(), quantizeConverters()})
     for (const ConverterRow& row : family)
       if (opType == row.opType) return &row;
   return nullptr;
@@ -397,8 +398,9 @@ bool looksLikeOnnx(std::string_view bytes) {
 
 std::vector<SupportedOp> supportedOps() {
   std::vector<SupportedOp> out;
-  for (auto family : {nnConverters(), linalgConverters(), mathConverters(), shapeConverters(),
-                      tensorConverters(), reduceConverters(), lossConverters()})
+  for (auto family :
+       {nnConverters(), linalgConverters(), mathConverters(), shapeConverters(), tensorConverters(),
+        reduceConverters(), lossConverters(), quantizeConverters()})
     for (const ConverterRow& row : family) out.push_back({row.opType, row.note});
   std::sort(out.begin(), out.end(), [](const SupportedOp& a, const SupportedOp& b) {
     return std::string_view(a.opType) < b.opType;
