@@ -159,6 +159,7 @@ std::span<const ConverterRow> tensorConverters();
 std::span<const ConverterRow> reduceConverters();
 std::span<const ConverterRow> lossConverters();
 std::span<const ConverterRow> quantizeConverters();
+std::span<const ConverterRow> resizeConverters();
 
 /// numpy's matmul of two values (dense for a 2-D right operand, batch_matmul otherwise).
 relay::Expr matmulOf(NodeContext& n, relay::Expr a, relay::Expr b);

@@ -4,6 +4,7 @@
 #include "frontend/onnx/importer.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <climits>
 #include <filesystem>
@@ -28,10 +29,15 @@ namespace {
 
 using relay::Expr;
 
+// Every converter family (one per file).
+std::array<std::span<const ConverterRow>, 9> converterFamilies() {
+  return {nnConverters(),    linalgConverters(),   mathConverters(),
+          shapeConverters(), tensorConverters(),   reduceConverters(),
+          lossConverters(),  quantizeConverters(), resizeConverters()};
+}
+
 const ConverterRow* findConverter(const std::string& opType) {
-  for (auto family :
-       {nnConverters(), linalgConverters(), mathConverters(), shapeConverters(), tensorConverters(),
-        reduceConverters(), lossConverters(), quantizeConverters()})
+  for (auto family : converterFamilies())
     for (const ConverterRow& row : family)
       if (opType == row.opType) return &row;
   return nullptr;
@@ -398,9 +404,7 @@ bool looksLikeOnnx(std::string_view bytes) {
 
 std::vector<SupportedOp> supportedOps() {
   std::vector<SupportedOp> out;
-  for (auto family :
-       {nnConverters(), linalgConverters(), mathConverters(), shapeConverters(), tensorConverters(),
-        reduceConverters(), lossConverters(), quantizeConverters()})
+  for (auto family : converterFamilies())
     for (const ConverterRow& row : family) out.push_back({row.opType, row.note});
   std::sort(out.begin(), out.end(), [](const SupportedOp& a, const SupportedOp& b) {
     return std::string_view(a.opType) < b.opType;

@@ -346,3 +346,31 @@ TEST(OnnxShape, ShapeInputsAreSpecialisedToGivenValues) {
 
 }  // namespace
 }  // namespace tessera::test
+
+namespace tessera::test {
+namespace {
+
+// Resize with constant scales, as exported models have it: PyTorch's nearest upsampling
+// (asymmetric, floor) and bilinear with half_pixel, checked against hand-computed values.
+TEST(OnnxShape, ResizeWithConstantScales) {
+  OnnxGraph g(13);
+  g.input("x", {1, 1, 2, 2});
+  g.initializer("roi", f32({0}, {}));
+  g.initializer("scales", f32({4}, {1, 1, 2, 2}));
+  g.node("Resize", {"x", "roi", "scales"}, {"nearest"})
+      .s("coordinate_transformation_mode", "asymmetric")
+      .s("nearest_mode", "floor");
+  g.node("Resize", {"x", "roi", "scales"}, {"linear"}).s("mode", "linear");
+  g.output("nearest").output("linear");
+  relay::Value v = runOnnx(g, {f32({1, 1, 2, 2}, {1, 2, 3, 4})});
+  EXPECT_TRUE(allClose(v.fields()[0].tensor(),
+                       f32({1, 1, 4, 4}, {1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4})));
+  // half_pixel: output 0..3 samples input (o + 0.5) / 2 - 0.5 = -0.25, 0.25, 0.75, 1.25, edges
+  // clamped: rows weights (1, 0), (0.75, 0.25), (0.25, 0.75), (0, 1).
+  EXPECT_TRUE(allClose(v.fields()[1].tensor(),
+                       f32({1, 1, 4, 4}, {1, 1.25, 1.75, 2, 1.5, 1.75, 2.25, 2.5, 2.5, 2.75, 3.25,
+                                          3.5, 3, 3.25, 3.75, 4})));
+}
+
+}  // namespace
+}  // namespace tessera::test
