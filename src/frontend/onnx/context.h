@@ -160,6 +160,7 @@ std::span<const ConverterRow> reduceConverters();
 std::span<const ConverterRow> lossConverters();
 std::span<const ConverterRow> quantizeConverters();
 std::span<const ConverterRow> resizeConverters();
+std::span<const ConverterRow> windowConverters();
 
 /// numpy's matmul of two values (dense for a 2-D right operand, batch_matmul otherwise).
 relay::Expr matmulOf(NodeContext& n, relay::Expr a, relay::Expr b);

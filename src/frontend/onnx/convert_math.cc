@@ -275,6 +275,23 @@ void roundHalfEven(NodeContext& n) {
   n.setOutput(0, roundHalfToEven(n.input(0), n.dtypeOf(n.input(0))));
 }
 
+// Asinh, Acosh, Atanh through logarithms: log(x + sqrt(x^2 + 1)), log(x + sqrt(x^2 - 1)),
+// log((1 + x) / (1 - x)) / 2.
+template <int kKind>  // 0 asinh, 1 acosh, 2 atanh
+void inverseHyperbolic(NodeContext& n) {
+  const Expr x = n.input(0);
+  const DataType dtype = n.dtypeOf(x);
+  const Expr one = scalarConstant(1, dtype);
+  if (kKind == 2) {
+    const Expr ratio = relay::divide(relay::add(one, x), relay::subtract(one, x));
+    return n.setOutput(0, relay::multiply(relay::log(ratio), scalarConstant(0.5, dtype)));
+  }
+  const Expr square = relay::multiply(x, x);
+  const Expr root =
+      relay::sqrt(kKind == 0 ? relay::add(square, one) : relay::subtract(square, one));
+  n.setOutput(0, relay::log(relay::add(x, root)));
+}
+
 // Shrink: x + bias below -lambd, x - bias above lambd, 0 between.
 void shrink(NodeContext& n) {
   const Expr x = n.input(0);
@@ -289,8 +306,11 @@ void shrink(NodeContext& n) {
 
 constexpr ConverterRow kRows[] = {
     {"Abs", unary<relay::abs>, ""},
+    {"Acosh", inverseHyperbolic<1>, ""},
     {"Add", binary<relay::add>, "numpy broadcasting"},
     {"And", binary<relay::logicalAnd>, ""},
+    {"Asinh", inverseHyperbolic<0>, ""},
+    {"Atanh", inverseHyperbolic<2>, ""},
     {"BitShift", bitShift, "direction LEFT/RIGHT; unsigned integers"},
     {"Cast", cast, "numeric and bool types"},
     {"CastLike", castLike, ""},

@@ -30,10 +30,10 @@ namespace {
 using relay::Expr;
 
 // Every converter family (one per file).
-std::array<std::span<const ConverterRow>, 9> converterFamilies() {
-  return {nnConverters(),    linalgConverters(),   mathConverters(),
-          shapeConverters(), tensorConverters(),   reduceConverters(),
-          lossConverters(),  quantizeConverters(), resizeConverters()};
+std::array<std::span<const ConverterRow>, 10> converterFamilies() {
+  return {nnConverters(),     linalgConverters(), mathConverters(), shapeConverters(),
+          tensorConverters(), reduceConverters(), lossConverters(), quantizeConverters(),
+          resizeConverters(), windowConverters()};
 }
 
 const ConverterRow* findConverter(const std::string& opType) {
