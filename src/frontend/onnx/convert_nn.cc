@@ -125,6 +125,115 @@ void conv(NodeContext& n) {
   n.setOutput(0, s == 1 ? unlift(y) : y);
 }
 
+// ConvTranspose as the convolution it is the gradient of: the input dilated by the strides
+// (zeros between elements), padded by (k - 1) * dilation less the pads (plus output_padding at
+// the end; a negative amount crops), convolved at stride 1 with the weight's in/out channels
+// swapped within each group and its window flipped. Exact; the zeros cost stride^2 more MACs
+// than a dedicated kernel would.
+void convTranspose(NodeContext& n) {
+  const size_t s = spatialRank(n, 0);
+  const std::vector<int64_t> in = n.inputShape(0), wshape = n.inputShape(1);
+  if (wshape.size() != in.size()) n.fail("onnx_shape", "the weight's rank differs from the data's");
+  const int64_t groups = n.attrInt("group", 1);
+  if (groups < 1 || in[1] % groups != 0 || wshape[0] != in[1])
+    n.fail("onnx_shape",
+           "the weight must be (C_in, C_out / group, k...) with C_in = " + std::to_string(in[1]));
+  const std::vector<int64_t> kernel(wshape.begin() + 2, wshape.end());
+  if (n.attrInts("kernel_shape").value_or(kernel) != kernel)
+    n.fail("onnx_attr", "kernel_shape does not match the weight's spatial extents");
+  const std::vector<int64_t> strides = listAttr(n, "strides", s, 1, 1);
+  const std::vector<int64_t> dilations = listAttr(n, "dilations", s, 1, 1);
+  std::vector<int64_t> pads = listAttr(n, "pads", 2 * s, 0, 0);
+  const std::vector<int64_t> outPad = listAttr(n, "output_padding", s, 0, 0);
+  const std::string autoPad = n.attrString("auto_pad", "NOTSET");
+  std::optional<std::vector<int64_t>> outShape = n.attrInts("output_shape");
+  if (outShape && outShape->size() == s + 2)
+    outShape = std::vector<int64_t>(outShape->begin() + 2, outShape->end());
+  if (!outShape && (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER")) {
+    outShape.emplace();
+    for (size_t k = 0; k < s; ++k) outShape->push_back(in[2 + k] * strides[k]);
+  }
+  if (outShape) {  // the pads that give that output, the odd one at the end for SAME_UPPER
+    if (outShape->size() != s)
+      n.fail("onnx_attr", "output_shape needs one extent per spatial axis");
+    for (size_t k = 0; k < s; ++k) {
+      const int64_t total = strides[k] * (in[2 + k] - 1) + outPad[k] +
+                            (kernel[k] - 1) * dilations[k] + 1 - (*outShape)[k];
+      // Python's floor division, as the reference: a negative total (output_shape larger than
+      // the natural one) pads the end.
+      const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+      pads[k] = autoPad == "SAME_UPPER" ? half : total - half;
+      pads[k + s] = total - pads[k];
+    }
+  }
+  const int64_t cin = in[1], coutPerGroup = wshape[1], cinPerGroup = cin / groups;
+  // The forward-conv weight (C_out, C_in / group, k...), window flipped.
+  std::vector<int64_t> grouped = {groups, cinPerGroup, coutPerGroup};
+  grouped.insert(grouped.end(), kernel.begin(), kernel.end());
+  std::vector<int64_t> swap = {0, 2, 1};
+  for (size_t k = 0; k < s; ++k) swap.push_back(static_cast<int64_t>(3 + k));
+  std::vector<int64_t> forward = {groups * coutPerGroup, cinPerGroup};
+  forward.insert(forward.end(), kernel.begin(), kernel.end());
+  Expr weight =
+      relay::reshape(relay::transpose(relay::reshape(n.input(1), grouped), swap), forward);
+  for (size_t k = 0; k < s; ++k) {
+    NDArray reversed = NDArray::empty({kernel[k]}, DataType::int64());
+    for (int64_t i = 0; i < kernel[k]; ++i) reversed.setInt(i, kernel[k] - 1 - i);
+    weight =
+        relay::take(weight, relay::makeConstant(reversed), static_cast<int64_t>(2 + k), "clip");
+  }
+  weight = n.fold(weight);
+  // Dilate by the strides: (.., H, ..) -> (.., H, 1, ..) padded to (.., H, stride, ..), folded.
+  Expr data = n.input(0);
+  std::vector<int64_t> dilatedShape(in.begin(), in.begin() + 2);
+  for (size_t k = 0; k < s; ++k) dilatedShape.push_back((in[2 + k] - 1) * strides[k] + 1);
+  if (std::any_of(strides.begin(), strides.end(), [](int64_t v) { return v > 1; })) {
+    std::vector<int64_t> unit(in.begin(), in.begin() + 2), padded(in.begin(), in.begin() + 2);
+    std::vector<std::vector<int64_t>> width = {{0, 0}, {0, 0}};
+    for (size_t k = 0; k < s; ++k) {
+      unit.insert(unit.end(), {in[2 + k], 1});
+      padded.insert(padded.end(), {in[2 + k] * strides[k]});
+      width.push_back({0, 0});
+      width.push_back({0, strides[k] - 1});
+    }
+    data = relay::nn::pad(relay::reshape(data, unit), scalarConstant(0, n.inputDtype(0)),
+                          {.padWidth = width});
+    data = relay::reshape(data, padded);
+    std::vector<int64_t> begin(s + 2, 0), end = dilatedShape;
+    data = relay::stridedSlice(data, begin, end);
+  }
+  // Full padding less the pads; what is negative is cropped instead.
+  std::vector<int64_t> before(s), after(s), cropBegin(s + 2, 0), cropEnd = dilatedShape;
+  bool crop = false;
+  for (size_t k = 0; k < s; ++k) {
+    const int64_t span = (kernel[k] - 1) * dilations[k];
+    before[k] = span - pads[k];
+    after[k] = span - pads[k + s] + outPad[k];
+    if (before[k] < 0) cropBegin[2 + k] = -before[k], before[k] = 0, crop = true;
+    if (after[k] < 0) cropEnd[2 + k] += after[k], after[k] = 0, crop = true;
+  }
+  if (crop) data = relay::stridedSlice(data, cropBegin, cropEnd);
+  Window w{.kernel = kernel,
+           .strides = std::vector<int64_t>(s, 1),
+           .dilations = dilations,
+           .pads = before};
+  w.pads.insert(w.pads.end(), after.begin(), after.end());
+  if (s == 1) {
+    data = lift(data);
+    weight = n.fold(lift(weight));
+    liftWindow(w);
+  }
+  Expr y = relay::nn::conv2d(data, weight,
+                             {.strides = w.strides,
+                              .padding = {w.pads[0], w.pads[1], w.pads[2], w.pads[3]},
+                              .dilation = w.dilations,
+                              .groups = groups,
+                              .channels = groups * coutPerGroup,
+                              .kernelSize = std::vector<int64_t>{w.kernel[0], w.kernel[1]}});
+  if (n.hasInput(2)) y = relay::nn::biasAdd(y, n.input(2), {.axis = 1});
+  n.setOutput(0, s == 1 ? unlift(y) : y);
+}
+
 template <bool kMax>
 void pool(NodeContext& n) {
   const size_t s = spatialRank(n, 0);
@@ -214,6 +323,8 @@ constexpr ConverterRow kRows[] = {
     {"AveragePool", pool<false>,
      "1-D and 2-D; pads, auto_pad, strides, ceil_mode, count_include_pad"},
     {"Conv", conv, "1-D and 2-D; group, pads, auto_pad, strides, dilations, bias"},
+    {"ConvTranspose", convTranspose,
+     "1-D and 2-D; group, pads, auto_pad, strides, dilations, output_padding, output_shape"},
     {"GlobalAveragePool", globalPool<false>, ""},
     {"GlobalMaxPool", globalPool<true>, ""},
     {"MaxPool", pool<true>,

@@ -298,3 +298,28 @@ TEST(OnnxNn, DropoutIsIdentityAtInference) {
 
 }  // namespace
 }  // namespace tessera::test
+
+namespace tessera::test {
+namespace {
+
+// ConvTranspose with a constant weight: stride 2 with a 2x2 window of ones spreads each input
+// pixel over a 2x2 block; two groups keep their channels apart; pads crop the border.
+TEST(OnnxNn, ConvTransposeSpreadsPixels) {
+  OnnxGraph g(13);
+  g.input("x", {1, 2, 2, 2});
+  g.initializer("w", f32({2, 1, 2, 2}, {1, 1, 1, 1, 2, 2, 2, 2}));
+  g.node("ConvTranspose", {"x", "w"}, {"y"}).ints("strides", {2, 2}).i("group", 2);
+  g.node("ConvTranspose", {"x", "w"}, {"cropped"})
+      .ints("strides", {2, 2})
+      .ints("pads", {1, 1, 1, 1})
+      .i("group", 2);
+  g.output("y").output("cropped");
+  relay::Value v = runOnnx(g, {f32({1, 2, 2, 2}, {1, 2, 3, 4, 1, 0, 0, 1})});
+  EXPECT_TRUE(allClose(v.fields()[0].tensor(),
+                       f32({1, 2, 4, 4}, {1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4,
+                                          2, 2, 0, 0, 2, 2, 0, 0, 0, 0, 2, 2, 0, 0, 2, 2})));
+  EXPECT_TRUE(allClose(v.fields()[1].tensor(), f32({1, 2, 2, 2}, {1, 2, 3, 4, 2, 0, 0, 2})));
+}
+
+}  // namespace
+}  // namespace tessera::test
