@@ -166,6 +166,45 @@ void gatherElements(NodeContext& n) {
   n.setOutput(0, relay::take(n.input(0), flat, std::nullopt, "clip"));
 }
 
+// GatherND: data's first batch_dims + k axes flattened into one, each index tuple (the last axis
+// of `indices`, k long; negative entries count from the end) turned into a flat position — plus
+// the batch position times the size of one batch's block — and gathered with `take`.
+void gatherNd(NodeContext& n) {
+  const std::vector<int64_t> d = n.inputShape(0), q = n.inputShape(1);
+  const int64_t batch = n.attrInt("batch_dims", 0);
+  if (q.empty() || batch < 0 || batch >= static_cast<int64_t>(q.size()))
+    n.fail("onnx_input", "indices must have rank > batch_dims");
+  const int64_t k = q.back();
+  if (k < 1 || batch + k > static_cast<int64_t>(d.size()))
+    n.fail("onnx_input", "each index tuple must address at most the data's rank less batch_dims");
+  for (int64_t a = 0; a < batch; ++a)
+    if (d[a] != q[a]) n.fail("onnx_input", "the batch axes of data and indices differ");
+  const DataType i64 = DataType::int64();
+  const Expr indices = relay::cast(n.input(1), i64);
+  std::vector<int64_t> stride(static_cast<size_t>(k), 1);
+  for (int64_t j = k - 2; j >= 0; --j) stride[j] = stride[j + 1] * d[batch + j + 1];
+  const int64_t block = stride[0] * d[batch];
+  Expr flat;
+  for (int64_t j = 0; j < k; ++j) {
+    Expr idx = relay::take(indices, scalarConstant(static_cast<double>(j), i64),
+                           static_cast<int64_t>(q.size()) - 1, "clip");
+    const Expr extent = scalarConstant(static_cast<double>(d[batch + j]), i64);
+    idx = relay::where(relay::less(idx, scalarConstant(0, i64)), relay::add(idx, extent), idx);
+    idx = relay::multiply(idx, scalarConstant(static_cast<double>(stride[j]), i64));
+    flat = flat ? relay::add(flat, idx) : idx;
+  }
+  if (batch > 0) {  // the batch position of every index tuple, as a constant
+    std::vector<int64_t> along(q.begin(), q.end() - 1);
+    for (size_t a = static_cast<size_t>(batch); a < along.size(); ++a) along[a] = 1;
+    NDArray offset = NDArray::empty(along, i64);
+    for (int64_t p = 0; p < offset.numel(); ++p) offset.setInt(p, p * block);
+    flat = relay::add(flat, relay::makeConstant(offset));
+  }
+  std::vector<int64_t> flatShape = {extentProduct(d, 0, static_cast<size_t>(batch + k))};
+  flatShape.insert(flatShape.end(), d.begin() + batch + k, d.end());
+  n.setOutput(0, relay::take(relay::reshape(n.input(0), flatShape), flat, 0, "clip"));
+}
+
 // EyeLike: ones on the diagonal shifted by k, of the input's static shape (a constant).
 void eyeLike(NodeContext& n) {
   const std::vector<int64_t> s = n.inputShape(0);
@@ -356,6 +395,7 @@ constexpr ConverterRow kRows[] = {
     {"EyeLike", eyeLike, "static shape; k, dtype"},
     {"Gather", gather, "negative indices"},
     {"GatherElements", gatherElements, "negative indices; static shapes"},
+    {"GatherND", gatherNd, "batch_dims; negative indices"},
     {"Hardmax", hardmax, "one axis (opset 13 semantics)"},
     {"OneHot", oneHot, "constant depth; negative indices"},
     {"Range", range, "constant start, limit and delta"},
