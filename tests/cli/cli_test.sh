@@ -7,26 +7,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 failures=0
 
-# expect CODE DESCRIPTION -- COMMAND...: runs the command, checks its exit code, keeps its output.
-expect() {
-  local want="$1" what="$2"
-  shift 3
-  "$@" >"$work/out" 2>"$work/err"
-  local got=$?
-  if [ "$got" -ne "$want" ]; then
-    echo "FAIL: $what: exit $got, expected $want"
-    sed 's/^/  stderr: /' "$work/err" | head -5
-    failures=$((failures + 1))
-  fi
-}
-# contains FILE TEXT DESCRIPTION
-contains() {
-  if ! grep -qF -- "$2" "$1"; then
-    echo "FAIL: $3: '$2' not found in output"
-    sed 's/^/  | /' "$1" | head -5
-    failures=$((failures + 1))
-  fi
-}
+source "$(dirname "$0")/cli_lib.sh"
 
 expect 0 "top-level help" -- "$tessera" --help
 contains "$work/out" "print FILE" "help lists print"

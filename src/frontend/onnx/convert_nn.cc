@@ -92,8 +92,28 @@ Expr unlift(const Expr& x) {
   return relay::squeeze(x, std::vector<int64_t>{2});
 }
 
+// The 1-D or 2-D convolution of `data` by `weight` over window `w` (ONNX conventions), plus the
+// node's bias (input 2) when given: Conv's lowering, shared by ConvTranspose.
+Expr convolve(NodeContext& n, Expr data, Expr weight, Window w, int64_t groups, int64_t channels) {
+  const bool oneD = w.kernel.size() == 1;
+  if (oneD) {
+    data = lift(data);
+    weight = n.fold(lift(weight));
+    liftWindow(w);
+  }
+  Expr y = relay::nn::conv2d(data, weight,
+                             {.strides = w.strides,
+                              .padding = {w.pads[0], w.pads[1], w.pads[2], w.pads[3]},
+                              .dilation = w.dilations,
+                              .groups = groups,
+                              .channels = channels,
+                              .kernelSize = std::vector<int64_t>{w.kernel[0], w.kernel[1]}});
+  if (n.hasInput(2)) y = relay::nn::biasAdd(y, n.input(2), {.axis = 1});
+  return oneD ? unlift(y) : y;
+}
+
 void conv(NodeContext& n) {
-  const size_t s = spatialRank(n, 0);
+  spatialRank(n, 0);  // checks for 1-D or 2-D windows
   const std::vector<int64_t> in = n.inputShape(0);
   const std::vector<int64_t> wshape = n.inputShape(1);
   if (wshape.size() != in.size())
@@ -107,22 +127,7 @@ void conv(NodeContext& n) {
   const int64_t groups = n.attrInt("group", 1);
   if (groups < 1 || in[1] % groups != 0 || wshape[0] % groups != 0)
     n.badAttr("group", std::to_string(groups), "a divisor of the input and output channels");
-  Expr data = n.input(0);
-  Expr weight = n.input(1);
-  if (s == 1) {
-    data = lift(data);
-    weight = n.fold(lift(weight));
-    liftWindow(w);
-  }
-  Expr y = relay::nn::conv2d(data, weight,
-                             {.strides = w.strides,
-                              .padding = {w.pads[0], w.pads[1], w.pads[2], w.pads[3]},
-                              .dilation = w.dilations,
-                              .groups = groups,
-                              .channels = wshape[0],
-                              .kernelSize = std::vector<int64_t>{w.kernel[0], w.kernel[1]}});
-  if (n.hasInput(2)) y = relay::nn::biasAdd(y, n.input(2), {.axis = 1});
-  n.setOutput(0, s == 1 ? unlift(y) : y);
+  n.setOutput(0, convolve(n, n.input(0), n.input(1), w, groups, wshape[0]));
 }
 
 // ConvTranspose as the convolution it is the gradient of: the input dilated by the strides
@@ -218,20 +223,7 @@ void convTranspose(NodeContext& n) {
            .dilations = dilations,
            .pads = before};
   w.pads.insert(w.pads.end(), after.begin(), after.end());
-  if (s == 1) {
-    data = lift(data);
-    weight = n.fold(lift(weight));
-    liftWindow(w);
-  }
-  Expr y = relay::nn::conv2d(data, weight,
-                             {.strides = w.strides,
-                              .padding = {w.pads[0], w.pads[1], w.pads[2], w.pads[3]},
-                              .dilation = w.dilations,
-                              .groups = groups,
-                              .channels = groups * coutPerGroup,
-                              .kernelSize = std::vector<int64_t>{w.kernel[0], w.kernel[1]}});
-  if (n.hasInput(2)) y = relay::nn::biasAdd(y, n.input(2), {.axis = 1});
-  n.setOutput(0, s == 1 ? unlift(y) : y);
+  n.setOutput(0, convolve(n, data, weight, w, groups, groups * coutPerGroup));
 }
 
 template <bool kMax>

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "relay/builder.h"
 #include "relay/visit.h"
 #include "support/check.h"
 
@@ -17,16 +18,12 @@ bool isConstantExpr(const Expr& e) {
 }
 
 Expr scalarConstant(double value, DataType dtype) {
-  NDArray a = NDArray::empty({}, dtype);
-  if (dtype.isFloat()) {
-    a.setFloat(0, value);
-  } else {
-    // Saturate (NaN: 0): shift amounts and rounding terms computed from extreme scales must not
-    // overflow the conversion.
-    const double limit = 9.2e18;
-    a.setInt(0, std::isnan(value) ? 0 : static_cast<int64_t>(std::clamp(value, -limit, limit)));
-  }
-  return makeConstant(a);
+  if (dtype.isFloat()) return scalar(value, dtype);
+  // Saturate (NaN: 0): shift amounts and rounding terms computed from extreme scales must not
+  // overflow the conversion to an integer.
+  const double limit = 9.2e18;
+  return makeConstant(NDArray::scalarInt(
+      std::isnan(value) ? 0 : static_cast<int64_t>(std::clamp(value, -limit, limit)), dtype));
 }
 
 double scalarValue(const Expr& e) {
