@@ -151,11 +151,22 @@ NDArray parseNpy(const std::string& bytes, const std::string& name) {
   if (headerValue(header, "fortran_order", name) != "False")
     fail(name, "Fortran-order arrays are not supported");
   std::vector<int64_t> shape = parseShapeTuple(headerValue(header, "shape", name), name);
-  NDArray array = NDArray::empty(shape, *dtype);
+  // The payload must hold the declared shape before anything is allocated: a header may declare
+  // gigabytes in a file of a few bytes.
   const size_t dataOffset = offset + headerLen;
-  if (bytes.size() - dataOffset < array.nbytes())
-    fail(name, "truncated data: expected " + std::to_string(array.nbytes()) + " bytes but found " +
-                   std::to_string(bytes.size() - dataOffset));
+  const size_t available = bytes.size() - dataOffset;
+  size_t expected = static_cast<size_t>(dtype->bytes());
+  for (int64_t d : shape) {
+    if (d != 0 && expected > available / static_cast<size_t>(d)) {
+      expected = available + 1;  // more than the file holds (and no overflow)
+      break;
+    }
+    expected *= static_cast<size_t>(d);
+  }
+  if (available < expected)
+    fail(name, "truncated data: the shape " + shapeString(shape) + " needs more than the " +
+                   std::to_string(available) + " bytes the file holds");
+  NDArray array = NDArray::empty(shape, *dtype);
   std::memcpy(array.data(), bytes.data() + dataOffset, array.nbytes());
   return array;
 }
