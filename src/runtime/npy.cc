@@ -1,7 +1,9 @@
 #include "runtime/npy.h"
+#include <algorithm>
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -155,8 +157,9 @@ NDArray parseNpy(const std::string& bytes, const std::string& name) {
   // gigabytes in a file of a few bytes.
   const size_t dataOffset = offset + headerLen;
   const size_t available = bytes.size() - dataOffset;
-  size_t expected = static_cast<size_t>(dtype->bytes());
-  for (int64_t d : shape) {
+  const bool empty = std::find(shape.begin(), shape.end(), 0) != shape.end();
+  size_t expected = empty ? 0 : static_cast<size_t>(dtype->bytes());
+  for (int64_t d : empty ? std::vector<int64_t>{} : shape) {
     if (d != 0 && expected > available / static_cast<size_t>(d)) {
       expected = available + 1;  // more than the file holds (and no overflow)
       break;

@@ -86,6 +86,13 @@ TEST(Npy, DeclaredShapeLargerThanTheFileIsRefusedFirst) {
   }
 }
 
+// An array with a zero extent holds no data, whatever its other extents.
+TEST(Npy, EmptyArraysRoundTrip) {
+  const NDArray a = NDArray::empty({3, 0, 5}, DataType::float32());
+  const NDArray b = parseNpy(serializeNpy(a), "empty");
+  EXPECT_EQ(b.shape(), (std::vector<int64_t>{3, 0, 5}));
+}
+
 TEST(Npz, RoundTripsArchives) {
   std::map<std::string, NDArray> arrays;
   arrays["w0"] = NDArray::empty({2, 2}, DataType::float32());
