@@ -1,5 +1,4 @@
 #include "runtime/npy.h"
-#include <algorithm>
 
 #include <zlib.h>
 
