@@ -6,6 +6,7 @@
 
 #include "relay/op/nn.h"
 #include "relay/strategy/strategy_util.h"
+#include "topi/nn_int8.h"
 
 namespace tessera::relay::strategy {
 namespace {
@@ -60,6 +61,8 @@ NDArray packWeight(const NDArray& weight, const WeightPacking& packing) {
       return topi::packConv2dWeight(weight, packing.block);
     case PackKind::kWinograd:
       return topi::winogradWeightTransform(weight, packing.block);
+    case PackKind::kInt8:
+      return topi::packInt8Weight(weight);
     case PackKind::kNone:
       break;
   }
@@ -75,6 +78,11 @@ std::vector<int64_t> packedShape(const std::vector<int64_t>& s, const WeightPack
       return {s[0] / b, s[1], s[2], s[3], b};
     case PackKind::kWinograd:
       return {4, 4, s[0] / b, s[1], b};
+    case PackKind::kInt8: {
+      const int64_t groups = (s[1] + topi::kInt8Depth - 1) / topi::kInt8Depth;
+      return {s[0] / topi::kInt8Lanes, groups + 1, s.size() == 4 ? s[2] : 1,
+              s.size() == 4 ? s[3] : 1, topi::kInt8Lanes, topi::kInt8Depth};
+    }
     case PackKind::kNone:
       break;
   }
@@ -86,6 +94,11 @@ std::vector<te::Tensor> packedCompute(const CallNode& call, const WeightPacking&
                                       const Type& outType) {
   const DataType outDtype = tensorTypeOf(outType).dtype;
   if (packing.kind == PackKind::kDense) return {topi::densePacked(data, packedWeight, outDtype)};
+  if (packing.kind == PackKind::kInt8) {
+    if (call.op->as<OpNode>()->name == "nn.dense") return {topi::denseInt8(data, packedWeight)};
+    return {topi::conv2dNchwInt8(data, packedWeight,
+                                 convParams(attrsOf<Conv2DAttrs>(call.attrs), outDtype))};
+  }
   const topi::Conv2DParams p = convParams(attrsOf<Conv2DAttrs>(call.attrs), outDtype);
   if (packing.kind == PackKind::kWinograd) return {topi::conv2dWinogradNchw(data, packedWeight, p)};
   return {topi::conv2dNchwPacked(data, packedWeight, p)};

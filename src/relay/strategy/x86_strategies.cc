@@ -217,10 +217,13 @@ void registerConv2d(StrategyRegistry& r) {
 
 }  // namespace
 
+void registerX86Int8Strategies(StrategyRegistry& r);  // x86_int8_strategies.cc
+
 void registerX86Strategies() {
   StrategyRegistry& r = StrategyRegistry::global();
   registerDense(r);
   registerConv2d(r);
+  registerX86Int8Strategies(r);
   r.setGenericSchedule("cpu", [](tir::Schedule& sch, const target::Target& t, bool anchored) {
     topi::x86::scheduleGeneric(sch, scheduleOptions(t), anchored);
   });

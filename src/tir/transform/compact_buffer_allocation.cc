@@ -126,6 +126,16 @@ class Compactor : public IRMutator {
         changed = true;
       }
     }
+    // So are the source regions of its match_buffer views (a tensorized block's operands).
+    for (MatchBufferRegion& m : n->matchBuffers) {
+      BufferRegion& r = m.source;
+      auto it = compacted_.find(r.buffer.get());
+      if (it == compacted_.end() || r.region.size() != it->second.origin.size()) continue;
+      r.buffer = it->second.buffer;
+      for (size_t d = 0; d < r.region.size(); ++d)
+        r.region[d].min = r.region[d].min - it->second.origin[d];
+      changed = true;
+    }
     if (!changed) return visited;
     return blockRealize(realize->iterValues, realize->predicate, n);
   }

@@ -103,8 +103,21 @@ class Flattener : public IRMutator {
   // int32 loop variables may meet int64 shapes; compute in the wider type (NarrowDataType
   // narrows again where the values fit).
   static PrimExpr widenedBinary(PrimExpr (*op)(PrimExpr, PrimExpr), PrimExpr a, PrimExpr b) {
-    DataType t = a->dtype.bits() >= b->dtype.bits() ? a->dtype : b->dtype;
-    return op(cast(t, std::move(a)), cast(t, std::move(b)));
+    // Each operand keeps its lanes (a vector view index plus a scalar origin); op broadcasts.
+    DataType t = (a->dtype.bits() >= b->dtype.bits() ? a->dtype : b->dtype).element();
+    const DataType ta = t.withLanes(a->dtype.lanes()), tb = t.withLanes(b->dtype.lanes());
+    a = cast(ta, a);
+    b = cast(tb, b);
+    if (a->dtype.lanes() > 1 && b->dtype.lanes() == 1) std::swap(a, b);  // + and * commute
+    if (a->dtype.lanes() == 1 && b->dtype.lanes() > 1) {
+      // A scalar offset or stride folds into a Ramp, which stays a contiguous access.
+      if (const auto* r = b->as<RampNode>()) {
+        if (op == &add) return ramp(add(a, r->base), r->stride, r->lanes);
+        if (op == &mul) return ramp(mul(a, r->base), mul(a, r->stride), r->lanes);
+      }
+      if (const auto* v = b->as<BroadcastNode>()) return broadcast(op(a, v->value), v->lanes);
+    }
+    return op(std::move(a), std::move(b));
   }
 
   std::unordered_map<const BufferNode*, Buffer> views_;

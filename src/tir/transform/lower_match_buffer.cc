@@ -90,8 +90,15 @@ class MatchBufferLowerer : public IRMutator {
     size_t lead = region.size() - indices.size();
     std::vector<PrimExpr> out;
     for (size_t d = 0; d < region.size(); ++d)
-      out.push_back(d < lead ? region[d].min : region[d].min + indices[d - lead]);
+      out.push_back(d < lead ? region[d].min : offsetIndex(region[d].min, indices[d - lead]));
     return out;
+  }
+
+  // origin + index, keeping a vector index a Ramp (a contiguous access for codegen).
+  static PrimExpr offsetIndex(const PrimExpr& origin, const PrimExpr& index) {
+    if (const auto* r = index->as<RampNode>()) return ramp(origin + r->base, r->stride, r->lanes);
+    if (const auto* b = index->as<BroadcastNode>()) return broadcast(origin + b->value, b->lanes);
+    return origin + index;
   }
 
   std::unordered_map<const BufferNode*, View> views_;

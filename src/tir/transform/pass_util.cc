@@ -63,20 +63,35 @@ class RegionCollector : public IRVisitor {
   void visitBlockRealize(const BlockRealizeNode* op) override {
     for (size_t i = 0; i < op->iterValues.size() && i < op->block->iterVars.size(); ++i)
       bindings_[op->block->iterVars[i].var.get()] = substitute(op->iterValues[i], bindings_);
+    for (const MatchBufferRegion& m : op->block->matchBuffers) views_[m.buffer.get()] = m.source;
     // Only the body and init access memory; the declared regions are not accesses.
     visitStmt(op->block->init);
     visitStmt(op->block->body);
   }
   void visitBufferLoad(const BufferLoadNode* op) override {
-    if (kind_ != AccessKind::kWrite) record(op->buffer, op->indices);
+    if (kind_ != AccessKind::kWrite) access(op->buffer, op->indices);
     IRVisitor::visitBufferLoad(op);
   }
   void visitBufferStore(const BufferStoreNode* op) override {
-    if (kind_ != AccessKind::kRead) record(op->buffer, op->indices);
+    if (kind_ != AccessKind::kRead) access(op->buffer, op->indices);
     IRVisitor::visitBufferStore(op);
   }
 
  private:
+  // An access of a match_buffer view (a tensorized block's body) accesses its whole source
+  // region: the view's own indices may be vectors spanning it.
+  void access(const Buffer& buffer, const std::vector<PrimExpr>& indices) {
+    auto view = views_.find(buffer.get());
+    if (view == views_.end()) return record(buffer, indices);
+    std::vector<PrimExpr> first, last;
+    for (const Range& r : view->second.region) {
+      first.push_back(r.min);
+      last.push_back(r.min + r.extent - 1);
+    }
+    record(view->second.buffer, first);
+    record(view->second.buffer, last);
+  }
+
   // Widens the buffer's box by the interval each index covers. The union of two boxes is the
   // min of the mins and the max of the maxes, simplified while the analyzer can order them.
   void record(const Buffer& buffer, const std::vector<PrimExpr>& indices) {
@@ -122,6 +137,7 @@ class RegionCollector : public IRVisitor {
   AccessKind kind_;
   arith::DomainMap dom_;
   VarMap bindings_;
+  std::unordered_map<const BufferNode*, BufferRegion> views_;  ///< match_buffer -> its source
   std::unordered_map<const BufferNode*, size_t> index_;
   std::vector<std::vector<std::pair<PrimExpr, PrimExpr>>> boxes_;
   std::vector<Buffer> buffers_;

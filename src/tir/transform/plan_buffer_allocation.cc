@@ -30,6 +30,8 @@ class LcaFinder : public IRVisitor {
   void visitBlock(const BlockNode* op) override {
     for (const Buffer& b : op->allocBuffers) allocated.push_back(b);
     chain_.push_back(op);
+    // A match_buffer view (tensorize) accesses its source buffer inside this block.
+    for (const MatchBufferRegion& m : op->matchBuffers) touch(m.source.buffer.get());
     IRVisitor::visitBlock(op);
     chain_.pop_back();
   }

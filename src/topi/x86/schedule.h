@@ -59,4 +59,11 @@ Applicability scheduleConv2dNCHWc(tir::Schedule& sch, const ScheduleOptions& opt
 /// the input padded per channel block (same contract).
 Applicability scheduleDepthwiseConv2dNCHWc(tir::Schedule& sch, const ScheduleOptions& options);
 
+/// The int8 conv2d `conv2d_nchw_int8` (topi/nn_int8.h) on AVX-512 VNNI: tiles of 16 output
+/// channels x up to 24 output columns, the 16 x 4 byte products tensorized into vpdpbusd (same
+/// contract; the target must have avx512vnni).
+Applicability scheduleConv2dInt8(tir::Schedule& sch, const ScheduleOptions& options);
+/// The int8 dense `dense_int8` of (M, K) data: tiles of up to 8 rows x 16 columns (same).
+Applicability scheduleDenseInt8(tir::Schedule& sch, const ScheduleOptions& options);
+
 }  // namespace tessera::topi::x86

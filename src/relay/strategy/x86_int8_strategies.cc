@@ -1,0 +1,101 @@
+// The x86 rows of the strategy table for int8 products on AVX-512 VNNI (topi/nn_int8.h): a
+// conv2d (NCHW/OIHW, groups 1, pointwise included) or dense of int8/uint8 data with a constant
+// int8 weight and int32 output — what relay.quantize's realize produces — gets the weight packed
+// into groups of 16 x 4 bytes and the tensorized schedule. Priority 20: above every float
+// implementation, whose conditions an int8 call may also meet.
+#include <thread>
+
+#include "relay/strategy/op_strategy.h"
+#include "relay/strategy/packed_weights.h"
+#include "relay/strategy/strategy_util.h"
+#include "topi/nn_int8.h"
+#include "topi/x86/schedule.h"
+
+namespace tessera::relay::strategy {
+namespace {
+
+topi::x86::ScheduleOptions int8ScheduleOptions(const target::Target& target) {
+  topi::x86::ScheduleOptions options;
+  options.numCores = target.numCores > 0
+                         ? target.numCores
+                         : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options.vectorBytes = target.vectorBytes();
+  return options;
+}
+
+const TensorTypeNode* typeOfArg(const CallNode& call, size_t i) {
+  const Type& t = call.args.at(i)->checkedType;
+  return t ? t->as<TensorTypeNode>() : nullptr;
+}
+
+// What every int8 row needs: the instructions, the dtypes, a constant weight with whole blocks of
+// output channels (row 0 of the weight's shape).
+Applicability int8Product(const StrategyCall& c) {
+  if (!c.target.hasFeature("avx512vnni") || !c.target.hasFeature("avx512bw"))
+    return Applicability::no("the target has no AVX-512 VNNI (-mattr=+avx512vnni)");
+  if (c.weight.kind == PackKind::kInt8) return Applicability::yes();
+  if (c.weight) return Applicability::no("the weight is packed for another implementation");
+  if (!c.weightConstant)
+    return Applicability::no("the weight is not a constant that can be packed at compile time");
+  const TensorTypeNode* d = typeOfArg(c.call, 0);
+  const TensorTypeNode* w = typeOfArg(c.call, 1);
+  const TensorTypeNode* out = c.outType->as<TensorTypeNode>();
+  if (!d || !w || !out || (d->dtype != DataType::int8() && d->dtype != DataType::uint8()) ||
+      w->dtype != DataType::int8() || out->dtype != DataType::int32())
+    return Applicability::no("not int8/uint8 data x int8 weight -> int32");
+  const std::optional<std::vector<int64_t>> ds = staticShape(d->shape);
+  const std::optional<std::vector<int64_t>> ws = staticShape(w->shape);
+  if (!ds || !ws || ws->empty() || !topi::int8Packable(ws->front()))
+    return Applicability::no("needs static shapes and output channels a multiple of 16");
+  return Applicability::yes();
+}
+
+Applicability int8Conv(const StrategyCall& c) {
+  const auto& a = attrsOf<Conv2DAttrs>(c.call.attrs);
+  if (a.dataLayout != "NCHW" || a.kernelLayout != "OIHW" ||
+      !(a.outLayout.empty() || a.outLayout == "NCHW") || a.groups != 1)
+    return Applicability::no("not an NCHW/OIHW conv2d with groups 1");
+  return int8Product(c);
+}
+
+Applicability int8Dense(const StrategyCall& c) {
+  const TensorTypeNode* d = typeOfArg(c.call, 0);
+  if (!d || d->shape.size() != 2) return Applicability::no("the data is not a matrix");
+  return int8Product(c);
+}
+
+WeightPacking int8Packing(const StrategyCall&) {
+  return {PackKind::kInt8, topi::kInt8Lanes};
+}
+
+std::vector<te::Tensor> int8Compute(const StrategyCall& c, const std::vector<te::Tensor>& in) {
+  return packedCompute(c.call, c.weight, in.at(0), in.at(1), c.outType);
+}
+
+KernelSchedule int8Schedule(Applicability (*rule)(tir::Schedule&,
+                                                  const topi::x86::ScheduleOptions&)) {
+  return [rule](tir::Schedule& sch, const target::Target& target) {
+    return rule(sch, int8ScheduleOptions(target));
+  };
+}
+
+}  // namespace
+
+void registerX86Int8Strategies(StrategyRegistry& r) {
+  r.add("nn.conv2d", "cpu",
+        {.name = "conv2d_nchw_int8_vnni.x86",
+         .priority = 20,
+         .condition = int8Conv,
+         .packWeight = int8Packing,
+         .compute = int8Compute,
+         .schedule = int8Schedule(topi::x86::scheduleConv2dInt8)});
+  r.add("nn.dense", "cpu",
+        {.name = "dense_int8_vnni.x86",
+         .priority = 20,
+         .condition = int8Dense,
+         .packWeight = int8Packing,
+         .compute = int8Compute,
+         .schedule = int8Schedule(topi::x86::scheduleDenseInt8)});
+}
+
+}  // namespace tessera::relay::strategy

@@ -1,0 +1,225 @@
+// The int8 dot-product computes (topi/nn_int8.h): the weight packing with its compensation row,
+// the in-kernel data repacking to uint8 groups of 4, and conv2d / dense over them.
+#include "topi/nn_int8.h"
+
+#include <cstring>
+
+#include "support/check.h"
+#include "support/diagnostic.h"
+
+namespace tessera::topi {
+namespace {
+
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+// int8 data becomes uint8 by adding this; uint8 data is taken as it is.
+int64_t dataShift(DataType dtype) {
+  return dtype == DataType::int8() ? 128 : 0;
+}
+
+void requireInt8Operands(const Tensor& data, const Tensor& packed, const std::string& op) {
+  if ((data.dtype() != DataType::int8() && data.dtype() != DataType::uint8()) ||
+      packed.dtype() != DataType::int8())
+    throwDiagnostic("topi_int8", op + ": needs int8 or uint8 data and an int8 weight, found " +
+                                     data.dtype().name() + " and " + packed.dtype().name());
+  if (packed.ndim() != 6 || constDim(packed.shape()[4], op) != kInt8Lanes ||
+      constDim(packed.shape()[5], op) != kInt8Depth)
+    throwDiagnostic("topi_int8", op + ": the weight is not packed by packInt8Weight");
+}
+
+// A data value as the uint8 the dot product reads: shifted into [0, 256) when signed.
+PrimExpr asUint8(const PrimExpr& v, int64_t shift) {
+  if (shift == 0) return v;
+  return tir::cast(DataType::uint8(), tir::cast(DataType::int32(), v) + shift);
+}
+
+// The compensation of lane `lane` of block `block`: the int32 stored as 4 little-endian bytes in
+// the packed weight's extra row `row` (the top byte carries the sign).
+PrimExpr compensation(const Tensor& packed, const PrimExpr& block, const PrimExpr& lane,
+                      int64_t row) {
+  PrimExpr sum;
+  for (int64_t k = 0; k < kInt8Depth; ++k) {
+    PrimExpr byte = packed(block, tir::intImm(row), tir::intImm(0), tir::intImm(0), lane,
+                           tir::intImm(k));
+    if (k + 1 < kInt8Depth) byte = tir::cast(DataType::uint8(), byte);
+    PrimExpr v = tir::cast(DataType::int32(), byte) * (int64_t{1} << (8 * k));
+    sum = sum ? sum + v : v;
+  }
+  return sum;
+}
+
+// The output stage: the accumulator's lanes back in the natural layout, minus the compensation
+// when the data was shifted.
+PrimExpr unpacked(const Tensor& acc, const Tensor& packed, std::vector<PrimExpr> index,
+                  const Var& channel, int64_t shift, int64_t compensationRow) {
+  PrimExpr block = tir::floordiv(channel, tir::intImm(kInt8Lanes, channel->dtype));
+  PrimExpr lane = tir::floormod(channel, tir::intImm(kInt8Lanes, channel->dtype));
+  index.push_back(block);
+  index.push_back(lane);
+  PrimExpr v = acc(index);
+  if (shift == 0) return v;
+  return v - compensation(packed, block, lane, compensationRow);
+}
+
+}  // namespace
+
+bool int8Packable(int64_t outChannels) {
+  return outChannels > 0 && outChannels % kInt8Lanes == 0;
+}
+
+NDArray packInt8Weight(const NDArray& weight) {
+  const std::vector<int64_t>& s = weight.shape();
+  TS_CHECK(weight.dtype() == DataType::int8() && (s.size() == 4 || s.size() == 2) &&
+           int8Packable(s[0]))
+      << "packInt8Weight: needs an int8 (O, I, KH, KW) or (N, K) weight with O % 16 == 0";
+  const int64_t outC = s[0], inC = s[1];
+  const int64_t kh = s.size() == 4 ? s[2] : 1, kw = s.size() == 4 ? s[3] : 1;
+  const int64_t groups = ceilDiv(inC, kInt8Depth);
+  NDArray packed =
+      NDArray::empty({outC / kInt8Lanes, groups + 1, kh, kw, kInt8Lanes, kInt8Depth}, weight.dtype());
+  auto* dst = static_cast<int8_t*>(packed.data());
+  std::memset(dst, 0, packed.nbytes());
+  const auto* src = static_cast<const int8_t*>(weight.data());
+  // Index of [o, c, y, x, lane, k] in the packed array.
+  auto at = [&](int64_t o, int64_t c, int64_t y, int64_t x, int64_t lane, int64_t k) {
+    return ((((o * (groups + 1) + c) * kh + y) * kw + x) * kInt8Lanes + lane) * kInt8Depth + k;
+  };
+  for (int64_t o = 0; o < outC; ++o) {
+    const int64_t block = o / kInt8Lanes, lane = o % kInt8Lanes;
+    uint32_t sum = 0;  // wraps as the kernel's int32 arithmetic does
+    for (int64_t c = 0; c < inC; ++c)
+      for (int64_t y = 0; y < kh; ++y)
+        for (int64_t x = 0; x < kw; ++x) {
+          const int8_t w = src[((o * inC + c) * kh + y) * kw + x];
+          dst[at(block, c / kInt8Depth, y, x, lane, c % kInt8Depth)] = w;
+          sum += static_cast<uint32_t>(static_cast<int32_t>(w));
+        }
+    const uint32_t comp = sum * 128u;
+    for (int64_t k = 0; k < kInt8Depth; ++k)
+      dst[at(block, groups, 0, 0, lane, k)] = static_cast<int8_t>((comp >> (8 * k)) & 0xff);
+  }
+  return packed;
+}
+
+Tensor conv2dNchwInt8(const Tensor& data, const Tensor& packed, const Conv2DParams& p) {
+  const std::string op = "conv2d_nchw_int8";
+  requireInt8Operands(data, packed, op);
+  const std::vector<int64_t> ds = constShape(data, op), ws = constShape(packed, op);
+  const int64_t groups = ws[1] - 1;
+  if (ds.size() != 4 || ceilDiv(ds[1], kInt8Depth) != groups || p.groups != 1)
+    throwDiagnostic("topi_int8", op + ": needs NCHW data whose channels the weight was packed for");
+  if (p.outDtype != DataType::int32())
+    throwDiagnostic("topi_int8", op + ": the output dtype must be int32");
+  const int64_t shift = dataShift(data.dtype());
+  const int64_t spanY = (ws[2] - 1) * p.dilation[0] + 1, spanX = (ws[3] - 1) * p.dilation[1] + 1;
+  const int64_t oh = (ds[2] + p.padding[0] + p.padding[2] - spanY) / p.strides[0] + 1;
+  const int64_t ow = (ds[3] + p.padding[1] + p.padding[3] - spanX) / p.strides[1] + 1;
+  if (oh <= 0 || ow <= 0) throwDiagnostic("topi_int8", op + ": the window exceeds the padded input");
+
+  // Padding and missing channels read as the value 0 would have after the shift.
+  Tensor dataU8 = te::compute(
+      shapeOf({ds[0], groups, ds[2] + p.padding[0] + p.padding[2],
+               ds[3] + p.padding[1] + p.padding[3], kInt8Depth}),
+      [&](Var n, Var c, Var y, Var x, Var k) -> PrimExpr {
+        PrimExpr channel = addIdx(mulIdx(c, kInt8Depth), k);
+        PrimExpr inside;
+        auto require = [&](PrimExpr cond) {
+          inside = inside ? tir::logicalAnd(inside, cond) : cond;
+        };
+        if (ds[1] % kInt8Depth != 0) require(tir::lt(channel, tir::intImm(ds[1])));
+        if (p.padding[0] != 0) require(tir::ge(y, tir::intImm(p.padding[0])));
+        if (p.padding[2] != 0) require(tir::lt(y, tir::intImm(ds[2] + p.padding[0])));
+        if (p.padding[1] != 0) require(tir::ge(x, tir::intImm(p.padding[1])));
+        if (p.padding[3] != 0) require(tir::lt(x, tir::intImm(ds[3] + p.padding[1])));
+        PrimExpr v = asUint8(data(n, channel, addIdx(y, -p.padding[0]), addIdx(x, -p.padding[1])),
+                             shift);
+        if (!inside) return v;
+        return tir::ifThenElse(inside, v, tir::intImm(shift, DataType::uint8()));
+      },
+      te::ComputeOptions{.name = "data_u8", .tag = "injective,pad"});
+
+  IterVar rc = te::reduceAxis(0, groups, "rc");
+  IterVar ry = te::reduceAxis(0, ws[2], "ry");
+  IterVar rx = te::reduceAxis(0, ws[3], "rx");
+  IterVar rk = te::reduceAxis(0, kInt8Depth, "rk");
+  const DataType i32 = DataType::int32();
+  Tensor acc = te::compute(
+      shapeOf({ds[0], ws[0], oh, ow, kInt8Lanes}),
+      [&](Var n, Var oc, Var y, Var x, Var lane) {
+        PrimExpr row = addIdx(mulIdx(y, p.strides[0]), mulIdx(ry.var, p.dilation[0]));
+        PrimExpr col = addIdx(mulIdx(x, p.strides[1]), mulIdx(rx.var, p.dilation[1]));
+        return te::sum(tir::cast(i32, dataU8(n, rc.var, row, col, rk.var)) *
+                           tir::cast(i32, packed(oc, rc.var, ry.var, rx.var, lane, rk.var)),
+                       {rc, ry, rx, rk});
+      },
+      te::ComputeOptions{
+          .name = op, .tag = op, .indexNames = {"n", "oc_chunk", "oh", "ow", "oc_block"}});
+  return te::compute(
+      shapeOf({ds[0], ws[0] * kInt8Lanes, oh, ow}),
+      [&](Var n, Var c, Var y, Var x) {
+        PrimExpr block = tir::floordiv(c, tir::intImm(kInt8Lanes, c->dtype));
+        PrimExpr lane = tir::floormod(c, tir::intImm(kInt8Lanes, c->dtype));
+        PrimExpr v = acc(n, block, y, x, lane);
+        if (shift == 0) return v;
+        return v - compensation(packed, block, lane, groups);
+      },
+      te::ComputeOptions{
+          .name = "T_conv2d_int8_unpack", .tag = "injective", .indexNames = {"n", "c", "h", "w"}});
+}
+
+Tensor denseInt8(const Tensor& data, const Tensor& packed) {
+  const std::string op = "dense_int8";
+  requireInt8Operands(data, packed, op);
+  const std::vector<int64_t> ds = constShape(data, op), ws = constShape(packed, op);
+  const int64_t groups = ws[1] - 1, depth = ds.back();
+  if (ds.size() < 2 || ceilDiv(depth, kInt8Depth) != groups || ws[2] != 1 || ws[3] != 1)
+    throwDiagnostic("topi_int8", op + ": needs (..., K) data whose K the weight was packed for");
+  const int64_t shift = dataShift(data.dtype());
+  const size_t rows = ds.size() - 1;  // the leading dims
+
+  std::vector<int64_t> u8Shape(ds.begin(), ds.end() - 1);
+  u8Shape.insert(u8Shape.end(), {groups, kInt8Depth});
+  Tensor dataU8 = te::compute(
+      shapeOf(u8Shape),
+      [&](const std::vector<Var>& i) -> PrimExpr {
+        std::vector<PrimExpr> idx(i.begin(), i.begin() + static_cast<long>(rows));
+        PrimExpr k = addIdx(mulIdx(i[rows], kInt8Depth), i[rows + 1]);
+        idx.push_back(k);
+        PrimExpr v = asUint8(data(idx), shift);
+        if (depth % kInt8Depth == 0) return v;
+        return tir::ifThenElse(tir::lt(k, tir::intImm(depth)), v,
+                               tir::intImm(shift, DataType::uint8()));
+      },
+      te::ComputeOptions{.name = "data_u8", .tag = "injective,pad"});
+
+  IterVar rc = te::reduceAxis(0, groups, "rc");
+  IterVar rk = te::reduceAxis(0, kInt8Depth, "rk");
+  const DataType i32 = DataType::int32();
+  std::vector<int64_t> accShape(ds.begin(), ds.end() - 1);
+  accShape.insert(accShape.end(), {ws[0], kInt8Lanes});
+  Tensor acc = te::compute(
+      shapeOf(accShape),
+      [&](const std::vector<Var>& i) {
+        std::vector<PrimExpr> idx(i.begin(), i.begin() + static_cast<long>(rows));
+        idx.insert(idx.end(), {rc.var, rk.var});
+        return te::sum(tir::cast(i32, dataU8(idx)) *
+                           tir::cast(i32, packed(i[rows], rc.var, tir::intImm(0), tir::intImm(0),
+                                                 i[rows + 1], rk.var)),
+                       {rc, rk});
+      },
+      te::ComputeOptions{.name = op, .tag = op, .indexNames = axisNames(accShape.size(), "i")});
+  std::vector<int64_t> outShape(ds.begin(), ds.end() - 1);
+  outShape.push_back(ws[0] * kInt8Lanes);
+  return te::compute(
+      shapeOf(outShape),
+      [&](const std::vector<Var>& i) {
+        return unpacked(acc, packed, std::vector<PrimExpr>(i.begin(), i.end() - 1), i.back(), shift,
+                        groups);
+      },
+      te::ComputeOptions{
+          .name = "T_dense_int8", .tag = "injective", .indexNames = axisNames(outShape.size())});
+}
+
+}  // namespace tessera::topi

@@ -1,0 +1,39 @@
+// int8 x int8 -> int32 products shaped for 4-way byte dot products (x86 AVX-512 VNNI's
+// vpdpbusd: 16 int32 lanes, each += the sum of 4 uint8 x int8 products). The weight is packed
+// at compile time so that 4 consecutive reduction elements of 16 output channels are 64
+// contiguous bytes; the kernel repacks the data so that the same 4 reduction elements are 4
+// contiguous bytes, as uint8: int8 data is shifted by +128, and the packed weight carries the
+// compensation 128 * sum(w) of each output channel, subtracted in the output stage. The result
+// is exactly the int32 sum of the plain computes (modulo 2^32, as theirs), so the reference
+// interpreter stays the oracle, bit for bit.
+#pragma once
+
+#include "runtime/ndarray.h"
+#include "topi/nn.h"
+
+namespace tessera::topi {
+
+/// Output channels per packed block: one vector of 16 int32 accumulators.
+inline constexpr int64_t kInt8Lanes = 16;
+/// Reduction elements per dot-product step.
+inline constexpr int64_t kInt8Depth = 4;
+
+/// Whether packInt8Weight and the computes below take a weight of `outChannels` rows.
+bool int8Packable(int64_t outChannels);
+
+/// (O, I, KH, KW) int8 -> (O/16, ceil(I/4) + 1, KH, KW, 16, 4): [o, c, y, x, l, k] is
+/// w[16o + l, 4c + k, y, x] (0 past I). The extra row c = ceil(I/4) holds at y = x = 0 the
+/// compensation 128 * sum(w[16o + l]) of lane l as 4 little-endian bytes. A dense weight (N, K)
+/// is packed as the (N, K, 1, 1) convolution weight.
+NDArray packInt8Weight(const NDArray& weight);
+
+/// conv2d NCHW (groups 1) of int8 or uint8 data over a packInt8Weight weight, int32 out:
+/// `data_u8` (N, ceil(I/4), H + pads, W + pads, 4) uint8, `conv2d_nchw_int8` (N, O/16, OH, OW,
+/// 16) and `T_conv2d_int8_unpack` (N, O, OH, OW), which subtracts the compensation.
+Tensor conv2dNchwInt8(const Tensor& data, const Tensor& packed, const Conv2DParams& p);
+
+/// dense of int8 or uint8 data (..., K) over a packed (N, K) weight, int32 out: `data_u8`
+/// (..., ceil(K/4), 4), `dense_int8` (..., N/16, 16) and `T_dense_int8` (..., N).
+Tensor denseInt8(const Tensor& data, const Tensor& packed);
+
+}  // namespace tessera::topi

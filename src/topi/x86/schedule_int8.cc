@@ -1,0 +1,103 @@
+// x86 schedules of the int8 dot-product kernels (topi/nn_int8.h) on AVX-512 VNNI: the output is
+// tiled into register blocks of 16 output channels x a few pixels (conv2d) or rows (dense); each
+// block's int32 accumulators stay in vector registers over the whole reduction, whose innermost
+// 16 lanes x 4 bytes are tensorized into one vpdpbusd (topi/x86/tensor_intrin.h). The epilogue
+// (the compensation, requantization, clip, cast) is inlined into the output stage that writes
+// the block out. The uint8 data repacking is a stage of its own, left to the generic steps.
+#include "tir/stmt.h"
+#include "topi/nn_int8.h"
+#include "topi/x86/schedule.h"
+#include "topi/x86/schedule_util.h"
+#include "topi/x86/tensor_intrin.h"
+
+namespace tessera::topi::x86 {
+namespace {
+
+// Vector accumulators a tile may use: 32 zmm registers, less the weight vector, the broadcast
+// data group and room for the compiler.
+constexpr int64_t kMaxAccumulators = 24;
+
+int64_t reductionSize(const tir::BlockNode* block) {
+  int64_t size = 1;
+  for (const tir::IterVar& iv : block->iterVars)
+    if (iv.type != tir::IterVarType::kDataPar)
+      if (const int64_t* e = tir::asConstInt(iv.dom.extent)) size *= *e;
+  return size;
+}
+
+}  // namespace
+
+Applicability scheduleConv2dInt8(tir::Schedule& sch, const ScheduleOptions& options) {
+  const std::string anchor = "conv2d_nchw_int8";
+  registerTensorIntrinsics();
+  inlineElementwise(sch, {anchor, "data_u8"});
+  std::optional<tir::BlockRV> conv = findBlock(sch, anchor);
+  std::optional<tir::BlockRV> out = soleOutputBlock(sch);
+  if (!conv || !out) return notApplicable(anchor, "the kernel needs one conv2d and one output");
+  const tir::BlockNode* c = sch.get(*conv);
+  if (c->iterVars.size() != 9) return notApplicable(anchor, "unexpected accumulator");
+  const int64_t reduction = reductionSize(c);  // `c` dies with the first transformation
+  std::vector<tir::LoopRV> loops = sch.getLoops(*out);
+  if (loops.size() != 4) return notApplicable(anchor, "the output is not NCHW");
+  const std::optional<int64_t> channels = extentOf(sch, loops[1]), width = extentOf(sch, loops[3]);
+  if (!channels || !width || *channels % kInt8Lanes != 0)
+    return notApplicable(anchor, "channels are not whole blocks of 16");
+
+  const int64_t owb = largestDivisorAtMost(*width, kMaxAccumulators);
+  std::vector<tir::LoopRV> oc = sch.split(loops[1], {std::monostate{}, kInt8Lanes});
+  std::vector<tir::LoopRV> ow = sch.split(loops[3], {std::monostate{}, owb});
+  sch.reorder({oc[0], loops[2], ow[0], oc[1], ow[1]});
+  sch.computeAt(*conv, ow[0], /*preserveUnitLoops=*/true);
+
+  // Below the tile loops (n, oc[0], h, ow[0]): n, oc, oh, ow, lane, then rc, ry, rx, rk.
+  std::vector<tir::LoopRV> tile = sch.getLoops(*conv);
+  if (tile.size() != 4 + 9) return notApplicable(anchor, "unexpected loops below the tile");
+  const tir::LoopRV column = tile[7], lane = tile[8], rk = tile[12];
+  sch.reorder({tile[9], tile[10], tile[11], column, lane, rk});
+  tir::BlockRV init = sch.decomposeReduction(*conv, tile[9]);
+  sch.unroll(column);
+  sch.tensorize(lane, kVnniDot16x4);
+  vectorizeTile(sch, innerLoops(sch, init, 4));  // below the tile loops
+
+  if (*channels * *width * reduction >= options.minParallelWork)
+    parallelTiles(sch, {loops[0], oc[0], loops[2]}, options.numCores);
+  return Applicability::yes();
+}
+
+Applicability scheduleDenseInt8(tir::Schedule& sch, const ScheduleOptions& options) {
+  const std::string anchor = "dense_int8";
+  registerTensorIntrinsics();
+  inlineElementwise(sch, {anchor, "data_u8"});
+  std::optional<tir::BlockRV> dense = findBlock(sch, anchor);
+  std::optional<tir::BlockRV> out = soleOutputBlock(sch);
+  if (!dense || !out) return notApplicable(anchor, "the kernel needs one dense and one output");
+  const tir::BlockNode* d = sch.get(*dense);
+  if (d->iterVars.size() != 5) return notApplicable(anchor, "needs (M, K) data");
+  const int64_t reduction = reductionSize(d);
+  std::vector<tir::LoopRV> loops = sch.getLoops(*out);
+  if (loops.size() != 2) return notApplicable(anchor, "the output is not (M, N)");
+  const std::optional<int64_t> rows = extentOf(sch, loops[0]), columns = extentOf(sch, loops[1]);
+  if (!rows || !columns || *columns % kInt8Lanes != 0)
+    return notApplicable(anchor, "columns are not whole blocks of 16");
+
+  const int64_t mr = largestDivisorAtMost(*rows, 8);
+  std::vector<tir::LoopRV> j = sch.split(loops[1], {std::monostate{}, kInt8Lanes});
+  std::vector<tir::LoopRV> i = sch.split(loops[0], {std::monostate{}, mr});
+  sch.reorder({j[0], i[0], i[1], j[1]});
+  sch.computeAt(*dense, i[0], /*preserveUnitLoops=*/true);
+
+  // Below the tile loops (j[0], i[0]): m, jo, lane, then rc, rk.
+  std::vector<tir::LoopRV> tile = innerLoops(sch, *dense, 2);
+  if (tile.size() != 5) return notApplicable(anchor, "unexpected loops below the tile");
+  sch.reorder({tile[3], tile[0], tile[1], tile[2], tile[4]});
+  tir::BlockRV init = sch.decomposeReduction(*dense, tile[3]);
+  sch.unroll(tile[0]);
+  sch.tensorize(tile[2], kVnniDot16x4);
+  vectorizeTile(sch, innerLoops(sch, init, 2));
+
+  if (*rows * *columns * reduction >= options.minParallelWork)
+    parallelTiles(sch, {j[0], i[0]}, options.numCores);
+  return Applicability::yes();
+}
+
+}  // namespace tessera::topi::x86

@@ -1,0 +1,186 @@
+// The int8 kernels on AVX-512 VNNI (topi/nn_int8.h, topi/x86/schedule_int8.cc): conv2d and dense
+// of int8 and uint8 data with constant int8 weights and int32 output, alone and with the
+// requantizing epilogue relay.quantize's realize produces, over shapes that fit the tiles and
+// shapes that do not (input channels that are not groups of 4, odd widths, strides, padding,
+// dilation, pointwise, rows that are not whole tiles). Each is compiled for the host and compared
+// bit for bit with the reference interpreter; the tests also check that the VNNI implementation
+// was chosen and that its kernel calls vpdpbusd.
+#include <gtest/gtest.h>
+
+#include "../driver/build_test_util.h"
+#include "relay/builder.h"
+#include "tir/printer.h"
+#include "topi/nn_int8.h"
+
+namespace tessera::driver::test {
+namespace {
+
+using relay::Expr;
+
+bool hostHasVnni() {
+  const target::Target host = codegen::hostTarget();
+  return host.hasFeature("avx512vnni") && host.hasFeature("avx512bw");
+}
+
+relay::IRModule moduleOf(const Expr& body) {
+  return relay::inferTypes(relay::IRModule::fromExpr(relay::function(body)));
+}
+
+// int8 weights over the whole range, the extremes included.
+Expr int8Weight(const std::vector<int64_t>& shape, uint64_t seed) {
+  return relay::constant(tessera::test::randomTensor(shape, DataType::int8(), seed, -128, 128));
+}
+
+Expr int32Bias(int64_t n, uint64_t seed) {
+  return relay::constant(tessera::test::randomTensor({n}, DataType::int32(), seed, -5000, 5000));
+}
+
+// What realize makes of a quantized layer's output: + bias, fixed-point rescale, clip, int8.
+Expr requantize(Expr acc, Expr bias) {
+  Expr y = relay::callOp("add", {std::move(acc), std::move(bias)});
+  y = relay::callOp("fixed_point_multiply", {y},
+                    {{"multiplier", AttrValue::integer(1518500250)}, {"shift", AttrValue::integer(-7)}});
+  y = relay::callOp("clip", {y}, {{"a_min", AttrValue::floating(-127)},
+                                  {"a_max", AttrValue::floating(127)}});
+  return relay::callOp("cast", {y}, {{"dtype", AttrValue::string("int8")}});
+}
+
+// Every kernel's chosen implementations, and whether any kernel calls vpdpbusd.
+struct BuiltKernels {
+  std::vector<std::string> implementations;
+  bool callsVnni = false;
+};
+
+BuiltKernels kernelsOf(const relay::IRModule& mod) {
+  const BuiltModule built = build(mod, codegen::hostTarget());
+  BuiltKernels out;
+  for (const KernelStrategy& k : built.strategies)
+    for (const std::string& line : explainStrategy(k)) out.implementations.push_back(line);
+  for (const tir::PrimFunc& f : built.kernels)
+    out.callsVnni = out.callsVnni ||
+                    tir::toScript(f).find("llvm.x86.avx512.vpdpbusd.512") != std::string::npos;
+  return out;
+}
+
+bool mentions(const std::vector<std::string>& lines, const std::string& what) {
+  for (const std::string& l : lines)
+    if (l.find(what) != std::string::npos) return true;
+  return false;
+}
+
+struct ConvCase {
+  int64_t c, h, w, oc, k, stride, pad, dilation;
+  bool epilogue;
+  DataType dtype = DataType::int8();
+};
+
+class X86Int8Conv2d : public ::testing::TestWithParam<ConvCase> {};
+
+TEST_P(X86Int8Conv2d, MatchesInterpreterBitForBit) {
+  const ConvCase c = GetParam();
+  relay::Conv2DAttrs attrs;
+  attrs.strides = {c.stride, c.stride};
+  attrs.padding = {c.pad, c.pad};
+  attrs.dilation = {c.dilation, c.dilation};
+  attrs.channels = c.oc;
+  attrs.kernelSize = std::vector<int64_t>{c.k, c.k};
+  attrs.outDtype = DataType::int32();
+  Expr y = relay::nn::conv2d(relay::var("x", tensorType({1, c.c, c.h, c.w}, c.dtype)),
+                             int8Weight({c.oc, c.c, c.k, c.k}, 3), attrs);
+  if (c.epilogue) y = requantize(y, relay::callOp("expand_dims", {int32Bias(c.oc, 4)},
+                                                  {{"axis", AttrValue::integer(1)},
+                                                   {"num_newaxis", AttrValue::integer(2)}}));
+  const relay::IRModule mod = moduleOf(y);
+  EXPECT_TRUE(matchesInterpreter(mod, 5));
+  if (!hostHasVnni()) GTEST_SKIP() << "the host has no AVX-512 VNNI: generic int8 kernels only";
+  const BuiltKernels k = kernelsOf(mod);
+  EXPECT_TRUE(mentions(k.implementations, "conv2d_nchw_int8_vnni.x86"));
+  EXPECT_TRUE(k.callsVnni);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, X86Int8Conv2d,
+    ::testing::Values(ConvCase{3, 17, 17, 16, 7, 2, 3, 1, true},    // stem: 3 channels, odd size
+                      ConvCase{16, 14, 14, 32, 3, 1, 1, 1, true},   // 3x3, 14 columns per tile
+                      ConvCase{8, 13, 11, 16, 3, 2, 1, 1, false},   // odd width, stride 2
+                      ConvCase{64, 7, 7, 64, 3, 1, 1, 1, true},     // ResNet's last stage shape
+                      ConvCase{32, 9, 9, 16, 1, 1, 0, 1, true},     // 1x1
+                      ConvCase{5, 12, 12, 16, 3, 1, 2, 2, false},   // dilation, 5 channels
+                      ConvCase{24, 8, 29, 48, 1, 2, 0, 1, true},    // pointwise stride 2, wide
+                      ConvCase{12, 6, 6, 32, 3, 1, 1, 1, false, DataType::uint8()},
+                      ConvCase{7, 10, 10, 16, 3, 1, 1, 1, true, DataType::uint8()}));
+
+struct DenseCase {
+  int64_t m, n, k;
+  bool epilogue;
+  DataType dtype = DataType::int8();
+};
+
+class X86Int8Dense : public ::testing::TestWithParam<DenseCase> {};
+
+TEST_P(X86Int8Dense, MatchesInterpreterBitForBit) {
+  const DenseCase c = GetParam();
+  Expr y = relay::callOp("nn.dense",
+                         {relay::var("x", tensorType({c.m, c.k}, c.dtype)),
+                          int8Weight({c.n, c.k}, 7)},
+                         {{"out_dtype", AttrValue::string("int32")}});
+  if (c.epilogue) y = requantize(y, int32Bias(c.n, 8));
+  const relay::IRModule mod = moduleOf(y);
+  EXPECT_TRUE(matchesInterpreter(mod, 11));
+  if (!hostHasVnni()) GTEST_SKIP() << "the host has no AVX-512 VNNI: generic int8 kernels only";
+  const BuiltKernels k = kernelsOf(mod);
+  EXPECT_TRUE(mentions(k.implementations, "dense_int8_vnni.x86"));
+  EXPECT_TRUE(k.callsVnni);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, X86Int8Dense,
+                         ::testing::Values(DenseCase{1, 128, 784, true},   // the MLP layer
+                                           DenseCase{7, 48, 33, false},    // odd rows and depth
+                                           DenseCase{16, 64, 64, true},    // whole 8-row tiles
+                                           DenseCase{3, 16, 2, true},      // depth below 4
+                                           DenseCase{5, 32, 100, false, DataType::uint8()}));
+
+// Calls the VNNI rows decline fall back to the other implementations and stay exact.
+TEST(X86Int8, DeclinedCallsStayExact) {
+  // 10 output channels are not a block of 16; a float32 output is not an int8 product.
+  relay::Conv2DAttrs attrs;
+  attrs.channels = 10;
+  attrs.kernelSize = std::vector<int64_t>{3, 3};
+  attrs.outDtype = DataType::int32();
+  const relay::IRModule odd = moduleOf(relay::nn::conv2d(
+      relay::var("x", tensorType({1, 8, 9, 9}, DataType::int8())),
+      int8Weight({10, 8, 3, 3}, 1), attrs));
+  EXPECT_TRUE(matchesInterpreter(odd, 2));
+  EXPECT_FALSE(mentions(kernelsOf(odd).implementations, "chosen conv2d_nchw_int8_vnni.x86"));
+  // A weight that is not a constant cannot be packed.
+  const relay::IRModule variable = moduleOf(relay::callOp(
+      "nn.dense",
+      {relay::var("x", tensorType({4, 32}, DataType::int8())),
+       relay::var("w", tensorType({32, 32}, DataType::int8()))},
+      {{"out_dtype", AttrValue::string("int32")}}));
+  EXPECT_TRUE(matchesInterpreter(variable, 3));
+  EXPECT_FALSE(kernelsOf(variable).callsVnni);
+}
+
+// The packing's compensation row decodes to 128 * the sum of each output channel's weights.
+TEST(X86Int8, PackedWeightCarriesCompensation) {
+  NDArray w = tessera::test::tensorOf({16, 5}, DataType::int8(), std::vector<double>(80, -128));
+  w.setInt(3 * 5 + 4, 127);  // channel 3: 4 * -128 + 127
+  const NDArray p = topi::packInt8Weight(w);
+  ASSERT_EQ(p.shape(), (std::vector<int64_t>{1, 3, 1, 1, 16, 4}));
+  const auto* bytes = static_cast<const uint8_t*>(p.data());
+  auto compensation = [&](int64_t lane) {
+    const uint8_t* b = bytes + ((2 * 16) + lane) * 4;  // row 2 (= ceil(5/4)), lane
+    return static_cast<int32_t>(static_cast<uint32_t>(b[0]) | (static_cast<uint32_t>(b[1]) << 8) |
+                                (static_cast<uint32_t>(b[2]) << 16) |
+                                (static_cast<uint32_t>(b[3]) << 24));
+  };
+  EXPECT_EQ(compensation(0), 128 * 5 * -128);
+  EXPECT_EQ(compensation(3), 128 * (4 * -128 + 127));
+  // Channel 4 of group 1 is padding: zero.
+  EXPECT_EQ(static_cast<int8_t>(bytes[((1 * 16) + 0) * 4 + 1]), 0);
+  EXPECT_EQ(static_cast<int8_t>(bytes[((1 * 16) + 0) * 4 + 0]), -128);
+}
+
+}  // namespace
+}  // namespace tessera::driver::test
