@@ -31,18 +31,18 @@ const TensorTypeNode* typeOfArg(const CallNode& call, size_t i) {
 // What every int8 row needs: the instructions, the dtypes, a constant weight with whole blocks of
 // output channels (row 0 of the weight's shape).
 Applicability int8Product(const StrategyCall& c) {
-  if (!c.target.hasFeature("avx512vnni") || !c.target.hasFeature("avx512bw"))
-    return Applicability::no("the target has no AVX-512 VNNI (-mattr=+avx512vnni)");
-  if (c.weight.kind == PackKind::kInt8) return Applicability::yes();
-  if (c.weight) return Applicability::no("the weight is packed for another implementation");
-  if (!c.weightConstant)
-    return Applicability::no("the weight is not a constant that can be packed at compile time");
   const TensorTypeNode* d = typeOfArg(c.call, 0);
   const TensorTypeNode* w = typeOfArg(c.call, 1);
   const TensorTypeNode* out = c.outType->as<TensorTypeNode>();
   if (!d || !w || !out || (d->dtype != DataType::int8() && d->dtype != DataType::uint8()) ||
       w->dtype != DataType::int8() || out->dtype != DataType::int32())
     return Applicability::no("not int8/uint8 data x int8 weight -> int32");
+  if (!c.target.hasFeature("avx512vnni") || !c.target.hasFeature("avx512bw"))
+    return Applicability::no("the target has no AVX-512 VNNI (-mattr=+avx512vnni)");
+  if (c.weight.kind == PackKind::kInt8) return Applicability::yes();
+  if (c.weight) return Applicability::no("the weight is packed for another implementation");
+  if (!c.weightConstant)
+    return Applicability::no("the weight is not a constant that can be packed at compile time");
   const std::optional<std::vector<int64_t>> ds = staticShape(d->shape);
   const std::optional<std::vector<int64_t>> ws = staticShape(w->shape);
   if (!ds || !ws || ws->empty() || !topi::int8Packable(ws->front()))

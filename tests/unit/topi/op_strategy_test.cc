@@ -87,8 +87,11 @@ TEST(X86Strategy, ConvolutionsGetTheirKernels) {
   EXPECT_EQ(choose(conv3x3, cpu, /*weightConstant=*/true).chosenName(), "conv2d_nchw_winograd.x86");
   const StrategyChoice direct = choose(conv3x3, cpu);
   EXPECT_EQ(direct.chosenName(), "conv2d_nchw.x86");
-  ASSERT_GE(direct.considered.size(), 2u);
-  EXPECT_EQ(direct.considered[0].answer.reason,
+  // The int8 row (priority 20) is asked first and declines the float32 call.
+  ASSERT_GE(direct.considered.size(), 3u);
+  EXPECT_EQ(direct.considered[0].name, "conv2d_nchw_int8_vnni.x86");
+  EXPECT_EQ(direct.considered[0].answer.reason, "not int8/uint8 data x int8 weight -> int32");
+  EXPECT_EQ(direct.considered[1].answer.reason,
             "the weight is not a constant that can be packed at compile time");
 
   relay::Conv2DAttrs pointwise;
@@ -122,9 +125,12 @@ TEST(X86Strategy, BuildRecordsTheChoiceOfEveryKernel) {
   const BuiltModule built = build(mod, codegen::hostTarget());
   ASSERT_EQ(built.strategies.size(), 1u);
   const std::vector<std::string> lines = explainStrategy(built.strategies[0]);
-  ASSERT_EQ(lines.size(), 3u);
+  ASSERT_EQ(lines.size(), 4u);
   EXPECT_EQ(lines[1], "  nn.dense: dense_pack.x86 (priority 10)");
-  EXPECT_EQ(lines[2], "  schedule: dense_pack.x86");
+  EXPECT_EQ(lines[2],
+            "    skipped dense_int8_vnni.x86 (priority 20): not int8/uint8 data x int8 weight -> "
+            "int32");
+  EXPECT_EQ(lines[3], "  schedule: dense_pack.x86");
   EXPECT_TRUE(matchesInterpreter(mod, 11));
 }
 
