@@ -1,8 +1,10 @@
 // Kernel benchmark: Tessera's compiled dense and conv2d (default x86 schedules, weights packed at
 // compile time) side by side with OpenBLAS SGEMM and oneDNN's convolution, in one run, with 1
-// and 2 threads. Engines alternate within each case (one timed block each, repeated), so both see
-// the same machine state. Prints a markdown table (GFLOPS, and Tessera's ratio to the peer) for
-// bench/results/. Usage: kernel_bench [--quick] [--threads 1,2] [--only gemm|conv]
+// and 2 threads; and (--only int8) the int8 x int8 -> int32 ones (Tessera's VNNI kernels) against
+// oneDNN's int8 matmul and convolution. Engines alternate within each case (one timed block
+// each, repeated), so both see the same machine state. Prints a markdown table (GFLOPS or GOPS,
+// and Tessera's ratio to the peer) for bench/results/.
+// Usage: kernel_bench [--quick] [--threads 1,2] [--only gemm|conv|int8]
 #include <cblas.h>
 #include <omp.h>
 
@@ -30,6 +32,15 @@ extern "C" void openblas_set_num_threads(int);
 namespace {
 
 using namespace tessera;
+
+NDArray randomInt8(const std::vector<int64_t>& shape, uint32_t seed) {
+  NDArray a = NDArray::empty(shape, DataType::int8());
+  std::mt19937 gen(seed);
+  std::uniform_int_distribution<int> dist(-128, 127);
+  auto* p = static_cast<int8_t*>(a.data());
+  for (int64_t i = 0; i < a.numel(); ++i) p[i] = static_cast<int8_t>(dist(gen));
+  return a;
+}
 
 NDArray randomArray(const std::vector<int64_t>& shape, uint32_t seed) {
   NDArray a = NDArray::empty(shape, DataType::float32());
@@ -127,6 +138,21 @@ struct ConvCase {
   int64_t c, h, w, oc, k, stride, pad;
 };
 
+// The distinct convolutions of ResNet-18 (batch 1, 224x224).
+const ConvCase kResNet18Convs[] = {
+    {"C1 3x224 k7s2 ->64", 3, 224, 224, 64, 7, 2, 3},
+    {"C2 64x56 k3 ->64", 64, 56, 56, 64, 3, 1, 1},
+    {"C3 64x56 k3s2 ->128", 64, 56, 56, 128, 3, 2, 1},
+    {"C4 64x56 k1s2 ->128", 64, 56, 56, 128, 1, 2, 0},
+    {"C5 128x28 k3 ->128", 128, 28, 28, 128, 3, 1, 1},
+    {"C6 128x28 k3s2 ->256", 128, 28, 28, 256, 3, 2, 1},
+    {"C7 128x28 k1s2 ->256", 128, 28, 28, 256, 1, 2, 0},
+    {"C8 256x14 k3 ->256", 256, 14, 14, 256, 3, 1, 1},
+    {"C9 256x14 k3s2 ->512", 256, 14, 14, 512, 3, 2, 1},
+    {"C10 256x14 k1s2 ->512", 256, 14, 14, 512, 1, 2, 0},
+    {"C11 512x7 k3 ->512", 512, 7, 7, 512, 3, 1, 1},
+};
+
 void benchConv(const ConvCase& v, const std::vector<int>& threads, int rounds, double minMs) {
   using dnnl::memory;
   const int64_t oh = (v.h + 2 * v.pad - v.k) / v.stride + 1,
@@ -176,6 +202,121 @@ void benchConv(const ConvCase& v, const std::vector<int>& threads, int rounds, d
   }
 }
 
+
+// --- int8: Tessera's VNNI kernels vs oneDNN's int8 primitives (s8 x s8 -> s32) ---
+
+int64_t countDiffs(const int32_t* a, const int32_t* b, int64_t n) {
+  int64_t d = 0;
+  for (int64_t i = 0; i < n; ++i) d += a[i] != b[i];
+  return d;
+}
+
+void printInt8Row(const std::string& name, int nt, const std::vector<double>& s, double ops,
+                  int64_t diffs, double compileSeconds) {
+  std::printf("| %s | %d | %.3f | %.1f | %.1f | %.2f | %ld | %.2f |\n", name.c_str(), nt,
+              s[0] * 1e3, ops / s[0] * 1e-9, ops / s[1] * 1e-9, s[1] / s[0],
+              static_cast<long>(diffs), compileSeconds);
+  std::fflush(stdout);
+}
+
+// C(M,N) = A(M,K) W(N,K)^T: Tessera's nn.dense (out_dtype int32) vs a oneDNN matmul with the
+// weight in the layout oneDNN prefers (reordered once, as Tessera packs once).
+void benchGemmInt8(const GemmCase& g, const std::vector<int>& threads, int rounds, double minMs) {
+  using dnnl::memory;
+  NDArray a = randomInt8({g.m, g.k}, 1), w = randomInt8({g.n, g.k}, 2);
+  Compiled t = compile(relay::callOp("nn.dense",
+                                     {relay::var("x", tensorType({g.m, g.k}, DataType::int8())),
+                                      relay::constant(w)},
+                                     {{"out_dtype", AttrValue::string("int32")}}),
+                       a);
+  dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  dnnl::stream strm(eng);
+  memory::desc aDesc({g.m, g.k}, memory::data_type::s8, memory::format_tag::ab);
+  memory::desc wAny({g.k, g.n}, memory::data_type::s8, memory::format_tag::any);
+  memory::desc cDesc({g.m, g.n}, memory::data_type::s32, memory::format_tag::ab);
+  const double ops = 2.0 * g.m * g.n * g.k;
+  for (int nt : threads) {
+    setThreads(nt);
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(aDesc, wAny, cDesc), eng);
+    memory aMem(aDesc, eng, a.data());
+    NDArray c = NDArray::empty({g.m, g.n}, DataType::int32());
+    memory cMem(cDesc, eng, c.data());
+    // W^T as a (K, N) matrix: the (N, K) array read with strides (1, K).
+    memory wPlain({{g.k, g.n}, memory::data_type::s8, memory::format_tag::ba}, eng, w.data());
+    memory wMem(pd.weights_desc(), eng);
+    dnnl::reorder(wPlain, wMem).execute(strm, wPlain, wMem);
+    dnnl::matmul mm(pd);
+    auto tessera = [&] { t.exec->run(); };
+    auto onednn = [&] {
+      mm.execute(strm, {{DNNL_ARG_SRC, aMem}, {DNNL_ARG_WEIGHTS, wMem}, {DNNL_ARG_DST, cMem}});
+      strm.wait();
+    };
+    std::vector<double> s = interleaved({tessera, onednn}, rounds, minMs);
+    printInt8Row(std::string("int8 gemm ") + g.name, nt, s, ops,
+                 countDiffs(t.exec->getOutput(0).as<int32_t>(), c.as<int32_t>(), g.m * g.n),
+                 t.compileSeconds);
+  }
+}
+
+// conv2d batch 1, int8 NCHW data and OIHW weights -> int32 NCHW: Tessera vs oneDNN, which gets
+// its preferred layouts for data, weights and output (reordered outside the timing).
+void benchConvInt8(const ConvCase& v, const std::vector<int>& threads, int rounds, double minMs) {
+  using dnnl::memory;
+  const int64_t oh = (v.h + 2 * v.pad - v.k) / v.stride + 1,
+                ow = (v.w + 2 * v.pad - v.k) / v.stride + 1;
+  NDArray x = randomInt8({1, v.c, v.h, v.w}, 3), wt = randomInt8({v.oc, v.c, v.k, v.k}, 4);
+  relay::Conv2DAttrs attrs;
+  attrs.strides = {v.stride, v.stride};
+  attrs.padding = {v.pad, v.pad};
+  attrs.kernelSize = std::vector<int64_t>{v.k, v.k};
+  attrs.channels = v.oc;
+  attrs.outDtype = DataType::int32();
+  Compiled t = compile(relay::nn::conv2d(relay::var("x", tensorType({1, v.c, v.h, v.w},
+                                                                      DataType::int8())),
+                                         relay::constant(wt), attrs),
+                       x);
+  dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  dnnl::stream strm(eng);
+  memory::desc srcAny({1, v.c, v.h, v.w}, memory::data_type::s8, memory::format_tag::any);
+  memory::desc dstAny({1, v.oc, oh, ow}, memory::data_type::s32, memory::format_tag::any);
+  memory::desc wAny({v.oc, v.c, v.k, v.k}, memory::data_type::s8, memory::format_tag::any);
+  const double ops = 2.0 * v.oc * oh * ow * v.c * v.k * v.k;
+  for (int nt : threads) {
+    setThreads(nt);
+    dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
+                                         dnnl::algorithm::convolution_direct, srcAny, wAny, dstAny,
+                                         {v.stride, v.stride}, {v.pad, v.pad}, {v.pad, v.pad});
+    dnnl::convolution_forward::primitive_desc pd(desc, eng);
+    auto toPreferred = [&](const memory::desc& want, const memory::desc& plain, void* data) {
+      memory from(plain, eng, data), to(want, eng);
+      dnnl::reorder(from, to).execute(strm, from, to);
+      return to;
+    };
+    memory srcMem = toPreferred(
+        pd.src_desc(), {{1, v.c, v.h, v.w}, memory::data_type::s8, memory::format_tag::nchw},
+        x.data());
+    memory wMem = toPreferred(
+        pd.weights_desc(), {{v.oc, v.c, v.k, v.k}, memory::data_type::s8, memory::format_tag::oihw},
+        wt.data());
+    memory dstMem(pd.dst_desc(), eng);
+    dnnl::convolution_forward conv(pd);
+    auto tessera = [&] { t.exec->run(); };
+    auto onednn = [&] {
+      conv.execute(strm, {{DNNL_ARG_SRC, srcMem}, {DNNL_ARG_WEIGHTS, wMem}, {DNNL_ARG_DST, dstMem}});
+      strm.wait();
+    };
+    std::vector<double> s = interleaved({tessera, onednn}, rounds, minMs);
+    NDArray out = NDArray::empty({1, v.oc, oh, ow}, DataType::int32());
+    memory outPlain({{1, v.oc, oh, ow}, memory::data_type::s32, memory::format_tag::nchw}, eng,
+                    out.data());
+    dnnl::reorder(dstMem, outPlain).execute(strm, dstMem, outPlain);
+    strm.wait();
+    printInt8Row(std::string("int8 conv ") + v.name, nt, s, ops,
+                 countDiffs(t.exec->getOutput(0).as<int32_t>(), out.as<int32_t>(), out.numel()),
+                 t.compileSeconds);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -206,7 +347,7 @@ int main(int argc, char** argv) {
         if (*p >= '1' && *p <= '9') threads.push_back(*p - '0');
     } else {
       std::fprintf(stderr,
-                   "usage: kernel_bench [--quick] [--threads 1,2] [--only gemm|conv] [--conv "
+                   "usage: kernel_bench [--quick] [--threads 1,2] [--only gemm|conv|int8] [--conv "
                    "C,H,W,OC,K,S,P]\n");
       return 2;
     }
@@ -216,12 +357,12 @@ int main(int argc, char** argv) {
   std::printf(
       "| case | threads | Tessera ms | Tessera GFLOPS | peer GFLOPS | Tessera / peer speed "
       "| max abs diff | compile s |\n|---|---|---|---|---|---|---|---|\n");
+  const GemmCase gemms[] = {{"mlp 1x784x128", 1, 128, 784},
+                            {"128", 128, 128, 128},
+                            {"512", 512, 512, 512},
+                            {"1024", 1024, 1024, 1024},
+                            {"2048", 2048, 2048, 2048}};
   if (only.empty() || only == "gemm") {
-    const GemmCase gemms[] = {{"mlp 1x784x128", 1, 128, 784},
-                              {"128", 128, 128, 128},
-                              {"512", 512, 512, 512},
-                              {"1024", 1024, 1024, 1024},
-                              {"2048", 2048, 2048, 2048}};
     for (const GemmCase& g : gemms)
       if (!quick || g.m <= 1024) benchGemm(g, threads, rounds, minMs);
   }
@@ -230,21 +371,16 @@ int main(int argc, char** argv) {
     benchConv(customConvs[i], threads, rounds, minMs);
   }
   if (only.empty() || only == "conv") {
-    // The distinct convolutions of ResNet-18 (batch 1, 224x224).
-    const ConvCase convs[] = {
-        {"C1 3x224 k7s2 ->64", 3, 224, 224, 64, 7, 2, 3},
-        {"C2 64x56 k3 ->64", 64, 56, 56, 64, 3, 1, 1},
-        {"C3 64x56 k3s2 ->128", 64, 56, 56, 128, 3, 2, 1},
-        {"C4 64x56 k1s2 ->128", 64, 56, 56, 128, 1, 2, 0},
-        {"C5 128x28 k3 ->128", 128, 28, 28, 128, 3, 1, 1},
-        {"C6 128x28 k3s2 ->256", 128, 28, 28, 256, 3, 2, 1},
-        {"C7 128x28 k1s2 ->256", 128, 28, 28, 256, 1, 2, 0},
-        {"C8 256x14 k3 ->256", 256, 14, 14, 256, 3, 1, 1},
-        {"C9 256x14 k3s2 ->512", 256, 14, 14, 512, 3, 2, 1},
-        {"C10 256x14 k1s2 ->512", 256, 14, 14, 512, 1, 2, 0},
-        {"C11 512x7 k3 ->512", 512, 7, 7, 512, 3, 1, 1},
-    };
-    for (const ConvCase& v : convs) benchConv(v, threads, rounds, minMs);
+    for (const ConvCase& v : kResNet18Convs) benchConv(v, threads, rounds, minMs);
+  }
+  if (only == "int8") {
+    // GOPS: int8 multiply-adds count 2 operations; the last column counts int32 results that
+    // differ from oneDNN's (the products are exact: 0 expected).
+    std::printf("\n| int8 case | threads | Tessera ms | Tessera GOPS | oneDNN GOPS | Tessera / peer "
+                "speed | differing results | compile s |\n|---|---|---|---|---|---|---|---|\n");
+    for (const GemmCase& g : gemms)
+      if (!quick || g.m <= 1024) benchGemmInt8(g, threads, rounds, minMs);
+    for (const ConvCase& v : kResNet18Convs) benchConvInt8(v, threads, rounds, minMs);
   }
   return 0;
 }

@@ -13,6 +13,10 @@ engine reports the wall time of single inferences:
   * eager, torchscript: torch_worker.py (nn.Module under no_grad; trace + freeze), one process
     per model, torch.set_num_threads; PyTorch's BLAS is OpenBLAS (pthread) via LD_LIBRARY_PATH.
   * ort: ort_worker.js, onnxruntime-node on the same .onnx file, intraOpNumThreads.
+  * tessera_int8 (with --engines): `tessera quantize` (KL-divergence calibration on the reference
+    input and 3 seeded random ones, every conv2d quantized), compiled and run as tessera is.
+  * torch_int8 (with --engines): torch_worker.py int8, PyTorch's post-training static
+    quantization on its oneDNN engine (torchvision's quantizable CNNs).
 Every engine's output is first checked against PyTorch's reference (max abs diff in the report).
 Tessera's compile time is the wall time of one `tessera compile` per model.
 
@@ -41,9 +45,12 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 PEERS = ROOT / "bench" / "peers"
 MAKE_MODELS = ROOT / "tests" / "models" / "make_models.py"
 PYTHON = "/usr/bin/python3"  # Debian's, with torch
-ENGINES = ["tessera", "eager", "torchscript", "ort"]
+ENGINES = ["tessera", "eager", "torchscript", "ort", "tessera_int8", "torch_int8"]
+DEFAULT_ENGINES = ["tessera", "eager", "torchscript", "ort"]
 TITLES = {"tessera": "Tessera", "eager": "PyTorch eager", "torchscript": "TorchScript",
-          "ort": "ONNX Runtime"}
+          "ort": "ONNX Runtime", "tessera_int8": "Tessera int8", "torch_int8": "PyTorch int8"}
+TESSERAS = ["tessera", "tessera_int8"]  # engines run through the tessera CLI
+INT8_SAMPLES = 4  # calibration inputs of `tessera quantize` (as many as PyTorch's int8 gets)
 TESSERA_BLOCK = 3  # runs per `tessera run --bench` call: min, median, max are then every sample
 
 
@@ -184,6 +191,27 @@ def compileModel(binary, onnx, outDir):
     return seconds, int(kernels.group(1)) if kernels else None
 
 
+def quantizeModel(binary, onnx, inputName, inputFile, outDir):
+    """`tessera quantize` (KL divergence on INT8_SAMPLES inputs: the reference input and seeded
+    random ones) then `tessera compile`; returns the seconds both took and the kernel count."""
+    x = np.load(inputFile)
+    rng = np.random.default_rng(20261126)
+    data = np.concatenate([x] + [rng.standard_normal(x.shape, dtype=np.float32)
+                                 for _ in range(INT8_SAMPLES - 1)])
+    outDir.mkdir(parents=True, exist_ok=True)
+    dataset, relay = outDir / "calibration.npz", outDir / "quantized.relay"
+    np.savez(dataset, **{inputName: data})
+    start = time.perf_counter()
+    proc = subprocess.run([binary, "quantize", str(onnx), "--calibrate-mode", "kl_divergence",
+                           "--dataset", str(dataset), "--skip-conv-layers", "none", "-o",
+                           str(relay)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"tessera quantize {onnx.name} failed: {proc.stderr.strip()}")
+    seconds = time.perf_counter() - start
+    compileSeconds, kernels = compileModel(binary, relay, outDir / "compiled")
+    return seconds + compileSeconds, kernels
+
+
 def stats(ms):
     a = np.asarray(ms)
     return {"min": float(a.min()), "median": float(np.median(a)),
@@ -195,7 +223,7 @@ def timeSegment(workers, engines, threads, args):
     samples = {e: [] for e in engines}
     for engine in engines:
         workers[engine].setThreads(threads)
-        if engine != "tessera":  # a tessera call warms up itself
+        if engine not in TESSERAS:  # a tessera call warms up itself
             workers[engine].run(args.warmup)
     blocks = -(-args.runs // args.block)
     for b in range(blocks):
@@ -216,14 +244,15 @@ def benchModel(name, inputName, args, engines, compiled, torchEnv, log):
     cache = args.cache
     workers = {}
     for engine in engines:
-        if engine == "tessera":
-            workers[engine] = Tessera(args.tessera, compiled, inputName,
+        if engine in TESSERAS:
+            workers[engine] = Tessera(args.tessera, compiled[engine], inputName,
                                       cache / f"{name}.input.npy", cache / f"{name}.ref.npy")
         elif engine == "ort":
             workers[engine] = Worker(["node", str(PEERS / "ort_worker.js"), name, inputName,
                                       str(cache)])
         else:
-            workers[engine] = Worker([PYTHON, str(PEERS / "torch_worker.py"), engine, name,
+            mode = "int8" if engine == "torch_int8" else engine
+            workers[engine] = Worker([PYTHON, str(PEERS / "torch_worker.py"), mode, name,
                                       str(cache)], env=torchEnv)
     pids = [w.proc.pid for w in workers.values() if isinstance(w, Worker)]
     results, diffs, other = {}, {}, {}
@@ -275,7 +304,6 @@ def fmt(ms):
 
 
 def report(args, engines, models, compileInfo, results, diffs, loads, info, command, version):
-    peers = [e for e in engines if e != "tessera"]
     today = datetime.date.today().isoformat()
     lines = [f"# Peer benchmark: Tessera vs PyTorch, TorchScript, ONNX Runtime — {today}", "",
              f"Machine: {machine()}. The machine may be shared: the last table gives the CPU "
@@ -293,10 +321,12 @@ def report(args, engines, models, compileInfo, results, diffs, loads, info, comm
              f"(numpy's linear-interpolated 90th percentile). Tessera: `tessera run DIR --bench "
              f"{TESSERA_BLOCK}` per block with TESSERA_NUM_THREADS; PyTorch and TorchScript: "
              f"torch.set_num_threads; ONNX Runtime: intraOpNumThreads (1 inter-op thread).", ""]
-    if "tessera" in engines:
-        lines += ["## Tessera compile time", "", "| model | `tessera compile` (s) | kernels |",
+    for t in (t for t in TESSERAS if t in engines):
+        what = "`tessera compile`" if t == "tessera" else "`tessera quantize` + `tessera compile`"
+        lines += [f"## {TITLES[t]} compile time", "", f"| model | {what} (s) | kernels |",
                   "|---|---:|---:|"]
-        lines += [f"| {m} | {compileInfo[m][0]:.2f} | {compileInfo[m][1]} |" for m in models]
+        lines += [f"| {m} | {compileInfo[m][t][0]:.2f} | {compileInfo[m][t][1]} |"
+                  for m in models]
         lines += [""]
     for threads in args.threads:
         lines += [f"## {threads} thread{'s' if threads > 1 else ''}: latency (ms, min / median / "
@@ -307,15 +337,18 @@ def report(args, engines, models, compileInfo, results, diffs, loads, info, comm
             lines.append(f"| {m} | " + " | ".join(
                 f"{fmt(r[e]['min'])} / {fmt(r[e]['median'])} / {fmt(r[e]['p90'])}"
                 for e in engines) + " |")
-        if "tessera" in engines and peers:
-            lines += ["", f"Tessera's median time divided by the peer's (above 1: Tessera is "
-                      f"slower), {threads} thread{'s' if threads > 1 else ''}:", "",
-                      "| model | " + " | ".join(f"Tessera / {TITLES[e]}" for e in peers) + " |",
-                      "|---|" + "---:|" * len(peers)]
+        for t in (t for t in TESSERAS if t in engines):
+            peers = [e for e in engines if e != t]
+            if not peers:
+                continue
+            lines += ["", f"{TITLES[t]}'s median time divided by the other's (above 1: "
+                      f"{TITLES[t]} is slower), {threads} thread{'s' if threads > 1 else ''}:",
+                      "", "| model | " + " | ".join(f"{TITLES[t]} / {TITLES[e]}" for e in peers) +
+                      " |", "|---|" + "---:|" * len(peers)]
             for m in models:
                 r = results[m][threads]
                 lines.append(f"| {m} | " + " | ".join(
-                    f"{r['tessera']['median'] / r[e]['median']:.2f}" for e in peers) + " |")
+                    f"{r[t]['median'] / r[e]['median']:.2f}" for e in peers) + " |")
         lines += [""]
     lines += ["## Output check and other load", "",
               "Max abs diff of each engine's output from PyTorch's reference (`NAME.ref.npy`, "
@@ -339,8 +372,9 @@ def main():
     known = dict(line.split() for line in listing if line.strip())
     parser.add_argument("--models", default=",".join(known),
                         help=f"comma-separated subset of {','.join(known)} (default: all)")
-    parser.add_argument("--engines", default=",".join(ENGINES),
-                        help=f"comma-separated subset of {','.join(ENGINES)}")
+    parser.add_argument("--engines", default=",".join(DEFAULT_ENGINES),
+                        help=f"comma-separated subset of {','.join(ENGINES)} (default: "
+                        f"{','.join(DEFAULT_ENGINES)})")
     parser.add_argument("--threads", default="1,2", help="thread counts (default 1,2)")
     parser.add_argument("--runs", type=int, default=30, help="timed runs per engine (default 30)")
     parser.add_argument("--warmup", type=int, default=5, help="warm-up runs (default 5)")
@@ -400,14 +434,22 @@ def main():
     with tempfile.TemporaryDirectory(prefix="tessera-peers-") as tmp:
         # A snapshot of the binary, so that a rebuild during the run cannot change or remove it.
         version = tesseraVersion()  # of the checkout when the binary is copied
-        if "tessera" in engines:
+        if any(t in engines for t in TESSERAS):
             args.tessera = shutil.copy2(args.tessera, pathlib.Path(tmp) / "tessera")
         for m in models:
-            compiled = pathlib.Path(tmp) / m
+            compiled = {t: pathlib.Path(tmp) / m / t for t in TESSERAS}
+            compileInfo[m] = {}
             waitIdle(args.wait_idle, [], log)
+            onnx = args.cache / f"{m}.onnx"
             if "tessera" in engines:
-                compileInfo[m] = compileModel(args.tessera, args.cache / f"{m}.onnx", compiled)
-                log(f"{m}: tessera compile {compileInfo[m][0]:.2f} s")
+                compileInfo[m]["tessera"] = compileModel(args.tessera, onnx, compiled["tessera"])
+                log(f"{m}: tessera compile {compileInfo[m]['tessera'][0]:.2f} s")
+            if "tessera_int8" in engines:
+                compileInfo[m]["tessera_int8"] = quantizeModel(
+                    args.tessera, onnx, known[m], args.cache / f"{m}.input.npy",
+                    compiled["tessera_int8"])
+                compiled["tessera_int8"] = compiled["tessera_int8"] / "compiled"
+                log(f"{m}: tessera quantize + compile {compileInfo[m]['tessera_int8'][0]:.2f} s")
             results[m], diffs[m], loads[m] = benchModel(m, known[m], args, engines, compiled,
                                                         torchEnv, log)
     text = report(args, engines, models, compileInfo, results, diffs, loads, info, command,

@@ -2,8 +2,11 @@
 """One PyTorch engine of the peer benchmark, driven by run_peers.py over stdin/stdout.
 
 Builds model NAME exactly as tests/models/make_models.py does (same seeds, so the same weights as
-the ONNX file), in one of two modes: `eager` (the nn.Module under torch.no_grad) or `torchscript`
-(torch.jit.trace, then torch.jit.freeze). Then answers one JSON request per line:
+the ONNX file), in one of three modes: `eager` (the nn.Module under torch.no_grad), `torchscript`
+(torch.jit.trace, then torch.jit.freeze) or `int8` (torchvision's quantizable definition with the
+same weights, modules fused, post-training static quantization with the `onednn` engine and its
+default qconfig, calibrated on the reference input and 3 seeded random ones; CNNs only). Then
+answers one JSON request per line:
   {"cmd": "threads", "n": T}  -> torch.set_num_threads(T); replies {"ok": true}
   {"cmd": "run", "k": K}      -> K timed inferences; replies {"ms": [...]} (wall time per call)
   {"cmd": "check"}            -> one inference; replies {"max_abs_diff": D} against NAME.ref.npy
@@ -22,12 +25,33 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tests" / "
 import make_models  # noqa: E402  (the model definitions and seeds)
 
 
+def buildInt8(name, model, x):
+    """PyTorch's own int8 path: eager-mode post-training static quantization on oneDNN."""
+    import torch.ao.quantization as tq
+    from torchvision.models import quantization
+
+    torch.backends.quantized.engine = "onednn"
+    qmodel = getattr(quantization, name)(weights=None, quantize=False)
+    qmodel.load_state_dict(model.state_dict())
+    qmodel.eval()
+    qmodel.fuse_model()
+    qmodel.qconfig = tq.get_default_qconfig("onednn")
+    tq.prepare(qmodel, inplace=True)
+    gen = torch.Generator().manual_seed(20261126)
+    with torch.no_grad():
+        for batch in [x] + [torch.randn(x.shape, generator=gen) for _ in range(3)]:
+            qmodel(batch)
+    return tq.convert(qmodel, inplace=True)
+
+
 def build(mode, name, x):
     # Weights are made with one thread, as make_models does, so BN calibration sums in its order.
     torch.set_num_threads(1)
     model = make_models.buildModel(name, torch)
     if mode == "eager":
         return model
+    if mode == "int8":
+        return buildInt8(name, model, x)
     with torch.no_grad():
         return torch.jit.freeze(torch.jit.trace(model, (x,)))
 
