@@ -118,10 +118,18 @@ Tensor conv2dNchwInt8(const Tensor& data, const Tensor& packed, const Conv2DPara
   const int64_t ow = (ds[3] + p.padding[1] + p.padding[3] - spanX) / p.strides[1] + 1;
   if (oh <= 0 || ow <= 0) throwDiagnostic("topi_int8", op + ": the window exceeds the padded input");
 
+  // A strided pointwise convolution reads one pixel in strides[0] x strides[1]: only those are
+  // repacked, and the products then read the repacked data with unit steps.
+  const bool subsample = ws[2] == 1 && ws[3] == 1 &&
+                         p.padding == std::array<int64_t, 4>{0, 0, 0, 0} &&
+                         (p.strides[0] > 1 || p.strides[1] > 1);
+  const std::array<int64_t, 2> step = subsample ? p.strides : std::array<int64_t, 2>{1, 1};
+  const std::array<int64_t, 2> readStride =
+      subsample ? std::array<int64_t, 2>{1, 1} : p.strides;
   // Padding and missing channels read as the value 0 would have after the shift.
   Tensor dataU8 = te::compute(
-      shapeOf({ds[0], groups, ds[2] + p.padding[0] + p.padding[2],
-               ds[3] + p.padding[1] + p.padding[3], kInt8Depth}),
+      shapeOf({ds[0], groups, subsample ? oh : ds[2] + p.padding[0] + p.padding[2],
+               subsample ? ow : ds[3] + p.padding[1] + p.padding[3], kInt8Depth}),
       [&](Var n, Var c, Var y, Var x, Var k) -> PrimExpr {
         PrimExpr channel = addIdx(mulIdx(c, kInt8Depth), k);
         PrimExpr inside;
@@ -133,7 +141,8 @@ Tensor conv2dNchwInt8(const Tensor& data, const Tensor& packed, const Conv2DPara
         if (p.padding[2] != 0) require(tir::lt(y, tir::intImm(ds[2] + p.padding[0])));
         if (p.padding[1] != 0) require(tir::ge(x, tir::intImm(p.padding[1])));
         if (p.padding[3] != 0) require(tir::lt(x, tir::intImm(ds[3] + p.padding[1])));
-        PrimExpr v = asUint8(data(n, channel, addIdx(y, -p.padding[0]), addIdx(x, -p.padding[1])),
+        PrimExpr v = asUint8(data(n, channel, addIdx(mulIdx(y, step[0]), -p.padding[0]),
+                                  addIdx(mulIdx(x, step[1]), -p.padding[1])),
                              shift);
         if (!inside) return v;
         return tir::ifThenElse(inside, v, tir::intImm(shift, DataType::uint8()));
@@ -148,8 +157,8 @@ Tensor conv2dNchwInt8(const Tensor& data, const Tensor& packed, const Conv2DPara
   Tensor acc = te::compute(
       shapeOf({ds[0], ws[0], oh, ow, kInt8Lanes}),
       [&](Var n, Var oc, Var y, Var x, Var lane) {
-        PrimExpr row = addIdx(mulIdx(y, p.strides[0]), mulIdx(ry.var, p.dilation[0]));
-        PrimExpr col = addIdx(mulIdx(x, p.strides[1]), mulIdx(rx.var, p.dilation[1]));
+        PrimExpr row = addIdx(mulIdx(y, readStride[0]), mulIdx(ry.var, p.dilation[0]));
+        PrimExpr col = addIdx(mulIdx(x, readStride[1]), mulIdx(rx.var, p.dilation[1]));
         return te::sum(tir::cast(i32, dataU8(n, rc.var, row, col, rk.var)) *
                            tir::cast(i32, packed(oc, rc.var, ry.var, rx.var, lane, rk.var)),
                        {rc, ry, rx, rk});

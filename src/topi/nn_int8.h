@@ -28,7 +28,8 @@ bool int8Packable(int64_t outChannels);
 NDArray packInt8Weight(const NDArray& weight);
 
 /// conv2d NCHW (groups 1) of int8 or uint8 data over a packInt8Weight weight, int32 out:
-/// `data_u8` (N, ceil(I/4), H + pads, W + pads, 4) uint8, `conv2d_nchw_int8` (N, O/16, OH, OW,
+/// `data_u8` (N, ceil(I/4), H + pads, W + pads, 4) uint8 (a strided 1x1 convolution repacks only
+/// the pixels it reads: (N, ceil(I/4), OH, OW, 4)), `conv2d_nchw_int8` (N, O/16, OH, OW,
 /// 16) and `T_conv2d_int8_unpack` (N, O, OH, OW), which subtracts the compensation.
 Tensor conv2dNchwInt8(const Tensor& data, const Tensor& packed, const Conv2DParams& p);
 
