@@ -178,6 +178,74 @@ Tensor conv2dNchwInt8(const Tensor& data, const Tensor& packed, const Conv2DPara
           .name = "T_conv2d_int8_unpack", .tag = "injective", .indexNames = {"n", "c", "h", "w"}});
 }
 
+bool conv2d1x1Int8Applies(const std::vector<int64_t>& dataShape,
+                          const std::vector<int64_t>& weightShape, const Conv2DParams& p) {
+  if (dataShape.size() != 4 || weightShape.size() != 4) return false;
+  // A vector of 16 pixels spanning rows narrower than 16 (and not dividing it) is a region the
+  // simplifier cannot rebuild from the split row and column ((p // 12) * 12 + p % 12 after p's
+  // coefficients are reduced modulo 12), so tensorize could not divide it: such shapes take
+  // the other kernel.
+  const int64_t width = dataShape[3];
+  return weightShape[2] == 1 && weightShape[3] == 1 && p.groups == 1 &&
+         p.strides == std::array<int64_t, 2>{1, 1} &&
+         p.padding == std::array<int64_t, 4>{0, 0, 0, 0} &&
+         (dataShape[2] * width) % kInt8Lanes == 0 &&
+         (width >= kInt8Lanes || kInt8Lanes % width == 0);
+}
+
+Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DParams& p) {
+  const std::string op = "conv2d_1x1_int8";
+  requireInt8Operands(data, packed, op);
+  const std::vector<int64_t> ds = constShape(data, op), ws = constShape(packed, op);
+  const int64_t groups = ws[1] - 1;
+  if (ds.size() != 4 || ceilDiv(ds[1], kInt8Depth) != groups ||
+      !conv2d1x1Int8Applies(ds, {ws[0] * kInt8Lanes, ds[1], ws[2], ws[3]}, p))
+    throwDiagnostic("topi_int8", op + ": needs a pointwise NCHW conv2d over whole pixel vectors");
+  if (p.outDtype != DataType::int32())
+    throwDiagnostic("topi_int8", op + ": the output dtype must be int32");
+  const int64_t shift = dataShift(data.dtype());
+  const int64_t width = ds[3], pixels = ds[2] * ds[3];
+
+  // (N, I/4, H*W, 4): 16 consecutive pixels of a channel group are 64 contiguous bytes.
+  Tensor dataU8 = te::compute(
+      shapeOf({ds[0], groups, pixels, kInt8Depth}),
+      [&](Var n, Var c, Var pixel, Var k) -> PrimExpr {
+        PrimExpr channel = addIdx(mulIdx(c, kInt8Depth), k);
+        PrimExpr w = tir::intImm(width, pixel->dtype);
+        PrimExpr v = asUint8(data(n, channel, tir::floordiv(pixel, w), tir::floormod(pixel, w)),
+                             shift);
+        if (ds[1] % kInt8Depth == 0) return v;
+        return tir::ifThenElse(tir::lt(channel, tir::intImm(ds[1])), v,
+                               tir::intImm(shift, DataType::uint8()));
+      },
+      te::ComputeOptions{.name = "data_u8", .tag = "injective,pad"});
+  IterVar rc = te::reduceAxis(0, groups, "rc");
+  IterVar rk = te::reduceAxis(0, kInt8Depth, "rk");
+  const DataType i32 = DataType::int32();
+  Tensor acc = te::compute(
+      shapeOf({ds[0], ws[0] * kInt8Lanes, pixels}),
+      [&](Var n, Var oc, Var pixel) {
+        PrimExpr block = tir::floordiv(oc, tir::intImm(kInt8Lanes, oc->dtype));
+        PrimExpr lane = tir::floormod(oc, tir::intImm(kInt8Lanes, oc->dtype));
+        return te::sum(tir::cast(i32, dataU8(n, rc.var, pixel, rk.var)) *
+                           tir::cast(i32, packed(block, rc.var, tir::intImm(0), tir::intImm(0),
+                                                 lane, rk.var)),
+                       {rc, rk});
+      },
+      te::ComputeOptions{.name = op, .tag = op, .indexNames = {"n", "oc", "pixel"}});
+  return te::compute(
+      shapeOf({ds[0], ws[0] * kInt8Lanes, ds[2], width}),
+      [&](Var n, Var c, Var y, Var x) {
+        PrimExpr v = acc(n, c, addIdx(mulIdx(y, width), x));
+        if (shift == 0) return v;
+        return v - compensation(packed, tir::floordiv(c, tir::intImm(kInt8Lanes, c->dtype)),
+                                tir::floormod(c, tir::intImm(kInt8Lanes, c->dtype)), groups);
+      },
+      te::ComputeOptions{.name = "T_conv2d_1x1_int8_unpack",
+                         .tag = "injective",
+                         .indexNames = {"n", "c", "h", "w"}});
+}
+
 Tensor denseInt8(const Tensor& data, const Tensor& packed) {
   const std::string op = "dense_int8";
   requireInt8Operands(data, packed, op);

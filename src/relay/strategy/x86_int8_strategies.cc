@@ -1,5 +1,6 @@
 // The x86 rows of the strategy table for int8 products on AVX-512 VNNI (topi/nn_int8.h): a
-// conv2d (NCHW/OIHW, groups 1, pointwise included) or dense of int8/uint8 data with a constant
+// conv2d (NCHW/OIHW, groups 1; pointwise ones over whole pixel vectors as products over pixels,
+// priority 21) or dense of int8/uint8 data with a constant
 // int8 weight and int32 output — what relay.quantize's realize produces — gets the weight packed
 // into groups of 16 x 4 bytes and the tensorized schedule. Priority 20: above every float
 // implementation, whose conditions an int8 call may also meet.
@@ -58,6 +59,19 @@ Applicability int8Conv(const StrategyCall& c) {
   return int8Product(c);
 }
 
+// A pointwise conv2d over whole vectors of 16 pixels: the product over pixels.
+Applicability int8PointwiseConv(const StrategyCall& c) {
+  const TensorTypeNode* d = typeOfArg(c.call, 0);
+  const TensorTypeNode* w = typeOfArg(c.call, 1);
+  const std::optional<std::vector<int64_t>> ds = d ? staticShape(d->shape) : std::nullopt;
+  const std::optional<std::vector<int64_t>> ws = w ? staticShape(w->shape) : std::nullopt;
+  const auto& a = attrsOf<Conv2DAttrs>(c.call.attrs);
+  if (!ds || !ws || !topi::conv2d1x1Int8Applies(*ds, *ws, convParams(a, DataType::int32())))
+    return Applicability::no(
+        "not a pointwise (1x1, stride 1, unpadded) conv2d over whole vectors of 16 pixels");
+  return int8Conv(c);
+}
+
 Applicability int8Dense(const StrategyCall& c) {
   const TensorTypeNode* d = typeOfArg(c.call, 0);
   if (!d || d->shape.size() != 2) return Applicability::no("the data is not a matrix");
@@ -72,6 +86,13 @@ std::vector<te::Tensor> int8Compute(const StrategyCall& c, const std::vector<te:
   return packedCompute(c.call, c.weight, in.at(0), in.at(1), c.outType);
 }
 
+std::vector<te::Tensor> int8PointwiseCompute(const StrategyCall& c,
+                                             const std::vector<te::Tensor>& in) {
+  return {topi::conv2dNchw1x1Int8(in.at(0), in.at(1),
+                                  convParams(attrsOf<Conv2DAttrs>(c.call.attrs),
+                                             DataType::int32()))};
+}
+
 KernelSchedule int8Schedule(Applicability (*rule)(tir::Schedule&,
                                                   const topi::x86::ScheduleOptions&)) {
   return [rule](tir::Schedule& sch, const target::Target& target) {
@@ -82,6 +103,13 @@ KernelSchedule int8Schedule(Applicability (*rule)(tir::Schedule&,
 }  // namespace
 
 void registerX86Int8Strategies(StrategyRegistry& r) {
+  r.add("nn.conv2d", "cpu",
+        {.name = "conv2d_1x1_int8_vnni.x86",
+         .priority = 21,
+         .condition = int8PointwiseConv,
+         .packWeight = int8Packing,
+         .compute = int8PointwiseCompute,
+         .schedule = int8Schedule(topi::x86::scheduleConv2d1x1Int8)});
   r.add("nn.conv2d", "cpu",
         {.name = "conv2d_nchw_int8_vnni.x86",
          .priority = 20,

@@ -63,6 +63,9 @@ Applicability scheduleDepthwiseConv2dNCHWc(tir::Schedule& sch, const ScheduleOpt
 /// channels x up to 24 output columns, the 16 x 4 byte products tensorized into vpdpbusd (same
 /// contract; the target must have avx512vnni).
 Applicability scheduleConv2dInt8(tir::Schedule& sch, const ScheduleOptions& options);
+/// The pointwise int8 conv2d `conv2d_1x1_int8` as a product over pixels: tiles of up to 24 output
+/// channels x 16 pixels, pixels as the vector lanes (same).
+Applicability scheduleConv2d1x1Int8(tir::Schedule& sch, const ScheduleOptions& options);
 /// The int8 dense `dense_int8` of (M, K) data: tiles of up to 8 rows x 16 columns (same).
 Applicability scheduleDenseInt8(tir::Schedule& sch, const ScheduleOptions& options);
 

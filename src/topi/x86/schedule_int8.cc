@@ -64,6 +64,47 @@ Applicability scheduleConv2dInt8(tir::Schedule& sch, const ScheduleOptions& opti
   return Applicability::yes();
 }
 
+Applicability scheduleConv2d1x1Int8(tir::Schedule& sch, const ScheduleOptions& options) {
+  const std::string anchor = "conv2d_1x1_int8";
+  registerTensorIntrinsics();
+  inlineElementwise(sch, {anchor, "data_u8"});
+  std::optional<tir::BlockRV> conv = findBlock(sch, anchor);
+  std::optional<tir::BlockRV> out = soleOutputBlock(sch);
+  if (!conv || !out) return notApplicable(anchor, "the kernel needs one conv2d and one output");
+  if (sch.get(*conv)->iterVars.size() != 5) return notApplicable(anchor, "unexpected conv2d");
+  const int64_t reduction = reductionSize(sch.get(*conv));
+  std::vector<tir::LoopRV> loops = sch.getLoops(*out);
+  if (loops.size() != 4) return notApplicable(anchor, "the output is not NCHW");
+  const std::optional<int64_t> channels = extentOf(sch, loops[1]);
+  const std::optional<int64_t> height = extentOf(sch, loops[2]), width = extentOf(sch, loops[3]);
+  if (!channels || !height || !width || (*height * *width) % kInt8Lanes != 0)
+    return notApplicable(anchor, "pixels are not whole vectors of 16");
+
+  // mr output channels x 16 pixels: one accumulator per channel; each step loads one vector of
+  // 16 pixels' 4 bytes and multiplies it by each channel's 4 weight bytes, broadcast.
+  const int64_t mr = largestDivisorAtMost(*channels, kMaxAccumulators);
+  tir::LoopRV pixel = sch.fuse({loops[2], loops[3]});
+  std::vector<tir::LoopRV> p = sch.split(pixel, {std::monostate{}, kInt8Lanes});
+  std::vector<tir::LoopRV> c = sch.split(loops[1], {std::monostate{}, mr});
+  sch.reorder({p[0], c[0], c[1], p[1]});
+  sch.computeAt(*conv, c[0], /*preserveUnitLoops=*/true);
+
+  // Below the tile loops (n, p[0], c[0]): n, channel, pixel, then rc, rk.
+  std::vector<tir::LoopRV> tile = sch.getLoops(*conv);
+  if (tile.size() != 3 + 5) return notApplicable(anchor, "unexpected loops below the tile");
+  sch.reorder({tile[6], tile[4], tile[5], tile[7]});
+  tir::BlockRV init = sch.decomposeReduction(*conv, tile[6]);
+  sch.unroll(tile[4]);
+  sch.tensorize(tile[5], kVnniDot16x4SharedWeight);
+  vectorizeTile(sch, innerLoops(sch, init, 3));  // below the tile loops
+  // The epilogue writes whole vectors of 16 pixels of each channel's row.
+  sch.unroll(c[1]);
+  sch.vectorize(p[1]);
+  if (*channels * *height * *width * reduction >= options.minParallelWork)
+    parallelTiles(sch, {loops[0], p[0], c[0]}, options.numCores);
+  return Applicability::yes();
+}
+
 Applicability scheduleDenseInt8(tir::Schedule& sch, const ScheduleOptions& options) {
   const std::string anchor = "dense_int8";
   registerTensorIntrinsics();

@@ -67,12 +67,55 @@ PrimFunc vnniImplementation() {
   return rootFunction({p.a, p.b, p.c}, bufferStore(p.c, dot, {lanes}));
 }
 
+struct SharedWeightBuffers {
+  Buffer a = makeBuffer("A", {intImm(16), intImm(4)}, DataType::uint8());
+  Buffer b = makeBuffer("B", {intImm(4)}, DataType::int8());
+  Buffer c = makeBuffer("C", {intImm(16)}, DataType::int32());
+};
+
+// for j < 16, k < 4: C[j] = C[j] + int32(A[j, k]) * int32(B[k]).
+PrimFunc sharedWeightDescription() {
+  SharedWeightBuffers p;
+  Var j = makeVar("j"), k = makeVar("k"), vj = makeVar("vj"), vk = makeVar("vk");
+  auto block = std::make_shared<BlockNode>();
+  block->name = "update";
+  block->iterVars = {{{intImm(0), intImm(16)}, vj, IterVarType::kDataPar, ""},
+                     {{intImm(0), intImm(4)}, vk, IterVarType::kCommReduce, ""}};
+  block->reads = {pointRegion(p.c, {vj}), pointRegion(p.a, {vj, vk}), pointRegion(p.b, {vk})};
+  block->writes = {pointRegion(p.c, {vj})};
+  const DataType i32 = DataType::int32();
+  block->body = bufferStore(p.c,
+                            bufferLoad(p.c, {vj}) + cast(i32, bufferLoad(p.a, {vj, vk})) *
+                                                        cast(i32, bufferLoad(p.b, {vk})),
+                            {vj});
+  Stmt nest = loopNest({j, k}, {intImm(16), intImm(4)},
+                       blockRealize({j, k}, boolImm(true), block));
+  return rootFunction({p.a, p.b, p.c}, nest);
+}
+
+// C[0:16] = vpdpbusd(C[0:16], A's 64 bytes, the 4 bytes of B broadcast to every lane).
+PrimFunc sharedWeightImplementation() {
+  SharedWeightBuffers p;
+  const DataType i32x16 = DataType::int32().withLanes(16);
+  PrimExpr lanes = ramp(intImm(0), intImm(1), 16);
+  PrimExpr data = call(i32x16, "tir.reinterpret",
+                       {bufferLoad(p.a, {intImm(0), ramp(intImm(0), intImm(1), 64)})});
+  PrimExpr weights = call(DataType::int32(), "tir.reinterpret",
+                          {bufferLoad(p.b, {ramp(intImm(0), intImm(1), 4)})});
+  PrimExpr dot = call(i32x16, "tir.call_llvm_pure_intrin",
+                      {stringImm("llvm.x86.avx512.vpdpbusd.512"), bufferLoad(p.c, {lanes}), data,
+                       broadcast(weights, 16)});
+  return rootFunction({p.a, p.b, p.c}, bufferStore(p.c, dot, {lanes}));
+}
+
 }  // namespace
 
 void registerTensorIntrinsics() {
   static std::once_flag once;
   std::call_once(once, [] {
     registerTensorIntrin(kVnniDot16x4, vnniDescription(), vnniImplementation());
+    registerTensorIntrin(kVnniDot16x4SharedWeight, sharedWeightDescription(),
+                         sharedWeightImplementation());
   });
 }
 

@@ -12,6 +12,11 @@ namespace tessera::topi::x86 {
 /// vpdpbusd. The name is what traces record.
 inline const std::string kVnniDot16x4 = "x86.vnni_dot_16x4_u8s8i32";
 
+/// The same instruction with the roles of the operands' lanes swapped: 16 int32 accumulators (one
+/// per pixel), each += its own 4 uint8 data values times 4 int8 weights shared by all lanes:
+/// description C[j] += int32(A[j, k]) * int32(B[k]) (A (16, 4) uint8, B (4,) int8, C (16,) int32).
+inline const std::string kVnniDot16x4SharedWeight = "x86.vnni_dot_16x4_u8s8i32_shared_weight";
+
 /// Registers the intrinsics above (once; later calls do nothing).
 void registerTensorIntrinsics();
 

@@ -2,7 +2,7 @@
 // of int8 and uint8 data with constant int8 weights and int32 output, alone and with the
 // requantizing epilogue relay.quantize's realize produces, over shapes that fit the tiles and
 // shapes that do not (input channels that are not groups of 4, odd widths, strides, padding,
-// dilation, pointwise, rows that are not whole tiles). Each is compiled for the host and compared
+// dilation, pointwise over whole pixel vectors or not, rows that are not whole tiles). Each is compiled for the host and compared
 // bit for bit with the reference interpreter; the tests also check that the VNNI implementation
 // was chosen and that its kernel calls vpdpbusd.
 #include <gtest/gtest.h>
@@ -94,8 +94,12 @@ TEST_P(X86Int8Conv2d, MatchesInterpreterBitForBit) {
   EXPECT_TRUE(matchesInterpreter(mod, 5));
   if (!hostHasVnni()) GTEST_SKIP() << "the host has no AVX-512 VNNI: generic int8 kernels only";
   const BuiltKernels k = kernelsOf(mod);
-  EXPECT_TRUE(mentions(k.implementations, "conv2d_nchw_int8_vnni.x86"));
-  EXPECT_TRUE(k.callsVnni);
+  // Pointwise convolutions over whole vectors of 16 pixels are products over pixels.
+  const bool overPixels = c.k == 1 && c.stride == 1 && c.pad == 0 && (c.h * c.w) % 16 == 0 &&
+                          (c.w >= 16 || 16 % c.w == 0);
+  EXPECT_TRUE(mentions(k.implementations, overPixels ? "nn.conv2d: conv2d_1x1_int8_vnni.x86"
+                                                     : "nn.conv2d: conv2d_nchw_int8_vnni.x86"));
+  EXPECT_TRUE(k.callsVnni) << ::testing::PrintToString(k.implementations);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -107,6 +111,10 @@ INSTANTIATE_TEST_SUITE_P(
                       ConvCase{32, 9, 9, 16, 1, 1, 0, 1, true},     // 1x1
                       ConvCase{5, 12, 12, 16, 3, 1, 2, 2, false},   // dilation, 5 channels
                       ConvCase{24, 8, 29, 48, 1, 2, 0, 1, true},    // pointwise stride 2, wide
+                      ConvCase{64, 8, 8, 32, 1, 1, 0, 1, true},     // 1x1 over 64 pixels
+                      ConvCase{10, 4, 12, 48, 1, 1, 0, 1, false},   // 12 columns: not over pixels
+                      ConvCase{10, 2, 24, 48, 1, 1, 0, 1, false},   // over pixels, 10 channels
+                      ConvCase{20, 16, 16, 16, 1, 1, 0, 1, true, DataType::uint8()},
                       ConvCase{12, 6, 6, 32, 3, 1, 1, 1, false, DataType::uint8()},
                       ConvCase{7, 10, 10, 16, 3, 1, 1, 1, true, DataType::uint8()}));
 
@@ -129,7 +137,7 @@ TEST_P(X86Int8Dense, MatchesInterpreterBitForBit) {
   EXPECT_TRUE(matchesInterpreter(mod, 11));
   if (!hostHasVnni()) GTEST_SKIP() << "the host has no AVX-512 VNNI: generic int8 kernels only";
   const BuiltKernels k = kernelsOf(mod);
-  EXPECT_TRUE(mentions(k.implementations, "dense_int8_vnni.x86"));
+  EXPECT_TRUE(mentions(k.implementations, "nn.dense: dense_int8_vnni.x86"));
   EXPECT_TRUE(k.callsVnni);
 }
 
@@ -151,7 +159,7 @@ TEST(X86Int8, DeclinedCallsStayExact) {
       relay::var("x", tensorType({1, 8, 9, 9}, DataType::int8())),
       int8Weight({10, 8, 3, 3}, 1), attrs));
   EXPECT_TRUE(matchesInterpreter(odd, 2));
-  EXPECT_FALSE(mentions(kernelsOf(odd).implementations, "chosen conv2d_nchw_int8_vnni.x86"));
+  EXPECT_FALSE(mentions(kernelsOf(odd).implementations, "nn.conv2d: conv2d_nchw_int8_vnni.x86"));
   // A weight that is not a constant cannot be packed.
   const relay::IRModule variable = moduleOf(relay::callOp(
       "nn.dense",
