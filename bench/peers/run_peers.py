@@ -391,6 +391,9 @@ def main():
     parser.add_argument("--retries", type=int, default=2,
                         help="take a thread count's runs again, up to this many times, when other "
                         "processes used more than 0.25 cores meanwhile (default 2)")
+    parser.add_argument("--onednn-isa", metavar="ISA",
+                        help="limit PyTorch's oneDNN to this instruction set "
+                        "(ONEDNN_MAX_CPU_ISA, e.g. AVX512_CORE_VNNI: no AMX)")
     parser.add_argument("--out", help="report file (default bench/results/YYYY-MM-DD-peers.md)")
     args = parser.parse_args()
     models = args.models.split(",")
@@ -413,6 +416,8 @@ def main():
     subprocess.run([PYTHON, str(MAKE_MODELS), "--out", str(args.cache)] + models, check=True)
     blas = openblasDir()
     torchEnv = dict(os.environ)
+    if args.onednn_isa:
+        torchEnv["ONEDNN_MAX_CPU_ISA"] = args.onednn_isa
     if blas:
         torchEnv["LD_LIBRARY_PATH"] = blas + (":" + os.environ["LD_LIBRARY_PATH"]
                                               if os.environ.get("LD_LIBRARY_PATH") else "")
@@ -425,7 +430,8 @@ def main():
     ortVersions = ortInfo.ask(cmd="info")
     ortInfo.close()
     blasText = ", ".join(torchInfo["blas"]) or "no BLAS library mapped"
-    info = (f"PyTorch {torchInfo['torch']} (Debian), BLAS: {blasText} "
+    isa = f", oneDNN limited to {args.onednn_isa}" if args.onednn_isa else ""
+    info = (f"PyTorch {torchInfo['torch']} (Debian{isa}), BLAS: {blasText} "
             f"(LD_LIBRARY_PATH={blas}); ONNX Runtime {ortVersions['onnxruntime']} "
             f"(onnxruntime-node, CPU) on Node {ortVersions['node']}")
     log(info)

@@ -18,7 +18,20 @@ bool asDivMod(const PrimExpr& atom, BinaryOp op, PrimExpr* dividend, int64_t* di
   return true;
 }
 
-// x // c * (c*a) + x % c * a = x * a: recovers a fused index from its split parts.
+// Whether x - y is a multiple of c term by term (then x % c == y % c): the simplifier may have
+// reduced the remainder's dividend modulo c (`(f * 16 + i) % 12` becomes `(f * 4 + i) % 12`).
+bool congruentModulo(const PrimExpr& x, const PrimExpr& y, int64_t c) {
+  if (exprEqual(x, y)) return true;
+  LinearSum diff = toLinear(x);
+  diff.addScaled(toLinear(y), -1);
+  if (diff.base % c != 0) return false;
+  for (const LinearTerm& t : diff.terms)
+    if (t.coeff % c != 0) return false;
+  return true;
+}
+
+// x // c * (c*a) + y % c * a = x * a when y == x (mod c): recovers a fused index from its split
+// parts.
 void mergeDivModPairs(LinearSum& sum) {
   for (size_t d = 0; d < sum.terms.size(); ++d) {
     PrimExpr x;
@@ -29,7 +42,7 @@ void mergeDivModPairs(LinearSum& sum) {
       int64_t c2 = 0;
       if (!asDivMod(sum.terms[m].atom, BinaryOp::kFloorMod, &y, &c2)) continue;
       int64_t a = sum.terms[m].coeff;
-      if (c2 != c || !exprEqual(x, y) || sum.terms[d].coeff != a * c) continue;
+      if (c2 != c || sum.terms[d].coeff != a * c || !congruentModulo(x, y, c)) continue;
       LinearTerm divTerm = sum.terms[d];
       LinearTerm modTerm = sum.terms[m];
       sum.addTerm(divTerm.atom, -divTerm.coeff);

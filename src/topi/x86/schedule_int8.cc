@@ -16,6 +16,10 @@ namespace {
 // Vector accumulators a tile may use: 32 zmm registers, less the weight vector, the broadcast
 // data group and room for the compiler.
 constexpr int64_t kMaxAccumulators = 24;
+// An image whose int32 accumulators for 16 channels fit in this many bytes (14x14) is one tile.
+constexpr int64_t kSmallImageBytes = 16 * 1024;
+// Weight bytes of one block of 16 channels that stay in L1 across the rows of a tile.
+constexpr int64_t kL1WeightBytes = 32 * 1024;
 
 int64_t reductionSize(const tir::BlockNode* block) {
   int64_t size = 1;
@@ -37,13 +41,44 @@ Applicability scheduleConv2dInt8(tir::Schedule& sch, const ScheduleOptions& opti
   const tir::BlockNode* c = sch.get(*conv);
   if (c->iterVars.size() != 9) return notApplicable(anchor, "unexpected accumulator");
   const int64_t reduction = reductionSize(c);  // `c` dies with the first transformation
+  const int64_t* groupsPtr = tir::asConstInt(c->iterVars[5].dom.extent);
+  const int64_t groups = groupsPtr ? *groupsPtr : 1;
+  const int64_t window = reduction / std::max<int64_t>(1, groups * kInt8Depth);  // KH * KW
   std::vector<tir::LoopRV> loops = sch.getLoops(*out);
   if (loops.size() != 4) return notApplicable(anchor, "the output is not NCHW");
   const std::optional<int64_t> channels = extentOf(sch, loops[1]), width = extentOf(sch, loops[3]);
-  if (!channels || !width || *channels % kInt8Lanes != 0)
+  const std::optional<int64_t> height = extentOf(sch, loops[2]);
+  if (!channels || !width || !height || *channels % kInt8Lanes != 0)
     return notApplicable(anchor, "channels are not whole blocks of 16");
 
   const int64_t owb = largestDivisorAtMost(*width, kMaxAccumulators);
+  const int64_t parallelWork = *channels * *width * reduction;
+  // A small image (14x14, 7x7) is one tile per block of output channels, with the reduction in
+  // chunks of 16 KiB of weights, each over every row, so the weights of a block (288 KiB at
+  // ResNet's 7x7 stage) are read from L2 once rather than once per row. Rows narrower than 12
+  // take two blocks of channels, so that enough independent accumulators hide vpdpbusd's latency.
+  const int64_t weightBytes = reduction * kInt8Lanes;
+  if (*height * *width * kInt8Lanes * 4 <= kSmallImageBytes && weightBytes > kL1WeightBytes) {
+    const int64_t blocks = owb < 12 && *channels % (2 * kInt8Lanes) == 0 ? 2 : 1;
+    const int64_t chunk = largestDivisorAtMost(groups, kL1WeightBytes / 2 / (window * 64));
+    std::vector<tir::LoopRV> oc = sch.split(loops[1], {std::monostate{}, blocks * kInt8Lanes});
+    sch.computeAt(*conv, oc[0], /*preserveUnitLoops=*/true);
+    // Below (n, oc[0], oc[1], h, w): n, oc, oh, ow, lane, rc, ry, rx, rk.
+    std::vector<tir::LoopRV> tile = innerLoops(sch, *conv, 2);
+    if (tile.size() != 9) return notApplicable(anchor, "unexpected loops below the tile");
+    std::vector<tir::LoopRV> rc = sch.split(tile[5], {std::monostate{}, chunk});
+    std::vector<tir::LoopRV> col = sch.split(tile[3], {std::monostate{}, owb});
+    sch.reorder(
+        {rc[0], tile[2], col[0], rc[1], tile[6], tile[7], tile[1], col[1], tile[4], tile[8]});
+    tir::BlockRV init = sch.decomposeReduction(*conv, rc[0]);
+    sch.unroll(tile[1]);
+    sch.unroll(col[1]);
+    sch.tensorize(tile[4], kVnniDot16x4);
+    vectorizeTile(sch, innerLoops(sch, init, 2));
+    if (parallelWork >= options.minParallelWork)
+      parallelTiles(sch, {loops[0], oc[0]}, options.numCores);
+    return Applicability::yes();
+  }
   std::vector<tir::LoopRV> oc = sch.split(loops[1], {std::monostate{}, kInt8Lanes});
   std::vector<tir::LoopRV> ow = sch.split(loops[3], {std::monostate{}, owb});
   sch.reorder({oc[0], loops[2], ow[0], oc[1], ow[1]});
@@ -59,7 +94,7 @@ Applicability scheduleConv2dInt8(tir::Schedule& sch, const ScheduleOptions& opti
   sch.tensorize(lane, kVnniDot16x4);
   vectorizeTile(sch, innerLoops(sch, init, 4));  // below the tile loops
 
-  if (*channels * *width * reduction >= options.minParallelWork)
+  if (parallelWork >= options.minParallelWork)
     parallelTiles(sch, {loops[0], oc[0], loops[2]}, options.numCores);
   return Applicability::yes();
 }

@@ -70,6 +70,19 @@ TEST_F(ArithSimplify, FloorDivModOfSplit) {
   EXPECT_EQ(simp(floormod(x * 9, c(8))), "x % 8");
 }
 
+// A vector of 16 pixels over rows of 12 or 14: the remainder's dividend is reduced modulo the
+// row (16 = 4 mod 12), yet the split parts still recombine into the pixel.
+TEST_F(ArithSimplify, SplitRowsRecombineAcrossReducedRemainders) {
+  bindLoop(i0, 3);
+  bindLoop(i1, 16);
+  for (int64_t w : {12, 14, 56}) {
+    PrimExpr p = i0 * 16 + i1;
+    EXPECT_EQ(simp(floordiv(p, c(w)) * w + floormod(p, c(w))), "i_0 * 16 + i_1") << w;
+  }
+  // Not congruent: stays as it is.
+  EXPECT_NE(simp(floordiv(x, c(12)) * 12 + floormod(x + 1, c(12))), "x");
+}
+
 TEST_F(ArithSimplify, NestedSplitFuse) {
   bindLoop(i, 4);
   bindLoop(j, 16);
