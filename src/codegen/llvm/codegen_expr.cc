@@ -1,7 +1,10 @@
 // CodeGenLLVM: expressions. Integer floor division and modulo get explicit sign fix-ups (LLVM has
-// only truncating forms); float-to-int casts saturate (llvm.fpto[su]i.sat), matching the reference
-// evaluator instead of C's undefined behaviour; bool is i1 in registers and a byte in memory.
+// only truncating forms); float-to-int casts saturate (llvm.fpto[su]i.sat, or clamp-then-convert
+// for narrow types, which vectorizes), matching the reference evaluator instead of C's undefined
+// behaviour; bool is i1 in registers and a byte in memory.
 #include "codegen/llvm/codegen_llvm.h"
+
+#include <cmath>
 
 #include <llvm/IR/Intrinsics.h>
 
@@ -124,6 +127,21 @@ llvm::Value* CodeGenLLVM::emitCast(DataType to, const PrimExpr& valueExpr) {
     return builder_.CreateIsNotNull(value);
   }
   if (from.isFloat() && to.isFloat()) return builder_.CreateFPCast(value, target);
+  if ((from.element() == DataType::float32() || from.element() == DataType::float64()) &&
+      to.isInteger() && to.bits() < 32) {
+    // Saturating to a narrow type as clamp-then-convert: the same values as fpto[su]i.sat (NaN
+    // gives 0; the bounds are exact in float), but x86 converts whole vectors this way, where
+    // LLVM expands the saturating intrinsic lane by lane.
+    llvm::Type* ft = value->getType();
+    const double lo = to.isInt() ? -std::ldexp(1.0, to.bits() - 1) : 0.0;
+    const double hi = to.isInt() ? std::ldexp(1.0, to.bits() - 1) - 1 : std::ldexp(1.0, to.bits()) - 1;
+    llvm::Value* v = builder_.CreateSelect(builder_.CreateFCmpUNO(value, value),
+                                           llvm::ConstantFP::get(ft, 0.0), value);
+    v = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, v, llvm::ConstantFP::get(ft, lo));
+    v = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, v, llvm::ConstantFP::get(ft, hi));
+    llvm::Type* i32 = llvmType(DataType::int32().withLanes(to.lanes()));
+    return builder_.CreateTrunc(builder_.CreateFPToSI(v, i32), target);
+  }
   if (from.isFloat()) {
     auto id = to.isInt() ? llvm::Intrinsic::fptosi_sat : llvm::Intrinsic::fptoui_sat;
     return builder_.CreateIntrinsic(id, {target, value->getType()}, {value});

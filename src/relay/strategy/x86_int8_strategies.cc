@@ -66,10 +66,11 @@ Applicability int8PointwiseConv(const StrategyCall& c) {
   const std::optional<std::vector<int64_t>> ds = d ? staticShape(d->shape) : std::nullopt;
   const std::optional<std::vector<int64_t>> ws = w ? staticShape(w->shape) : std::nullopt;
   const auto& a = attrsOf<Conv2DAttrs>(c.call.attrs);
+  if (Applicability conv = int8Conv(c); !conv) return conv;
   if (!ds || !ws || !topi::conv2d1x1Int8Applies(*ds, *ws, convParams(a, DataType::int32())))
     return Applicability::no(
         "not a pointwise (1x1, stride 1, unpadded) conv2d over whole vectors of 16 pixels");
-  return int8Conv(c);
+  return Applicability::yes();
 }
 
 Applicability int8Dense(const StrategyCall& c) {

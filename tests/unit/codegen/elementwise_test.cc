@@ -3,6 +3,8 @@
 // ramps and broadcasts, and a reduction.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "codegen_test_util.h"
 
 namespace tessera::codegen::test {
@@ -117,6 +119,63 @@ TEST(CodegenElementwise, Casts) {
           NDArray::empty({n}, DataType::int32()), NDArray::empty({n}, DataType::uint8()),
           NDArray::empty({n}, DataType::float64()), NDArray::empty({n}, DataType::boolType()),
           NDArray::empty({n}, DataType::float32())}));
+}
+
+// Float to narrow integers saturates at the target's range (NaN gives 0), scalar and in 16-lane
+// vectors: values beyond the range, infinities, NaN, halves, negatives to unsigned. (The
+// evaluator saturates at 64 bits and wraps, C's undefined case, so the expected values are
+// written out here.)
+int64_t saturated(double v, int bits, bool isSigned) {
+  if (std::isnan(v)) return 0;
+  const double lo = isSigned ? -std::ldexp(1.0, bits - 1) : 0.0;
+  const double hi = isSigned ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1;
+  return static_cast<int64_t>(std::trunc(std::min(std::max(v, lo), hi)));
+}
+
+TEST(CodegenElementwise, FloatToNarrowIntegersSaturate) {
+  const int64_t n = 32;
+  Buffer a = makeBuffer("A", {intImm(n)});
+  Buffer i8 = makeBuffer("I8", {intImm(n)}, DataType::int8());
+  Buffer u8 = makeBuffer("U8", {intImm(n)}, DataType::uint8());
+  Buffer i16 = makeBuffer("I16", {intImm(n)}, DataType::int16());
+  Buffer nan8 = makeBuffer("N8", {intImm(n)}, DataType::uint8());
+  Buffer v8 = makeBuffer("V8", {intImm(n)}, DataType::int8());
+  // Infinities and NaN are made inside the kernel: x * 1e30 overflows for the large entries,
+  // and inf - inf is NaN.
+  Stmt scalar = loop("i", n, [&](Var i) {
+    PrimExpr x = bufferLoad(a, {i});
+    PrimExpr big = x * floatImm(1e30);
+    return seq({bufferStore(i8, cast(DataType::int8(), x), {i}),
+                bufferStore(u8, cast(DataType::uint8(), x), {i}),
+                bufferStore(i16, cast(DataType::int16(), big), {i}),
+                bufferStore(nan8, cast(DataType::uint8(), big - big), {i})});
+  });
+  Stmt vector = loop("j", n / 16, [&](Var j) {
+    PrimExpr lanes = ramp(j * 16, intImm(1), 16);
+    return bufferStore(v8, cast(DataType::int8().withLanes(16), bufferLoad(a, {lanes})), {lanes});
+  });
+  PrimFunc f = makePrimFunc("narrow", {a, i8, u8, i16, nan8, v8}, seq({scalar, vector}));
+  NDArray x = randomTensor({n}, DataType::float32(), 9, -400, 400);
+  const float special[] = {1e10f, -1e10f, 127.5f, -128.5f, 255.9f, -0.7f, 3e38f, -3e38f,
+                           0.5f, -0.5f, 126.99f, 1e-30f};
+  for (size_t k = 0; k < sizeof(special) / sizeof(float); ++k)
+    x.setFloat(static_cast<int64_t>(k) * 2, special[k]);
+  std::vector<NDArray> args = {x,
+                               NDArray::empty({n}, DataType::int8()),
+                               NDArray::empty({n}, DataType::uint8()),
+                               NDArray::empty({n}, DataType::int16()),
+                               NDArray::empty({n}, DataType::uint8()),
+                               NDArray::empty({n}, DataType::int8())};
+  compileOne(f).call(symbolOf(f), args);
+  for (int64_t e = 0; e < n; ++e) {
+    const double v = x.getFloat(e);
+    const double big = static_cast<double>(static_cast<float>(v) * 1e30f);
+    EXPECT_EQ(args[1].getInt(e), saturated(v, 8, true)) << v;
+    EXPECT_EQ(args[2].getInt(e), saturated(v, 8, false)) << v;
+    EXPECT_EQ(args[3].getInt(e), saturated(big, 16, true)) << v;
+    EXPECT_EQ(args[4].getInt(e), saturated(big - big, 8, false)) << v;
+    EXPECT_EQ(args[5].getInt(e), saturated(v, 8, true)) << v;
+  }
 }
 
 // if_then_else is lazy: the out-of-bounds load on the last element must not run.
