@@ -1,39 +1,24 @@
 // The x86 rows of the strategy table for int8 products on AVX-512 VNNI (topi/nn_int8.h): a
-// conv2d (NCHW/OIHW, groups 1; pointwise ones over whole pixel vectors as products over pixels,
-// priority 21) or dense of int8/uint8 data with a constant
-// int8 weight and int32 output — what relay.quantize's realize produces — gets the weight packed
-// into groups of 16 x 4 bytes and the tensorized schedule. Priority 20: above every float
-// implementation, whose conditions an int8 call may also meet.
-#include <thread>
-
+// conv2d (NCHW/OIHW, groups 1) or dense of int8/uint8 data with a constant int8 weight and int32
+// output — what relay.quantize's realize produces — gets the weight packed into groups of 16 x 4
+// bytes and a tensorized schedule. Priority 20 (21 for pointwise convolutions over whole pixel
+// vectors, computed as products over pixels): above every float implementation, whose
+// conditions an int8 call may also meet.
 #include "relay/strategy/op_strategy.h"
 #include "relay/strategy/packed_weights.h"
 #include "relay/strategy/strategy_util.h"
+#include "relay/strategy/x86_strategy_util.h"
 #include "topi/nn_int8.h"
 #include "topi/x86/schedule.h"
 
 namespace tessera::relay::strategy {
 namespace {
 
-topi::x86::ScheduleOptions int8ScheduleOptions(const target::Target& target) {
-  topi::x86::ScheduleOptions options;
-  options.numCores = target.numCores > 0
-                         ? target.numCores
-                         : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  options.vectorBytes = target.vectorBytes();
-  return options;
-}
-
-const TensorTypeNode* typeOfArg(const CallNode& call, size_t i) {
-  const Type& t = call.args.at(i)->checkedType;
-  return t ? t->as<TensorTypeNode>() : nullptr;
-}
-
 // What every int8 row needs: the instructions, the dtypes, a constant weight with whole blocks of
 // output channels (row 0 of the weight's shape).
 Applicability int8Product(const StrategyCall& c) {
-  const TensorTypeNode* d = typeOfArg(c.call, 0);
-  const TensorTypeNode* w = typeOfArg(c.call, 1);
+  const TensorTypeNode* d = argType(c.call, 0);
+  const TensorTypeNode* w = argType(c.call, 1);
   const TensorTypeNode* out = c.outType->as<TensorTypeNode>();
   if (!d || !w || !out || (d->dtype != DataType::int8() && d->dtype != DataType::uint8()) ||
       w->dtype != DataType::int8() || out->dtype != DataType::int32())
@@ -61,8 +46,8 @@ Applicability int8Conv(const StrategyCall& c) {
 
 // A pointwise conv2d over whole vectors of 16 pixels: the product over pixels.
 Applicability int8PointwiseConv(const StrategyCall& c) {
-  const TensorTypeNode* d = typeOfArg(c.call, 0);
-  const TensorTypeNode* w = typeOfArg(c.call, 1);
+  const TensorTypeNode* d = argType(c.call, 0);
+  const TensorTypeNode* w = argType(c.call, 1);
   const std::optional<std::vector<int64_t>> ds = d ? staticShape(d->shape) : std::nullopt;
   const std::optional<std::vector<int64_t>> ws = w ? staticShape(w->shape) : std::nullopt;
   const auto& a = attrsOf<Conv2DAttrs>(c.call.attrs);
@@ -74,7 +59,7 @@ Applicability int8PointwiseConv(const StrategyCall& c) {
 }
 
 Applicability int8Dense(const StrategyCall& c) {
-  const TensorTypeNode* d = typeOfArg(c.call, 0);
+  const TensorTypeNode* d = argType(c.call, 0);
   if (!d || d->shape.size() != 2) return Applicability::no("the data is not a matrix");
   return int8Product(c);
 }
@@ -94,13 +79,6 @@ std::vector<te::Tensor> int8PointwiseCompute(const StrategyCall& c,
                                              DataType::int32()))};
 }
 
-KernelSchedule int8Schedule(Applicability (*rule)(tir::Schedule&,
-                                                  const topi::x86::ScheduleOptions&)) {
-  return [rule](tir::Schedule& sch, const target::Target& target) {
-    return rule(sch, int8ScheduleOptions(target));
-  };
-}
-
 }  // namespace
 
 void registerX86Int8Strategies(StrategyRegistry& r) {
@@ -110,21 +88,21 @@ void registerX86Int8Strategies(StrategyRegistry& r) {
          .condition = int8PointwiseConv,
          .packWeight = int8Packing,
          .compute = int8PointwiseCompute,
-         .schedule = int8Schedule(topi::x86::scheduleConv2d1x1Int8)});
+         .schedule = x86Schedule(topi::x86::scheduleConv2d1x1Int8)});
   r.add("nn.conv2d", "cpu",
         {.name = "conv2d_nchw_int8_vnni.x86",
          .priority = 20,
          .condition = int8Conv,
          .packWeight = int8Packing,
          .compute = int8Compute,
-         .schedule = int8Schedule(topi::x86::scheduleConv2dInt8)});
+         .schedule = x86Schedule(topi::x86::scheduleConv2dInt8)});
   r.add("nn.dense", "cpu",
         {.name = "dense_int8_vnni.x86",
          .priority = 20,
          .condition = int8Dense,
          .packWeight = int8Packing,
          .compute = int8Compute,
-         .schedule = int8Schedule(topi::x86::scheduleDenseInt8)});
+         .schedule = x86Schedule(topi::x86::scheduleDenseInt8)});
 }
 
 }  // namespace tessera::relay::strategy

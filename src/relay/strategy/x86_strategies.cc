@@ -8,15 +8,13 @@
 
 #include "relay/strategy/op_strategy.h"
 #include "relay/strategy/strategy_util.h"
+#include "relay/strategy/x86_strategy_util.h"
 #include "support/check.h"
 #include "topi/x86/schedule.h"
 
 namespace tessera::relay::strategy {
-namespace {
 
-using Tensors = std::vector<te::Tensor>;
-
-topi::x86::ScheduleOptions scheduleOptions(const target::Target& target) {
+topi::x86::ScheduleOptions x86ScheduleOptions(const target::Target& target) {
   topi::x86::ScheduleOptions options;
   options.numCores = target.numCores > 0
                          ? target.numCores
@@ -25,13 +23,21 @@ topi::x86::ScheduleOptions scheduleOptions(const target::Target& target) {
   return options;
 }
 
-// An anchor schedule of topi/x86 as a KernelSchedule.
 KernelSchedule x86Schedule(Applicability (*rule)(tir::Schedule&,
                                                  const topi::x86::ScheduleOptions&)) {
   return [rule](tir::Schedule& sch, const target::Target& target) {
-    return rule(sch, scheduleOptions(target));
+    return rule(sch, x86ScheduleOptions(target));
   };
 }
+
+const TensorTypeNode* argType(const CallNode& call, size_t i) {
+  const Type& t = call.args.at(i)->checkedType;
+  return t ? t->as<TensorTypeNode>() : nullptr;
+}
+
+namespace {
+
+using Tensors = std::vector<te::Tensor>;
 
 // Whether the call's weight is (or, while packing is decided, can be) packed as `kind`.
 Applicability weightPackedAs(const StrategyCall& c, PackKind kind, const std::string& needs) {
@@ -45,11 +51,6 @@ Applicability weightPackedAs(const StrategyCall& c, PackKind kind, const std::st
 
 Tensors packedWeightCompute(const StrategyCall& c, const Tensors& in) {
   return packedCompute(c.call, c.weight, in.at(0), in.at(1), c.outType);
-}
-
-const TensorTypeNode* argType(const CallNode& call, size_t i) {
-  const Type& t = call.args.at(i)->checkedType;
-  return t ? t->as<TensorTypeNode>() : nullptr;
 }
 
 // The columns of a product whose right operand is packed inside the kernel must block.
@@ -139,7 +140,7 @@ WeightPacking packingOfCall(const StrategyCall& c) {
 
 // The packed-product schedule, shared by dense (either packing) and batch_matmul.
 Applicability denseSchedule(tir::Schedule& sch, const target::Target& target) {
-  return topi::x86::scheduleDensePacked(sch, scheduleOptions(target));
+  return topi::x86::scheduleDensePacked(sch, x86ScheduleOptions(target));
 }
 
 void registerDense(StrategyRegistry& r) {
@@ -225,7 +226,7 @@ void registerX86Strategies() {
   registerConv2d(r);
   registerX86Int8Strategies(r);
   r.setGenericSchedule("cpu", [](tir::Schedule& sch, const target::Target& t, bool anchored) {
-    topi::x86::scheduleGeneric(sch, scheduleOptions(t), anchored);
+    topi::x86::scheduleGeneric(sch, x86ScheduleOptions(t), anchored);
   });
 }
 
