@@ -178,6 +178,33 @@ TEST(CodegenElementwise, FloatToNarrowIntegersSaturate) {
   }
 }
 
+// Vector products of widened bytes (what the generic int8 kernels multiply): signed, unsigned
+// and mixed operands at their extremes, and a broadcast scalar operand.
+TEST(CodegenElementwise, ProductsOfWidenedBytes) {
+  const int64_t n = 32;
+  Buffer s8 = makeBuffer("S", {intImm(n)}, DataType::int8());
+  Buffer u8 = makeBuffer("U", {intImm(n)}, DataType::uint8());
+  Buffer out = makeBuffer("O", {intImm(4 * n)}, DataType::int32());
+  const DataType i32x16 = DataType::int32().withLanes(16);
+  Stmt body = loop("j", n / 16, [&](Var j) {
+    PrimExpr lanes = ramp(j * 16, intImm(1), 16);
+    PrimExpr a = cast(i32x16, bufferLoad(s8, {lanes}));
+    PrimExpr b = cast(i32x16, bufferLoad(u8, {lanes}));
+    PrimExpr scalar = broadcast(cast(DataType::int32(), bufferLoad(s8, {intImm(0)})), 16);
+    auto at = [&](int64_t k) { return ramp(j * 16 + k * n, intImm(1), 16); };
+    return seq({bufferStore(out, a * a, {at(0)}), bufferStore(out, b * b, {at(1)}),
+                bufferStore(out, a * b, {at(2)}), bufferStore(out, b * scalar, {at(3)})});
+  });
+  PrimFunc f = makePrimFunc("byte_products", {s8, u8, out}, body);
+  NDArray s = randomTensor({n}, DataType::int8(), 10, -128, 128);
+  NDArray u = randomTensor({n}, DataType::uint8(), 11, 0, 256);
+  s.setInt(0, -128);
+  s.setInt(1, 127);
+  u.setInt(0, 255);
+  u.setInt(1, 255);
+  EXPECT_TRUE(matchesEvaluator(f, {s, u, NDArray::empty({4 * n}, DataType::int32())}));
+}
+
 // if_then_else is lazy: the out-of-bounds load on the last element must not run.
 TEST(CodegenElementwise, IfThenElseIsLazyAndSelectChooses) {
   int64_t n = 17;
