@@ -54,6 +54,11 @@ expect 0 "quantize kl_divergence with --report" -- "$tessera" quantize "$model" 
   --report -o "$work/kl.relay"
 contains "$work/err" "SQNR dB" "report header"
 contains "$work/err" "%x -> INPUT" "report row of the input"
+# The same calibration through the reference interpreter instead of the compiled profile graph.
+expect 0 "quantize kl_divergence on the interpreter" -- "$tessera" quantize "$model" \
+  --calibrate-mode kl_divergence --dataset "$work/data.npz" --samples 4 --skip-dense-layer false \
+  --calibrate-with interpreter -o "$work/kl_interp.relay"
+contains "$work/kl_interp.relay" "nn.dense" "interpreter-calibrated module written"
 
 # Bad input: exit 1, a located message, nothing overwritten.
 echo "keep" >"$work/keep.relay"
@@ -66,6 +71,7 @@ contains "$work/err" "nbit_input" "qconfig field named"
 expect 1 "unknown mode" -- "$tessera" quantize "$model" --calibrate-mode entropy
 contains "$work/err" "calibrate_mode" "mode named"
 expect 2 "a malformed flag" -- "$tessera" quantize "$model" --skip-dense-layer maybe
+expect 2 "an unknown calibration runner" -- "$tessera" quantize "$model" --calibrate-with gpu
 expect 2 "no model" -- "$tessera" quantize
 
 if [ "$failures" -ne 0 ]; then

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "driver/build.h"
+#include "driver/compiled_runner.h"
 #include "runtime/graph_executor.h"
 #include "runtime/npy.h"
 #include "support/diagnostic.h"
@@ -63,6 +64,11 @@ QuantizeOptions parseQuantizeOptions(Args& args) {
     c.nbitActivation = static_cast<int>(integerOf("--nbit-activation", *v));
   c.doSimulation = args.flag("--simulate");
   o.report = args.flag("--report");
+  if (auto v = args.value("--calibrate-with")) {
+    if (*v != "compiled" && *v != "interpreter")
+      throw UsageError{"--calibrate-with expects compiled or interpreter, not '" + *v + "'"};
+    o.calibrateCompiled = *v == "compiled";
+  }
   o.paramsPath = args.value("--params");
   o.datasetPath = args.value("--dataset");
   if (auto v = args.value("--samples")) {
@@ -132,8 +138,11 @@ relay::IRModule quantizeWithOptions(const relay::IRModule& module, const Quantiz
     dataset = readCalibrationDataset(*options.datasetPath, module, options.samples);
   relay::quantize::QConfigScope scope(options.config);
   relay::quantize::QuantizeReport r;
-  relay::IRModule q = relay::quantize::quantize(
-      module, params, dataset, relay::quantize::runOnInterpreter, options.report ? &r : nullptr);
+  const relay::quantize::ModuleRunner run = options.calibrateCompiled
+                                                ? driver::compiledRunner()
+                                                : relay::quantize::runOnInterpreter;
+  relay::IRModule q =
+      relay::quantize::quantize(module, params, dataset, run, options.report ? &r : nullptr);
   if (options.report && report) *report = relay::quantize::formatLayerReport(r.layers, r.floatOps);
   return q;
 }
