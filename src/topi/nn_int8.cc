@@ -66,19 +66,20 @@ PrimExpr unpacked(const Tensor& acc, const Tensor& packed, std::vector<PrimExpr>
 }  // namespace
 
 bool int8Packable(int64_t outChannels) {
-  return outChannels > 0 && outChannels % kInt8Lanes == 0;
+  return outChannels > 0;
 }
 
 NDArray packInt8Weight(const NDArray& weight) {
   const std::vector<int64_t>& s = weight.shape();
   TS_CHECK(weight.dtype() == DataType::int8() && (s.size() == 4 || s.size() == 2) &&
            int8Packable(s[0]))
-      << "packInt8Weight: needs an int8 (O, I, KH, KW) or (N, K) weight with O % 16 == 0";
+      << "packInt8Weight: needs an int8 (O, I, KH, KW) or (N, K) weight";
   const int64_t outC = s[0], inC = s[1];
   const int64_t kh = s.size() == 4 ? s[2] : 1, kw = s.size() == 4 ? s[3] : 1;
   const int64_t groups = ceilDiv(inC, kInt8Depth);
-  NDArray packed =
-      NDArray::empty({outC / kInt8Lanes, groups + 1, kh, kw, kInt8Lanes, kInt8Depth}, weight.dtype());
+  // Output channels past O (to a whole block of 16) have zero weights and compensation.
+  NDArray packed = NDArray::empty(
+      {ceilDiv(outC, kInt8Lanes), groups + 1, kh, kw, kInt8Lanes, kInt8Depth}, weight.dtype());
   auto* dst = static_cast<int8_t*>(packed.data());
   std::memset(dst, 0, packed.nbytes());
   const auto* src = static_cast<const int8_t*>(weight.data());
@@ -103,7 +104,20 @@ NDArray packInt8Weight(const NDArray& weight) {
   return packed;
 }
 
-Tensor conv2dNchwInt8(const Tensor& data, const Tensor& packed, const Conv2DParams& p) {
+// The output channels of a packed weight: `outChannels`, or all its blocks when 0.
+int64_t channelsOf(const std::vector<int64_t>& packedShape, int64_t outChannels,
+                   const std::string& op) {
+  const int64_t all = packedShape[0] * kInt8Lanes;
+  if (outChannels == 0) return all;
+  if (outChannels > all || outChannels <= all - kInt8Lanes)
+    throwDiagnostic("topi_int8", op + ": " + std::to_string(outChannels) +
+                                     " output channels do not fit the packed weight's " +
+                                     std::to_string(packedShape[0]) + " blocks");
+  return outChannels;
+}
+
+Tensor conv2dNchwInt8(const Tensor& data, const Tensor& packed, const Conv2DParams& p,
+                      int64_t outChannels) {
   const std::string op = "conv2d_nchw_int8";
   requireInt8Operands(data, packed, op);
   const std::vector<int64_t> ds = constShape(data, op), ws = constShape(packed, op);
@@ -166,7 +180,7 @@ Tensor conv2dNchwInt8(const Tensor& data, const Tensor& packed, const Conv2DPara
       te::ComputeOptions{
           .name = op, .tag = op, .indexNames = {"n", "oc_chunk", "oh", "ow", "oc_block"}});
   return te::compute(
-      shapeOf({ds[0], ws[0] * kInt8Lanes, oh, ow}),
+      shapeOf({ds[0], channelsOf(ws, outChannels, op), oh, ow}),
       [&](Var n, Var c, Var y, Var x) {
         PrimExpr block = tir::floordiv(c, tir::intImm(kInt8Lanes, c->dtype));
         PrimExpr lane = tir::floormod(c, tir::intImm(kInt8Lanes, c->dtype));
@@ -193,7 +207,8 @@ bool conv2d1x1Int8Applies(const std::vector<int64_t>& dataShape,
          (width >= kInt8Lanes || kInt8Lanes % width == 0);
 }
 
-Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DParams& p) {
+Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DParams& p,
+                         int64_t outChannels) {
   const std::string op = "conv2d_1x1_int8";
   requireInt8Operands(data, packed, op);
   const std::vector<int64_t> ds = constShape(data, op), ws = constShape(packed, op);
@@ -234,7 +249,7 @@ Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DP
       },
       te::ComputeOptions{.name = op, .tag = op, .indexNames = {"n", "oc", "pixel"}});
   return te::compute(
-      shapeOf({ds[0], ws[0] * kInt8Lanes, ds[2], width}),
+      shapeOf({ds[0], channelsOf(ws, outChannels, op), ds[2], width}),
       [&](Var n, Var c, Var y, Var x) {
         PrimExpr v = acc(n, c, addIdx(mulIdx(y, width), x));
         if (shift == 0) return v;
@@ -246,7 +261,7 @@ Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DP
                          .indexNames = {"n", "c", "h", "w"}});
 }
 
-Tensor denseInt8(const Tensor& data, const Tensor& packed) {
+Tensor denseInt8(const Tensor& data, const Tensor& packed, int64_t outChannels) {
   const std::string op = "dense_int8";
   requireInt8Operands(data, packed, op);
   const std::vector<int64_t> ds = constShape(data, op), ws = constShape(packed, op);
@@ -288,7 +303,7 @@ Tensor denseInt8(const Tensor& data, const Tensor& packed) {
       },
       te::ComputeOptions{.name = op, .tag = op, .indexNames = axisNames(accShape.size(), "i")});
   std::vector<int64_t> outShape(ds.begin(), ds.end() - 1);
-  outShape.push_back(ws[0] * kInt8Lanes);
+  outShape.push_back(channelsOf(ws, outChannels, op));
   return te::compute(
       shapeOf(outShape),
       [&](const std::vector<Var>& i) {

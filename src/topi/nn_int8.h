@@ -18,11 +18,12 @@ inline constexpr int64_t kInt8Lanes = 16;
 /// Reduction elements per dot-product step.
 inline constexpr int64_t kInt8Depth = 4;
 
-/// Whether packInt8Weight and the computes below take a weight of `outChannels` rows.
+/// Whether packInt8Weight and the computes below take a weight of `outChannels` rows (any count:
+/// the last block of 16 is padded).
 bool int8Packable(int64_t outChannels);
 
-/// (O, I, KH, KW) int8 -> (O/16, ceil(I/4) + 1, KH, KW, 16, 4): [o, c, y, x, l, k] is
-/// w[16o + l, 4c + k, y, x] (0 past I). The extra row c = ceil(I/4) holds at y = x = 0 the
+/// (O, I, KH, KW) int8 -> (ceil(O/16), ceil(I/4) + 1, KH, KW, 16, 4): [o, c, y, x, l, k] is
+/// w[16o + l, 4c + k, y, x] (0 past O and I). The extra row c = ceil(I/4) holds at y = x = 0 the
 /// compensation 128 * sum(w[16o + l]) of lane l as 4 little-endian bytes. A dense weight (N, K)
 /// is packed as the (N, K, 1, 1) convolution weight.
 NDArray packInt8Weight(const NDArray& weight);
@@ -31,7 +32,9 @@ NDArray packInt8Weight(const NDArray& weight);
 /// `data_u8` (N, ceil(I/4), H + pads, W + pads, 4) uint8 (a strided 1x1 convolution repacks only
 /// the pixels it reads: (N, ceil(I/4), OH, OW, 4)), `conv2d_nchw_int8` (N, O/16, OH, OW,
 /// 16) and `T_conv2d_int8_unpack` (N, O, OH, OW), which subtracts the compensation.
-Tensor conv2dNchwInt8(const Tensor& data, const Tensor& packed, const Conv2DParams& p);
+/// `outChannels` is the real O (0: every block's 16).
+Tensor conv2dNchwInt8(const Tensor& data, const Tensor& packed, const Conv2DParams& p,
+                      int64_t outChannels = 0);
 
 /// Whether conv2dNchw1x1Int8 computes a conv2d (NCHW/OIHW shapes): 1x1 kernel, unit stride and
 /// dilation, no padding, groups 1, H*W a multiple of 16 and W at least 16 or a divisor of 16.
@@ -40,10 +43,11 @@ bool conv2d1x1Int8Applies(const std::vector<int64_t>& dataShape,
 /// Such a conv2d as a product over pixels, 16 pixels per vector: `data_u8` (N, ceil(I/4), H*W, 4)
 /// uint8, `conv2d_1x1_int8` (N, O, H*W) and `T_conv2d_1x1_int8_unpack` (N, O, H, W), which
 /// subtracts the compensation. The weight is packed by packInt8Weight as for conv2dNchwInt8.
-Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DParams& p);
+Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DParams& p,
+                         int64_t outChannels = 0);
 
 /// dense of int8 or uint8 data (..., K) over a packed (N, K) weight, int32 out: `data_u8`
 /// (..., ceil(K/4), 4), `dense_int8` (..., N/16, 16) and `T_dense_int8` (..., N).
-Tensor denseInt8(const Tensor& data, const Tensor& packed);
+Tensor denseInt8(const Tensor& data, const Tensor& packed, int64_t outChannels = 0);
 
 }  // namespace tessera::topi

@@ -80,7 +80,7 @@ std::vector<int64_t> packedShape(const std::vector<int64_t>& s, const WeightPack
       return {4, 4, s[0] / b, s[1], b};
     case PackKind::kInt8: {
       const int64_t groups = (s[1] + topi::kInt8Depth - 1) / topi::kInt8Depth;
-      return {s[0] / topi::kInt8Lanes, groups + 1, s.size() == 4 ? s[2] : 1,
+      return {(s[0] + topi::kInt8Lanes - 1) / topi::kInt8Lanes, groups + 1, s.size() == 4 ? s[2] : 1,
               s.size() == 4 ? s[3] : 1, topi::kInt8Lanes, topi::kInt8Depth};
     }
     case PackKind::kNone:
@@ -95,9 +95,11 @@ std::vector<te::Tensor> packedCompute(const CallNode& call, const WeightPacking&
   const DataType outDtype = tensorTypeOf(outType).dtype;
   if (packing.kind == PackKind::kDense) return {topi::densePacked(data, packedWeight, outDtype)};
   if (packing.kind == PackKind::kInt8) {
-    if (call.op->as<OpNode>()->name == "nn.dense") return {topi::denseInt8(data, packedWeight)};
-    return {topi::conv2dNchwInt8(data, packedWeight,
-                                 convParams(attrsOf<Conv2DAttrs>(call.attrs), outDtype))};
+    const std::vector<int64_t> out = *staticShape(tensorTypeOf(outType).shape);
+    if (call.op->as<OpNode>()->name == "nn.dense")
+      return {topi::denseInt8(data, packedWeight, out.back())};
+    return {topi::conv2dNchwInt8(
+        data, packedWeight, convParams(attrsOf<Conv2DAttrs>(call.attrs), outDtype), out.at(1))};
   }
   const topi::Conv2DParams p = convParams(attrsOf<Conv2DAttrs>(call.attrs), outDtype);
   if (packing.kind == PackKind::kWinograd) return {topi::conv2dWinogradNchw(data, packedWeight, p)};

@@ -32,7 +32,7 @@ Applicability int8Product(const StrategyCall& c) {
   const std::optional<std::vector<int64_t>> ds = staticShape(d->shape);
   const std::optional<std::vector<int64_t>> ws = staticShape(w->shape);
   if (!ds || !ws || ws->empty() || !topi::int8Packable(ws->front()))
-    return Applicability::no("needs static shapes and output channels a multiple of 16");
+    return Applicability::no("needs static shapes");
   return Applicability::yes();
 }
 
@@ -74,9 +74,10 @@ std::vector<te::Tensor> int8Compute(const StrategyCall& c, const std::vector<te:
 
 std::vector<te::Tensor> int8PointwiseCompute(const StrategyCall& c,
                                              const std::vector<te::Tensor>& in) {
-  return {topi::conv2dNchw1x1Int8(in.at(0), in.at(1),
-                                  convParams(attrsOf<Conv2DAttrs>(c.call.attrs),
-                                             DataType::int32()))};
+  const std::vector<int64_t> out = *staticShape(tensorTypeOf(c.outType).shape);
+  return {topi::conv2dNchw1x1Int8(
+      in.at(0), in.at(1), convParams(attrsOf<Conv2DAttrs>(c.call.attrs), DataType::int32()),
+      out.at(1))};
 }
 
 }  // namespace

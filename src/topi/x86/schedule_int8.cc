@@ -48,8 +48,7 @@ Applicability scheduleConv2dInt8(tir::Schedule& sch, const ScheduleOptions& opti
   if (loops.size() != 4) return notApplicable(anchor, "the output is not NCHW");
   const std::optional<int64_t> channels = extentOf(sch, loops[1]), width = extentOf(sch, loops[3]);
   const std::optional<int64_t> height = extentOf(sch, loops[2]);
-  if (!channels || !width || !height || *channels % kInt8Lanes != 0)
-    return notApplicable(anchor, "channels are not whole blocks of 16");
+  if (!channels || !width || !height) return notApplicable(anchor, "symbolic shape");
 
   const int64_t owb = largestDivisorAtMost(*width, kMaxAccumulators);
   const int64_t parallelWork = *channels * *width * reduction;
@@ -153,8 +152,7 @@ Applicability scheduleDenseInt8(tir::Schedule& sch, const ScheduleOptions& optio
   std::vector<tir::LoopRV> loops = sch.getLoops(*out);
   if (loops.size() != 2) return notApplicable(anchor, "the output is not (M, N)");
   const std::optional<int64_t> rows = extentOf(sch, loops[0]), columns = extentOf(sch, loops[1]);
-  if (!rows || !columns || *columns % kInt8Lanes != 0)
-    return notApplicable(anchor, "columns are not whole blocks of 16");
+  if (!rows || !columns) return notApplicable(anchor, "symbolic shape");
 
   const int64_t mr = largestDivisorAtMost(*rows, 8);
   std::vector<tir::LoopRV> j = sch.split(loops[1], {std::monostate{}, kInt8Lanes});

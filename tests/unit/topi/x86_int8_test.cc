@@ -115,6 +115,11 @@ INSTANTIATE_TEST_SUITE_P(
                       ConvCase{10, 4, 12, 48, 1, 1, 0, 1, false},   // 12 columns: not over pixels
                       ConvCase{10, 2, 24, 48, 1, 1, 0, 1, false},   // over pixels, 10 channels
                       ConvCase{20, 16, 16, 16, 1, 1, 0, 1, true, DataType::uint8()},
+                      ConvCase{16, 9, 9, 24, 3, 1, 1, 1, true},     // 24 channels: a half block
+                      ConvCase{8, 7, 7, 40, 3, 1, 1, 1, false},     // 2.5 blocks
+                      ConvCase{256, 7, 7, 24, 3, 1, 1, 1, true},    // small image tile, 1.5 blocks
+                      ConvCase{256, 7, 7, 64, 3, 1, 1, 1, false},   // small image, 2 blocks a tile
+                      ConvCase{12, 4, 16, 10, 1, 1, 0, 1, true},    // over pixels, 10 channels
                       ConvCase{12, 6, 6, 32, 3, 1, 1, 1, false, DataType::uint8()},
                       ConvCase{7, 10, 10, 16, 3, 1, 1, 1, true, DataType::uint8()}));
 
@@ -146,20 +151,24 @@ INSTANTIATE_TEST_SUITE_P(Shapes, X86Int8Dense,
                                            DenseCase{7, 48, 33, false},    // odd rows and depth
                                            DenseCase{16, 64, 64, true},    // whole 8-row tiles
                                            DenseCase{3, 16, 2, true},      // depth below 4
+                                           DenseCase{1, 10, 128, true},    // 10 classes
+                                           DenseCase{6, 40, 24, false},    // 2.5 blocks
                                            DenseCase{5, 32, 100, false, DataType::uint8()}));
 
 // Calls the VNNI rows decline fall back to the other implementations and stay exact.
 TEST(X86Int8, DeclinedCallsStayExact) {
-  // 10 output channels are not a block of 16; a float32 output is not an int8 product.
+  // A grouped convolution has no 4-channel reductions across its groups.
   relay::Conv2DAttrs attrs;
-  attrs.channels = 10;
+  attrs.channels = 16;
+  attrs.groups = 2;
   attrs.kernelSize = std::vector<int64_t>{3, 3};
   attrs.outDtype = DataType::int32();
-  const relay::IRModule odd = moduleOf(relay::nn::conv2d(
+  const relay::IRModule grouped = moduleOf(relay::nn::conv2d(
       relay::var("x", tensorType({1, 8, 9, 9}, DataType::int8())),
-      int8Weight({10, 8, 3, 3}, 1), attrs));
-  EXPECT_TRUE(matchesInterpreter(odd, 2));
-  EXPECT_FALSE(mentions(kernelsOf(odd).implementations, "nn.conv2d: conv2d_nchw_int8_vnni.x86"));
+      int8Weight({16, 4, 3, 3}, 1), attrs));
+  EXPECT_TRUE(matchesInterpreter(grouped, 2));
+  EXPECT_FALSE(
+      mentions(kernelsOf(grouped).implementations, "nn.conv2d: conv2d_nchw_int8_vnni.x86"));
   // A weight that is not a constant cannot be packed.
   const relay::IRModule variable = moduleOf(relay::callOp(
       "nn.dense",
