@@ -21,9 +21,9 @@
 
 #include "codegen/llvm/target.h"
 #include "driver/build.h"
-#include "runtime/graph_executor.h"
 #include "relay/builder.h"
 #include "relay/type_infer.h"
+#include "runtime/graph_executor.h"
 #include "runtime/thread_pool.h"
 #include "runtime/time_evaluator.h"
 
@@ -202,7 +202,6 @@ void benchConv(const ConvCase& v, const std::vector<int>& threads, int rounds, d
   }
 }
 
-
 // --- int8: Tessera's VNNI kernels vs oneDNN's int8 primitives (s8 x s8 -> s32) ---
 
 int64_t countDiffs(const int32_t* a, const int32_t* b, int64_t n) {
@@ -224,11 +223,11 @@ void printInt8Row(const std::string& name, int nt, const std::vector<double>& s,
 void benchGemmInt8(const GemmCase& g, const std::vector<int>& threads, int rounds, double minMs) {
   using dnnl::memory;
   NDArray a = randomInt8({g.m, g.k}, 1), w = randomInt8({g.n, g.k}, 2);
-  Compiled t = compile(relay::callOp("nn.dense",
-                                     {relay::var("x", tensorType({g.m, g.k}, DataType::int8())),
-                                      relay::constant(w)},
-                                     {{"out_dtype", AttrValue::string("int32")}}),
-                       a);
+  Compiled t = compile(
+      relay::callOp("nn.dense",
+                    {relay::var("x", tensorType({g.m, g.k}, DataType::int8())), relay::constant(w)},
+                    {{"out_dtype", AttrValue::string("int32")}}),
+      a);
   dnnl::engine eng(dnnl::engine::kind::cpu, 0);
   dnnl::stream strm(eng);
   memory::desc aDesc({g.m, g.k}, memory::data_type::s8, memory::format_tag::ab);
@@ -271,10 +270,10 @@ void benchConvInt8(const ConvCase& v, const std::vector<int>& threads, int round
   attrs.kernelSize = std::vector<int64_t>{v.k, v.k};
   attrs.channels = v.oc;
   attrs.outDtype = DataType::int32();
-  Compiled t = compile(relay::nn::conv2d(relay::var("x", tensorType({1, v.c, v.h, v.w},
-                                                                      DataType::int8())),
-                                         relay::constant(wt), attrs),
-                       x);
+  Compiled t =
+      compile(relay::nn::conv2d(relay::var("x", tensorType({1, v.c, v.h, v.w}, DataType::int8())),
+                                relay::constant(wt), attrs),
+              x);
   dnnl::engine eng(dnnl::engine::kind::cpu, 0);
   dnnl::stream strm(eng);
   memory::desc srcAny({1, v.c, v.h, v.w}, memory::data_type::s8, memory::format_tag::any);
@@ -302,7 +301,8 @@ void benchConvInt8(const ConvCase& v, const std::vector<int>& threads, int round
     dnnl::convolution_forward conv(pd);
     auto tessera = [&] { t.exec->run(); };
     auto onednn = [&] {
-      conv.execute(strm, {{DNNL_ARG_SRC, srcMem}, {DNNL_ARG_WEIGHTS, wMem}, {DNNL_ARG_DST, dstMem}});
+      conv.execute(strm,
+                   {{DNNL_ARG_SRC, srcMem}, {DNNL_ARG_WEIGHTS, wMem}, {DNNL_ARG_DST, dstMem}});
       strm.wait();
     };
     std::vector<double> s = interleaved({tessera, onednn}, rounds, minMs);
@@ -376,8 +376,9 @@ int main(int argc, char** argv) {
   if (only == "int8") {
     // GOPS: int8 multiply-adds count 2 operations; the last column counts int32 results that
     // differ from oneDNN's (the products are exact: 0 expected).
-    std::printf("\n| int8 case | threads | Tessera ms | Tessera GOPS | oneDNN GOPS | Tessera / peer "
-                "speed | differing results | compile s |\n|---|---|---|---|---|---|---|---|\n");
+    std::printf(
+        "\n| int8 case | threads | Tessera ms | Tessera GOPS | oneDNN GOPS | Tessera / peer "
+        "speed | differing results | compile s |\n|---|---|---|---|---|---|---|---|\n");
     for (const GemmCase& g : gemms)
       if (!quick || g.m <= 1024) benchGemmInt8(g, threads, rounds, minMs);
     for (const ConvCase& v : kResNet18Convs) benchConvInt8(v, threads, rounds, minMs);

@@ -41,8 +41,8 @@ PrimExpr compensation(const Tensor& packed, const PrimExpr& block, const PrimExp
                       int64_t row) {
   PrimExpr sum;
   for (int64_t k = 0; k < kInt8Depth; ++k) {
-    PrimExpr byte = packed(block, tir::intImm(row), tir::intImm(0), tir::intImm(0), lane,
-                           tir::intImm(k));
+    PrimExpr byte =
+        packed(block, tir::intImm(row), tir::intImm(0), tir::intImm(0), lane, tir::intImm(k));
     if (k + 1 < kInt8Depth) byte = tir::cast(DataType::uint8(), byte);
     PrimExpr v = tir::cast(DataType::int32(), byte) * (int64_t{1} << (8 * k));
     sum = sum ? sum + v : v;
@@ -130,7 +130,8 @@ Tensor conv2dNchwInt8(const Tensor& data, const Tensor& packed, const Conv2DPara
   const int64_t spanY = (ws[2] - 1) * p.dilation[0] + 1, spanX = (ws[3] - 1) * p.dilation[1] + 1;
   const int64_t oh = (ds[2] + p.padding[0] + p.padding[2] - spanY) / p.strides[0] + 1;
   const int64_t ow = (ds[3] + p.padding[1] + p.padding[3] - spanX) / p.strides[1] + 1;
-  if (oh <= 0 || ow <= 0) throwDiagnostic("topi_int8", op + ": the window exceeds the padded input");
+  if (oh <= 0 || ow <= 0)
+    throwDiagnostic("topi_int8", op + ": the window exceeds the padded input");
 
   // A strided pointwise convolution reads one pixel in strides[0] x strides[1]: only those are
   // repacked, and the products then read the repacked data with unit steps.
@@ -138,8 +139,7 @@ Tensor conv2dNchwInt8(const Tensor& data, const Tensor& packed, const Conv2DPara
                          p.padding == std::array<int64_t, 4>{0, 0, 0, 0} &&
                          (p.strides[0] > 1 || p.strides[1] > 1);
   const std::array<int64_t, 2> step = subsample ? p.strides : std::array<int64_t, 2>{1, 1};
-  const std::array<int64_t, 2> readStride =
-      subsample ? std::array<int64_t, 2>{1, 1} : p.strides;
+  const std::array<int64_t, 2> readStride = subsample ? std::array<int64_t, 2>{1, 1} : p.strides;
   // Padding and missing channels read as the value 0 would have after the shift.
   Tensor dataU8 = te::compute(
       shapeOf({ds[0], groups, subsample ? oh : ds[2] + p.padding[0] + p.padding[2],
@@ -227,8 +227,8 @@ Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DP
       [&](Var n, Var c, Var pixel, Var k) -> PrimExpr {
         PrimExpr channel = addIdx(mulIdx(c, kInt8Depth), k);
         PrimExpr w = tir::intImm(width, pixel->dtype);
-        PrimExpr v = asUint8(data(n, channel, tir::floordiv(pixel, w), tir::floormod(pixel, w)),
-                             shift);
+        PrimExpr v =
+            asUint8(data(n, channel, tir::floordiv(pixel, w), tir::floormod(pixel, w)), shift);
         if (ds[1] % kInt8Depth == 0) return v;
         return tir::ifThenElse(tir::lt(channel, tir::intImm(ds[1])), v,
                                tir::intImm(shift, DataType::uint8()));
@@ -242,10 +242,10 @@ Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DP
       [&](Var n, Var oc, Var pixel) {
         PrimExpr block = tir::floordiv(oc, tir::intImm(kInt8Lanes, oc->dtype));
         PrimExpr lane = tir::floormod(oc, tir::intImm(kInt8Lanes, oc->dtype));
-        return te::sum(tir::cast(i32, dataU8(n, rc.var, pixel, rk.var)) *
-                           tir::cast(i32, packed(block, rc.var, tir::intImm(0), tir::intImm(0),
-                                                 lane, rk.var)),
-                       {rc, rk});
+        return te::sum(
+            tir::cast(i32, dataU8(n, rc.var, pixel, rk.var)) *
+                tir::cast(i32, packed(block, rc.var, tir::intImm(0), tir::intImm(0), lane, rk.var)),
+            {rc, rk});
       },
       te::ComputeOptions{.name = op, .tag = op, .indexNames = {"n", "oc", "pixel"}});
   return te::compute(

@@ -138,9 +138,8 @@ relay::IRModule quantizeWithOptions(const relay::IRModule& module, const Quantiz
     dataset = readCalibrationDataset(*options.datasetPath, module, options.samples);
   relay::quantize::QConfigScope scope(options.config);
   relay::quantize::QuantizeReport r;
-  const relay::quantize::ModuleRunner run = options.calibrateCompiled
-                                                ? driver::compiledRunner()
-                                                : relay::quantize::runOnInterpreter;
+  const relay::quantize::ModuleRunner run =
+      options.calibrateCompiled ? driver::compiledRunner() : relay::quantize::runOnInterpreter;
   relay::IRModule q =
       relay::quantize::quantize(module, params, dataset, run, options.report ? &r : nullptr);
   if (options.report && report) *report = relay::quantize::formatLayerReport(r.layers, r.floatOps);

@@ -26,7 +26,7 @@
   "  --nbit-input N, --nbit-weight N, --nbit-activation N   bit widths (8, 8, 32)\n"               \
   "  --simulate             keep float simulation (do_simulation) instead of integer arithmetic\n" \
   "  --report               per quantized value: threshold, clipped fraction, SQNR against the\n"  \
-  "                         float model on the calibration data, worst first\n"                   \
+  "                         float model on the calibration data, worst first\n"                    \
   "  --calibrate-with R     compiled (default: the profile graph built for the host, as TVM)\n"    \
   "                         or interpreter (the reference interpreter: exact, much slower)\n"
 

@@ -134,7 +134,8 @@ llvm::Value* CodeGenLLVM::emitCast(DataType to, const PrimExpr& valueExpr) {
     // LLVM expands the saturating intrinsic lane by lane.
     llvm::Type* ft = value->getType();
     const double lo = to.isInt() ? -std::ldexp(1.0, to.bits() - 1) : 0.0;
-    const double hi = to.isInt() ? std::ldexp(1.0, to.bits() - 1) - 1 : std::ldexp(1.0, to.bits()) - 1;
+    const double hi =
+        to.isInt() ? std::ldexp(1.0, to.bits() - 1) - 1 : std::ldexp(1.0, to.bits()) - 1;
     llvm::Value* v = builder_.CreateSelect(builder_.CreateFCmpUNO(value, value),
                                            llvm::ConstantFP::get(ft, 0.0), value);
     v = builder_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, v, llvm::ConstantFP::get(ft, lo));

@@ -80,8 +80,12 @@ std::vector<int64_t> packedShape(const std::vector<int64_t>& s, const WeightPack
       return {4, 4, s[0] / b, s[1], b};
     case PackKind::kInt8: {
       const int64_t groups = (s[1] + topi::kInt8Depth - 1) / topi::kInt8Depth;
-      return {(s[0] + topi::kInt8Lanes - 1) / topi::kInt8Lanes, groups + 1, s.size() == 4 ? s[2] : 1,
-              s.size() == 4 ? s[3] : 1, topi::kInt8Lanes, topi::kInt8Depth};
+      return {(s[0] + topi::kInt8Lanes - 1) / topi::kInt8Lanes,
+              groups + 1,
+              s.size() == 4 ? s[2] : 1,
+              s.size() == 4 ? s[3] : 1,
+              topi::kInt8Lanes,
+              topi::kInt8Depth};
     }
     case PackKind::kNone:
       break;

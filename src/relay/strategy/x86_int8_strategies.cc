@@ -75,9 +75,9 @@ std::vector<te::Tensor> int8Compute(const StrategyCall& c, const std::vector<te:
 std::vector<te::Tensor> int8PointwiseCompute(const StrategyCall& c,
                                              const std::vector<te::Tensor>& in) {
   const std::vector<int64_t> out = *staticShape(tensorTypeOf(c.outType).shape);
-  return {topi::conv2dNchw1x1Int8(
-      in.at(0), in.at(1), convParams(attrsOf<Conv2DAttrs>(c.call.attrs), DataType::int32()),
-      out.at(1))};
+  return {topi::conv2dNchw1x1Int8(in.at(0), in.at(1),
+                                  convParams(attrsOf<Conv2DAttrs>(c.call.attrs), DataType::int32()),
+                                  out.at(1))};
 }
 
 }  // namespace

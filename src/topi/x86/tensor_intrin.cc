@@ -47,8 +47,7 @@ PrimFunc vnniDescription() {
                             bufferLoad(p.c, {vj}) + cast(i32, bufferLoad(p.a, {vk})) *
                                                         cast(i32, bufferLoad(p.b, {vj, vk})),
                             {vj});
-  Stmt nest = loopNest({j, k}, {intImm(16), intImm(4)},
-                       blockRealize({j, k}, boolImm(true), block));
+  Stmt nest = loopNest({j, k}, {intImm(16), intImm(4)}, blockRealize({j, k}, boolImm(true), block));
   return rootFunction({p.a, p.b, p.c}, nest);
 }
 
@@ -59,8 +58,8 @@ PrimFunc vnniImplementation() {
   PrimExpr lanes = ramp(intImm(0), intImm(1), 16);
   PrimExpr group = call(DataType::int32(), "tir.reinterpret",
                         {bufferLoad(p.a, {ramp(intImm(0), intImm(1), 4)})});
-  PrimExpr weights =
-      call(i32x16, "tir.reinterpret", {bufferLoad(p.b, {intImm(0), ramp(intImm(0), intImm(1), 64)})});
+  PrimExpr weights = call(i32x16, "tir.reinterpret",
+                          {bufferLoad(p.b, {intImm(0), ramp(intImm(0), intImm(1), 64)})});
   PrimExpr dot = call(i32x16, "tir.call_llvm_pure_intrin",
                       {stringImm("llvm.x86.avx512.vpdpbusd.512"), bufferLoad(p.c, {lanes}),
                        broadcast(group, 16), weights});
@@ -88,8 +87,7 @@ PrimFunc sharedWeightDescription() {
                             bufferLoad(p.c, {vj}) + cast(i32, bufferLoad(p.a, {vj, vk})) *
                                                         cast(i32, bufferLoad(p.b, {vk})),
                             {vj});
-  Stmt nest = loopNest({j, k}, {intImm(16), intImm(4)},
-                       blockRealize({j, k}, boolImm(true), block));
+  Stmt nest = loopNest({j, k}, {intImm(16), intImm(4)}, blockRealize({j, k}, boolImm(true), block));
   return rootFunction({p.a, p.b, p.c}, nest);
 }
 

@@ -156,8 +156,8 @@ TEST(CodegenElementwise, FloatToNarrowIntegersSaturate) {
   });
   PrimFunc f = makePrimFunc("narrow", {a, i8, u8, i16, nan8, v8}, seq({scalar, vector}));
   NDArray x = randomTensor({n}, DataType::float32(), 9, -400, 400);
-  const float special[] = {1e10f, -1e10f, 127.5f, -128.5f, 255.9f, -0.7f, 3e38f, -3e38f,
-                           0.5f, -0.5f, 126.99f, 1e-30f};
+  const float special[] = {1e10f, -1e10f, 127.5f, -128.5f, 255.9f,  -0.7f,
+                           3e38f, -3e38f, 0.5f,   -0.5f,   126.99f, 1e-30f};
   for (size_t k = 0; k < sizeof(special) / sizeof(float); ++k)
     x.setFloat(static_cast<int64_t>(k) * 2, special[k]);
   std::vector<NDArray> args = {x,

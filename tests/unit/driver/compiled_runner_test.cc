@@ -4,10 +4,10 @@
 
 #include "driver/compiled_runner.h"
 #include "relay/builder.h"
-#include "relay/type_infer.h"
 #include "relay/quantize/calibrate.h"
 #include "relay/quantize/qconfig.h"
 #include "relay/quantize/quantize.h"
+#include "relay/type_infer.h"
 #include "test_util.h"
 
 namespace tessera::driver::test {
@@ -59,7 +59,8 @@ TEST(CompiledRunner, QuantizeCalibratesThroughIt) {
   const std::vector<NDArray> a = relay::quantize::runOnInterpreter(compiled, x);
   const std::vector<NDArray> b = relay::quantize::runOnInterpreter(interpreted, x);
   ASSERT_EQ(a.size(), b.size());
-  for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(tessera::test::allClose(a[i], b[i], 0.05, 0.05));
+  for (size_t i = 0; i < a.size(); ++i)
+    EXPECT_TRUE(tessera::test::allClose(a[i], b[i], 0.05, 0.05));
 }
 
 }  // namespace

@@ -2,9 +2,9 @@
 // of int8 and uint8 data with constant int8 weights and int32 output, alone and with the
 // requantizing epilogue relay.quantize's realize produces, over shapes that fit the tiles and
 // shapes that do not (input channels that are not groups of 4, odd widths, strides, padding,
-// dilation, pointwise over whole pixel vectors or not, rows that are not whole tiles). Each is compiled for the host and compared
-// bit for bit with the reference interpreter; the tests also check that the VNNI implementation
-// was chosen and that its kernel calls vpdpbusd.
+// dilation, pointwise over whole pixel vectors or not, rows that are not whole tiles). Each is
+// compiled for the host and compared bit for bit with the reference interpreter; the tests also
+// check that the VNNI implementation was chosen and that its kernel calls vpdpbusd.
 #include <gtest/gtest.h>
 
 #include "../driver/build_test_util.h"
@@ -38,10 +38,11 @@ Expr int32Bias(int64_t n, uint64_t seed) {
 // What realize makes of a quantized layer's output: + bias, fixed-point rescale, clip, int8.
 Expr requantize(Expr acc, Expr bias) {
   Expr y = relay::callOp("add", {std::move(acc), std::move(bias)});
-  y = relay::callOp("fixed_point_multiply", {y},
-                    {{"multiplier", AttrValue::integer(1518500250)}, {"shift", AttrValue::integer(-7)}});
-  y = relay::callOp("clip", {y}, {{"a_min", AttrValue::floating(-127)},
-                                  {"a_max", AttrValue::floating(127)}});
+  y = relay::callOp(
+      "fixed_point_multiply", {y},
+      {{"multiplier", AttrValue::integer(1518500250)}, {"shift", AttrValue::integer(-7)}});
+  y = relay::callOp("clip", {y},
+                    {{"a_min", AttrValue::floating(-127)}, {"a_max", AttrValue::floating(127)}});
   return relay::callOp("cast", {y}, {{"dtype", AttrValue::string("int8")}});
 }
 
@@ -57,8 +58,8 @@ BuiltKernels kernelsOf(const relay::IRModule& mod) {
   for (const KernelStrategy& k : built.strategies)
     for (const std::string& line : explainStrategy(k)) out.implementations.push_back(line);
   for (const tir::PrimFunc& f : built.kernels)
-    out.callsVnni = out.callsVnni ||
-                    tir::toScript(f).find("llvm.x86.avx512.vpdpbusd.512") != std::string::npos;
+    out.callsVnni =
+        out.callsVnni || tir::toScript(f).find("llvm.x86.avx512.vpdpbusd.512") != std::string::npos;
   return out;
 }
 
@@ -87,9 +88,10 @@ TEST_P(X86Int8Conv2d, MatchesInterpreterBitForBit) {
   attrs.outDtype = DataType::int32();
   Expr y = relay::nn::conv2d(relay::var("x", tensorType({1, c.c, c.h, c.w}, c.dtype)),
                              int8Weight({c.oc, c.c, c.k, c.k}, 3), attrs);
-  if (c.epilogue) y = requantize(y, relay::callOp("expand_dims", {int32Bias(c.oc, 4)},
-                                                  {{"axis", AttrValue::integer(1)},
-                                                   {"num_newaxis", AttrValue::integer(2)}}));
+  if (c.epilogue)
+    y = requantize(y, relay::callOp("expand_dims", {int32Bias(c.oc, 4)},
+                                    {{"axis", AttrValue::integer(1)},
+                                     {"num_newaxis", AttrValue::integer(2)}}));
   const relay::IRModule mod = moduleOf(y);
   EXPECT_TRUE(matchesInterpreter(mod, 5));
   if (!hostHasVnni()) GTEST_SKIP() << "the host has no AVX-512 VNNI: generic int8 kernels only";
@@ -104,22 +106,22 @@ TEST_P(X86Int8Conv2d, MatchesInterpreterBitForBit) {
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, X86Int8Conv2d,
-    ::testing::Values(ConvCase{3, 17, 17, 16, 7, 2, 3, 1, true},    // stem: 3 channels, odd size
-                      ConvCase{16, 14, 14, 32, 3, 1, 1, 1, true},   // 3x3, 14 columns per tile
-                      ConvCase{8, 13, 11, 16, 3, 2, 1, 1, false},   // odd width, stride 2
-                      ConvCase{64, 7, 7, 64, 3, 1, 1, 1, true},     // ResNet's last stage shape
-                      ConvCase{32, 9, 9, 16, 1, 1, 0, 1, true},     // 1x1
-                      ConvCase{5, 12, 12, 16, 3, 1, 2, 2, false},   // dilation, 5 channels
-                      ConvCase{24, 8, 29, 48, 1, 2, 0, 1, true},    // pointwise stride 2, wide
-                      ConvCase{64, 8, 8, 32, 1, 1, 0, 1, true},     // 1x1 over 64 pixels
-                      ConvCase{10, 4, 12, 48, 1, 1, 0, 1, false},   // 12 columns: not over pixels
-                      ConvCase{10, 2, 24, 48, 1, 1, 0, 1, false},   // over pixels, 10 channels
+    ::testing::Values(ConvCase{3, 17, 17, 16, 7, 2, 3, 1, true},   // stem: 3 channels, odd size
+                      ConvCase{16, 14, 14, 32, 3, 1, 1, 1, true},  // 3x3, 14 columns per tile
+                      ConvCase{8, 13, 11, 16, 3, 2, 1, 1, false},  // odd width, stride 2
+                      ConvCase{64, 7, 7, 64, 3, 1, 1, 1, true},    // ResNet's last stage shape
+                      ConvCase{32, 9, 9, 16, 1, 1, 0, 1, true},    // 1x1
+                      ConvCase{5, 12, 12, 16, 3, 1, 2, 2, false},  // dilation, 5 channels
+                      ConvCase{24, 8, 29, 48, 1, 2, 0, 1, true},   // pointwise stride 2, wide
+                      ConvCase{64, 8, 8, 32, 1, 1, 0, 1, true},    // 1x1 over 64 pixels
+                      ConvCase{10, 4, 12, 48, 1, 1, 0, 1, false},  // 12 columns: not over pixels
+                      ConvCase{10, 2, 24, 48, 1, 1, 0, 1, false},  // over pixels, 10 channels
                       ConvCase{20, 16, 16, 16, 1, 1, 0, 1, true, DataType::uint8()},
-                      ConvCase{16, 9, 9, 24, 3, 1, 1, 1, true},     // 24 channels: a half block
-                      ConvCase{8, 7, 7, 40, 3, 1, 1, 1, false},     // 2.5 blocks
-                      ConvCase{256, 7, 7, 24, 3, 1, 1, 1, true},    // small image tile, 1.5 blocks
-                      ConvCase{256, 7, 7, 64, 3, 1, 1, 1, false},   // small image, 2 blocks a tile
-                      ConvCase{12, 4, 16, 10, 1, 1, 0, 1, true},    // over pixels, 10 channels
+                      ConvCase{16, 9, 9, 24, 3, 1, 1, 1, true},    // 24 channels: a half block
+                      ConvCase{8, 7, 7, 40, 3, 1, 1, 1, false},    // 2.5 blocks
+                      ConvCase{256, 7, 7, 24, 3, 1, 1, 1, true},   // small image tile, 1.5 blocks
+                      ConvCase{256, 7, 7, 64, 3, 1, 1, 1, false},  // small image, 2 blocks a tile
+                      ConvCase{12, 4, 16, 10, 1, 1, 0, 1, true},   // over pixels, 10 channels
                       ConvCase{12, 6, 6, 32, 3, 1, 1, 1, false, DataType::uint8()},
                       ConvCase{7, 10, 10, 16, 3, 1, 1, 1, true, DataType::uint8()}));
 
@@ -133,10 +135,9 @@ class X86Int8Dense : public ::testing::TestWithParam<DenseCase> {};
 
 TEST_P(X86Int8Dense, MatchesInterpreterBitForBit) {
   const DenseCase c = GetParam();
-  Expr y = relay::callOp("nn.dense",
-                         {relay::var("x", tensorType({c.m, c.k}, c.dtype)),
-                          int8Weight({c.n, c.k}, 7)},
-                         {{"out_dtype", AttrValue::string("int32")}});
+  Expr y = relay::callOp(
+      "nn.dense", {relay::var("x", tensorType({c.m, c.k}, c.dtype)), int8Weight({c.n, c.k}, 7)},
+      {{"out_dtype", AttrValue::string("int32")}});
   if (c.epilogue) y = requantize(y, int32Bias(c.n, 8));
   const relay::IRModule mod = moduleOf(y);
   EXPECT_TRUE(matchesInterpreter(mod, 11));
@@ -147,12 +148,12 @@ TEST_P(X86Int8Dense, MatchesInterpreterBitForBit) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, X86Int8Dense,
-                         ::testing::Values(DenseCase{1, 128, 784, true},   // the MLP layer
-                                           DenseCase{7, 48, 33, false},    // odd rows and depth
-                                           DenseCase{16, 64, 64, true},    // whole 8-row tiles
-                                           DenseCase{3, 16, 2, true},      // depth below 4
-                                           DenseCase{1, 10, 128, true},    // 10 classes
-                                           DenseCase{6, 40, 24, false},    // 2.5 blocks
+                         ::testing::Values(DenseCase{1, 128, 784, true},  // the MLP layer
+                                           DenseCase{7, 48, 33, false},   // odd rows and depth
+                                           DenseCase{16, 64, 64, true},   // whole 8-row tiles
+                                           DenseCase{3, 16, 2, true},     // depth below 4
+                                           DenseCase{1, 10, 128, true},   // 10 classes
+                                           DenseCase{6, 40, 24, false},   // 2.5 blocks
                                            DenseCase{5, 32, 100, false, DataType::uint8()}));
 
 // Calls the VNNI rows decline fall back to the other implementations and stay exact.
@@ -163,18 +164,18 @@ TEST(X86Int8, DeclinedCallsStayExact) {
   attrs.groups = 2;
   attrs.kernelSize = std::vector<int64_t>{3, 3};
   attrs.outDtype = DataType::int32();
-  const relay::IRModule grouped = moduleOf(relay::nn::conv2d(
-      relay::var("x", tensorType({1, 8, 9, 9}, DataType::int8())),
-      int8Weight({16, 4, 3, 3}, 1), attrs));
+  const relay::IRModule grouped =
+      moduleOf(relay::nn::conv2d(relay::var("x", tensorType({1, 8, 9, 9}, DataType::int8())),
+                                 int8Weight({16, 4, 3, 3}, 1), attrs));
   EXPECT_TRUE(matchesInterpreter(grouped, 2));
   EXPECT_FALSE(
       mentions(kernelsOf(grouped).implementations, "nn.conv2d: conv2d_nchw_int8_vnni.x86"));
   // A weight that is not a constant cannot be packed.
-  const relay::IRModule variable = moduleOf(relay::callOp(
-      "nn.dense",
-      {relay::var("x", tensorType({4, 32}, DataType::int8())),
-       relay::var("w", tensorType({32, 32}, DataType::int8()))},
-      {{"out_dtype", AttrValue::string("int32")}}));
+  const relay::IRModule variable =
+      moduleOf(relay::callOp("nn.dense",
+                             {relay::var("x", tensorType({4, 32}, DataType::int8())),
+                              relay::var("w", tensorType({32, 32}, DataType::int8()))},
+                             {{"out_dtype", AttrValue::string("int32")}}));
   EXPECT_TRUE(matchesInterpreter(variable, 3));
   EXPECT_FALSE(kernelsOf(variable).callsVnni);
 }
