@@ -31,6 +31,69 @@ int64_t reductionSize(const tir::BlockNode* block) {
 
 }  // namespace
 
+namespace {
+
+// The shape facts the conv2d tilings need, read before the first transformation.
+struct ConvShape {
+  tir::BlockRV conv;
+  std::vector<tir::LoopRV> out;  // the output's n, c, h, w loops
+  int64_t channels, height, width;
+  int64_t groups;     // input-channel groups of 4
+  int64_t window;     // KH * KW
+  int64_t reduction;  // groups * 4 * window
+};
+
+// A small image (14x14, 7x7) is one tile per block of output channels, with the reduction in
+// chunks of 16 KiB of weights, each over every row, so the weights of a block (288 KiB at ResNet's
+// 7x7 stage) are read from L2 once rather than once per row. Rows narrower than 12 take two blocks
+// of channels, so that enough independent accumulators hide vpdpbusd's latency.
+Applicability tileSmallImage(tir::Schedule& sch, const ConvShape& c, int64_t owb,
+                             const ScheduleOptions& options) {
+  const int64_t blocks = owb < 12 && c.channels % (2 * kInt8Lanes) == 0 ? 2 : 1;
+  const int64_t chunk = largestDivisorAtMost(c.groups, kL1WeightBytes / 2 / (c.window * 64));
+  std::vector<tir::LoopRV> oc = sch.split(c.out[1], {std::monostate{}, blocks * kInt8Lanes});
+  sch.computeAt(c.conv, oc[0], /*preserveUnitLoops=*/true);
+  // Below (n, oc[0]): n, oc, oh, ow, lane, rc, ry, rx, rk.
+  std::vector<tir::LoopRV> tile = innerLoops(sch, c.conv, 2);
+  if (tile.size() != 9) return notApplicable("conv2d_nchw_int8", "unexpected loops below the tile");
+  std::vector<tir::LoopRV> rc = sch.split(tile[5], {std::monostate{}, chunk});
+  std::vector<tir::LoopRV> col = sch.split(tile[3], {std::monostate{}, owb});
+  sch.reorder({rc[0], tile[2], col[0], rc[1], tile[6], tile[7], tile[1], col[1], tile[4], tile[8]});
+  tir::BlockRV init = sch.decomposeReduction(c.conv, rc[0]);
+  sch.unroll(tile[1]);
+  sch.unroll(col[1]);
+  sch.tensorize(tile[4], kVnniDot16x4);
+  vectorizeTile(sch, innerLoops(sch, init, 2));
+  if (c.channels * c.width * c.reduction >= options.minParallelWork)
+    parallelTiles(sch, {c.out[0], oc[0]}, options.numCores);
+  return Applicability::yes();
+}
+
+// Otherwise a tile is 16 channels x owb columns of one row, its accumulators computed over the
+// whole reduction.
+Applicability tileRows(tir::Schedule& sch, const ConvShape& c, int64_t owb,
+                       const ScheduleOptions& options) {
+  std::vector<tir::LoopRV> oc = sch.split(c.out[1], {std::monostate{}, kInt8Lanes});
+  std::vector<tir::LoopRV> ow = sch.split(c.out[3], {std::monostate{}, owb});
+  sch.reorder({oc[0], c.out[2], ow[0], oc[1], ow[1]});
+  sch.computeAt(c.conv, ow[0], /*preserveUnitLoops=*/true);
+  // Below the tile loops (n, oc[0], h, ow[0]): n, oc, oh, ow, lane, then rc, ry, rx, rk.
+  std::vector<tir::LoopRV> tile = sch.getLoops(c.conv);
+  if (tile.size() != 4 + 9)
+    return notApplicable("conv2d_nchw_int8", "unexpected loops below the tile");
+  const tir::LoopRV column = tile[7], lane = tile[8], rk = tile[12];
+  sch.reorder({tile[9], tile[10], tile[11], column, lane, rk});
+  tir::BlockRV init = sch.decomposeReduction(c.conv, tile[9]);
+  sch.unroll(column);
+  sch.tensorize(lane, kVnniDot16x4);
+  vectorizeTile(sch, innerLoops(sch, init, 4));  // below the tile loops
+  if (c.channels * c.width * c.reduction >= options.minParallelWork)
+    parallelTiles(sch, {c.out[0], oc[0], c.out[2]}, options.numCores);
+  return Applicability::yes();
+}
+
+}  // namespace
+
 Applicability scheduleConv2dInt8(tir::Schedule& sch, const ScheduleOptions& options) {
   const std::string anchor = "conv2d_nchw_int8";
   registerTensorIntrinsics();
@@ -38,64 +101,26 @@ Applicability scheduleConv2dInt8(tir::Schedule& sch, const ScheduleOptions& opti
   std::optional<tir::BlockRV> conv = findBlock(sch, anchor);
   std::optional<tir::BlockRV> out = soleOutputBlock(sch);
   if (!conv || !out) return notApplicable(anchor, "the kernel needs one conv2d and one output");
-  const tir::BlockNode* c = sch.get(*conv);
-  if (c->iterVars.size() != 9) return notApplicable(anchor, "unexpected accumulator");
-  const int64_t reduction = reductionSize(c);  // `c` dies with the first transformation
-  const int64_t* groupsPtr = tir::asConstInt(c->iterVars[5].dom.extent);
-  const int64_t groups = groupsPtr ? *groupsPtr : 1;
-  const int64_t window = reduction / std::max<int64_t>(1, groups * kInt8Depth);  // KH * KW
-  std::vector<tir::LoopRV> loops = sch.getLoops(*out);
-  if (loops.size() != 4) return notApplicable(anchor, "the output is not NCHW");
-  const std::optional<int64_t> channels = extentOf(sch, loops[1]), width = extentOf(sch, loops[3]);
-  const std::optional<int64_t> height = extentOf(sch, loops[2]);
+  const tir::BlockNode* block = sch.get(*conv);
+  if (block->iterVars.size() != 9) return notApplicable(anchor, "unexpected accumulator");
+  const int64_t* groups = tir::asConstInt(block->iterVars[5].dom.extent);
+  ConvShape c{.conv = *conv, .out = sch.getLoops(*out)};
+  c.reduction = reductionSize(block);
+  c.groups = groups ? *groups : 1;
+  c.window = c.reduction / std::max<int64_t>(1, c.groups * kInt8Depth);
+  if (c.out.size() != 4) return notApplicable(anchor, "the output is not NCHW");
+  const std::optional<int64_t> channels = extentOf(sch, c.out[1]);
+  const std::optional<int64_t> height = extentOf(sch, c.out[2]), width = extentOf(sch, c.out[3]);
   if (!channels || !width || !height) return notApplicable(anchor, "symbolic shape");
+  c.channels = *channels;
+  c.height = *height;
+  c.width = *width;
 
-  const int64_t owb = largestDivisorAtMost(*width, kMaxAccumulators);
-  const int64_t parallelWork = *channels * *width * reduction;
-  // A small image (14x14, 7x7) is one tile per block of output channels, with the reduction in
-  // chunks of 16 KiB of weights, each over every row, so the weights of a block (288 KiB at
-  // ResNet's 7x7 stage) are read from L2 once rather than once per row. Rows narrower than 12
-  // take two blocks of channels, so that enough independent accumulators hide vpdpbusd's latency.
-  const int64_t weightBytes = reduction * kInt8Lanes;
-  if (*height * *width * kInt8Lanes * 4 <= kSmallImageBytes && weightBytes > kL1WeightBytes) {
-    const int64_t blocks = owb < 12 && *channels % (2 * kInt8Lanes) == 0 ? 2 : 1;
-    const int64_t chunk = largestDivisorAtMost(groups, kL1WeightBytes / 2 / (window * 64));
-    std::vector<tir::LoopRV> oc = sch.split(loops[1], {std::monostate{}, blocks * kInt8Lanes});
-    sch.computeAt(*conv, oc[0], /*preserveUnitLoops=*/true);
-    // Below (n, oc[0], oc[1], h, w): n, oc, oh, ow, lane, rc, ry, rx, rk.
-    std::vector<tir::LoopRV> tile = innerLoops(sch, *conv, 2);
-    if (tile.size() != 9) return notApplicable(anchor, "unexpected loops below the tile");
-    std::vector<tir::LoopRV> rc = sch.split(tile[5], {std::monostate{}, chunk});
-    std::vector<tir::LoopRV> col = sch.split(tile[3], {std::monostate{}, owb});
-    sch.reorder(
-        {rc[0], tile[2], col[0], rc[1], tile[6], tile[7], tile[1], col[1], tile[4], tile[8]});
-    tir::BlockRV init = sch.decomposeReduction(*conv, rc[0]);
-    sch.unroll(tile[1]);
-    sch.unroll(col[1]);
-    sch.tensorize(tile[4], kVnniDot16x4);
-    vectorizeTile(sch, innerLoops(sch, init, 2));
-    if (parallelWork >= options.minParallelWork)
-      parallelTiles(sch, {loops[0], oc[0]}, options.numCores);
-    return Applicability::yes();
-  }
-  std::vector<tir::LoopRV> oc = sch.split(loops[1], {std::monostate{}, kInt8Lanes});
-  std::vector<tir::LoopRV> ow = sch.split(loops[3], {std::monostate{}, owb});
-  sch.reorder({oc[0], loops[2], ow[0], oc[1], ow[1]});
-  sch.computeAt(*conv, ow[0], /*preserveUnitLoops=*/true);
-
-  // Below the tile loops (n, oc[0], h, ow[0]): n, oc, oh, ow, lane, then rc, ry, rx, rk.
-  std::vector<tir::LoopRV> tile = sch.getLoops(*conv);
-  if (tile.size() != 4 + 9) return notApplicable(anchor, "unexpected loops below the tile");
-  const tir::LoopRV column = tile[7], lane = tile[8], rk = tile[12];
-  sch.reorder({tile[9], tile[10], tile[11], column, lane, rk});
-  tir::BlockRV init = sch.decomposeReduction(*conv, tile[9]);
-  sch.unroll(column);
-  sch.tensorize(lane, kVnniDot16x4);
-  vectorizeTile(sch, innerLoops(sch, init, 4));  // below the tile loops
-
-  if (parallelWork >= options.minParallelWork)
-    parallelTiles(sch, {loops[0], oc[0], loops[2]}, options.numCores);
-  return Applicability::yes();
+  const int64_t owb = largestDivisorAtMost(c.width, kMaxAccumulators);
+  const bool small = c.height * c.width * kInt8Lanes * 4 <= kSmallImageBytes;
+  if (small && c.reduction * kInt8Lanes > kL1WeightBytes)
+    return tileSmallImage(sch, c, owb, options);
+  return tileRows(sch, c, owb, options);
 }
 
 Applicability scheduleConv2d1x1Int8(tir::Schedule& sch, const ScheduleOptions& options) {
