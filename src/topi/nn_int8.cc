@@ -50,17 +50,38 @@ PrimExpr compensation(const Tensor& packed, const PrimExpr& block, const PrimExp
   return sum;
 }
 
-// The output stage: the accumulator's lanes back in the natural layout, minus the compensation
-// when the data was shifted.
-PrimExpr unpacked(const Tensor& acc, const Tensor& packed, std::vector<PrimExpr> index,
-                  const Var& channel, int64_t shift, int64_t compensationRow) {
-  PrimExpr block = tir::floordiv(channel, tir::intImm(kInt8Lanes, channel->dtype));
-  PrimExpr lane = tir::floormod(channel, tir::intImm(kInt8Lanes, channel->dtype));
-  index.push_back(block);
-  index.push_back(lane);
-  PrimExpr v = acc(index);
-  if (shift == 0) return v;
-  return v - compensation(packed, block, lane, compensationRow);
+// The block of 16 and the lane of output channel `c`.
+struct ChannelPosition {
+  PrimExpr block, lane;
+};
+ChannelPosition positionOf(const PrimExpr& c) {
+  return {tir::floordiv(c, tir::intImm(kInt8Lanes, c->dtype)),
+          tir::floormod(c, tir::intImm(kInt8Lanes, c->dtype))};
+}
+
+// The output stage's value: an accumulator minus its channel's compensation when the data was
+// shifted.
+PrimExpr compensated(const PrimExpr& acc, const Tensor& packed, const ChannelPosition& at,
+                     int64_t shift, int64_t compensationRow) {
+  if (shift == 0) return acc;
+  return acc - compensation(packed, at.block, at.lane, compensationRow);
+}
+
+// The constant shapes of a conv2d's operands, checked as both conv2d computes need them.
+struct ConvOperands {
+  std::vector<int64_t> data, packed;
+  int64_t groups;  // input-channel groups of 4 (the packed weight's compensation row)
+};
+ConvOperands convOperands(const Tensor& data, const Tensor& packed, const Conv2DParams& p,
+                          const std::string& op) {
+  requireInt8Operands(data, packed, op);
+  ConvOperands o{constShape(data, op), constShape(packed, op), 0};
+  o.groups = o.packed[1] - 1;
+  if (o.data.size() != 4 || ceilDiv(o.data[1], kInt8Depth) != o.groups || p.groups != 1)
+    throwDiagnostic("topi_int8", op + ": needs NCHW data whose channels the weight was packed for");
+  if (p.outDtype != DataType::int32())
+    throwDiagnostic("topi_int8", op + ": the output dtype must be int32");
+  return o;
 }
 
 }  // namespace
@@ -119,13 +140,9 @@ int64_t channelsOf(const std::vector<int64_t>& packedShape, int64_t outChannels,
 Tensor conv2dNchwInt8(const Tensor& data, const Tensor& packed, const Conv2DParams& p,
                       int64_t outChannels) {
   const std::string op = "conv2d_nchw_int8";
-  requireInt8Operands(data, packed, op);
-  const std::vector<int64_t> ds = constShape(data, op), ws = constShape(packed, op);
-  const int64_t groups = ws[1] - 1;
-  if (ds.size() != 4 || ceilDiv(ds[1], kInt8Depth) != groups || p.groups != 1)
-    throwDiagnostic("topi_int8", op + ": needs NCHW data whose channels the weight was packed for");
-  if (p.outDtype != DataType::int32())
-    throwDiagnostic("topi_int8", op + ": the output dtype must be int32");
+  const ConvOperands operands = convOperands(data, packed, p, op);
+  const std::vector<int64_t>&ds = operands.data, &ws = operands.packed;
+  const int64_t groups = operands.groups;
   const int64_t shift = dataShift(data.dtype());
   const int64_t spanY = (ws[2] - 1) * p.dilation[0] + 1, spanX = (ws[3] - 1) * p.dilation[1] + 1;
   const int64_t oh = (ds[2] + p.padding[0] + p.padding[2] - spanY) / p.strides[0] + 1;
@@ -182,11 +199,8 @@ Tensor conv2dNchwInt8(const Tensor& data, const Tensor& packed, const Conv2DPara
   return te::compute(
       shapeOf({ds[0], channelsOf(ws, outChannels, op), oh, ow}),
       [&](Var n, Var c, Var y, Var x) {
-        PrimExpr block = tir::floordiv(c, tir::intImm(kInt8Lanes, c->dtype));
-        PrimExpr lane = tir::floormod(c, tir::intImm(kInt8Lanes, c->dtype));
-        PrimExpr v = acc(n, block, y, x, lane);
-        if (shift == 0) return v;
-        return v - compensation(packed, block, lane, groups);
+        const ChannelPosition at = positionOf(c);
+        return compensated(acc(n, at.block, y, x, at.lane), packed, at, shift, groups);
       },
       te::ComputeOptions{
           .name = "T_conv2d_int8_unpack", .tag = "injective", .indexNames = {"n", "c", "h", "w"}});
@@ -210,14 +224,11 @@ bool conv2d1x1Int8Applies(const std::vector<int64_t>& dataShape,
 Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DParams& p,
                          int64_t outChannels) {
   const std::string op = "conv2d_1x1_int8";
-  requireInt8Operands(data, packed, op);
-  const std::vector<int64_t> ds = constShape(data, op), ws = constShape(packed, op);
-  const int64_t groups = ws[1] - 1;
-  if (ds.size() != 4 || ceilDiv(ds[1], kInt8Depth) != groups ||
-      !conv2d1x1Int8Applies(ds, {ws[0] * kInt8Lanes, ds[1], ws[2], ws[3]}, p))
+  const ConvOperands operands = convOperands(data, packed, p, op);
+  const std::vector<int64_t>&ds = operands.data, &ws = operands.packed;
+  const int64_t groups = operands.groups;
+  if (!conv2d1x1Int8Applies(ds, {ws[0] * kInt8Lanes, ds[1], ws[2], ws[3]}, p))
     throwDiagnostic("topi_int8", op + ": needs a pointwise NCHW conv2d over whole pixel vectors");
-  if (p.outDtype != DataType::int32())
-    throwDiagnostic("topi_int8", op + ": the output dtype must be int32");
   const int64_t shift = dataShift(data.dtype());
   const int64_t width = ds[3], pixels = ds[2] * ds[3];
 
@@ -240,21 +251,18 @@ Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DP
   Tensor acc = te::compute(
       shapeOf({ds[0], ws[0] * kInt8Lanes, pixels}),
       [&](Var n, Var oc, Var pixel) {
-        PrimExpr block = tir::floordiv(oc, tir::intImm(kInt8Lanes, oc->dtype));
-        PrimExpr lane = tir::floormod(oc, tir::intImm(kInt8Lanes, oc->dtype));
-        return te::sum(
-            tir::cast(i32, dataU8(n, rc.var, pixel, rk.var)) *
-                tir::cast(i32, packed(block, rc.var, tir::intImm(0), tir::intImm(0), lane, rk.var)),
-            {rc, rk});
+        const ChannelPosition at = positionOf(oc);
+        return te::sum(tir::cast(i32, dataU8(n, rc.var, pixel, rk.var)) *
+                           tir::cast(i32, packed(at.block, rc.var, tir::intImm(0), tir::intImm(0),
+                                                 at.lane, rk.var)),
+                       {rc, rk});
       },
       te::ComputeOptions{.name = op, .tag = op, .indexNames = {"n", "oc", "pixel"}});
   return te::compute(
       shapeOf({ds[0], channelsOf(ws, outChannels, op), ds[2], width}),
       [&](Var n, Var c, Var y, Var x) {
-        PrimExpr v = acc(n, c, addIdx(mulIdx(y, width), x));
-        if (shift == 0) return v;
-        return v - compensation(packed, tir::floordiv(c, tir::intImm(kInt8Lanes, c->dtype)),
-                                tir::floormod(c, tir::intImm(kInt8Lanes, c->dtype)), groups);
+        return compensated(acc(n, c, addIdx(mulIdx(y, width), x)), packed, positionOf(c), shift,
+                           groups);
       },
       te::ComputeOptions{.name = "T_conv2d_1x1_int8_unpack",
                          .tag = "injective",
@@ -307,8 +315,10 @@ Tensor denseInt8(const Tensor& data, const Tensor& packed, int64_t outChannels) 
   return te::compute(
       shapeOf(outShape),
       [&](const std::vector<Var>& i) {
-        return unpacked(acc, packed, std::vector<PrimExpr>(i.begin(), i.end() - 1), i.back(), shift,
-                        groups);
+        const ChannelPosition at = positionOf(i.back());
+        std::vector<PrimExpr> idx(i.begin(), i.end() - 1);
+        idx.insert(idx.end(), {at.block, at.lane});
+        return compensated(acc(idx), packed, at, shift, groups);
       },
       te::ComputeOptions{
           .name = "T_dense_int8", .tag = "injective", .indexNames = axisNames(outShape.size())});

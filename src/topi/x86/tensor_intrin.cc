@@ -32,23 +32,35 @@ struct DotBuffers {
   Buffer c = makeBuffer("C", {intImm(16)}, DataType::int32());
 };
 
-// for j < 16, k < 4: C[j] = C[j] + int32(A[k]) * int32(B[j, k]), as a reduction block over k.
-PrimFunc vnniDescription() {
-  DotBuffers p;
+// The index of an operand of the 16 x 4 dot product from the block's iter vars (j: lane, k: byte).
+using DotIndex = std::vector<PrimExpr> (*)(const Var& j, const Var& k);
+
+// for j < 16, k < 4: C[j] = C[j] + int32(A[ai(j, k)]) * int32(B[bi(j, k)]), as a reduction block
+// over k: the description both intrinsics share, with their own operand shapes.
+PrimFunc dotDescription(const Buffer& a, const Buffer& b, const Buffer& c, DotIndex ai,
+                        DotIndex bi) {
   Var j = makeVar("j"), k = makeVar("k"), vj = makeVar("vj"), vk = makeVar("vk");
   auto block = std::make_shared<BlockNode>();
   block->name = "update";
   block->iterVars = {{{intImm(0), intImm(16)}, vj, IterVarType::kDataPar, ""},
                      {{intImm(0), intImm(4)}, vk, IterVarType::kCommReduce, ""}};
-  block->reads = {pointRegion(p.c, {vj}), pointRegion(p.a, {vk}), pointRegion(p.b, {vj, vk})};
-  block->writes = {pointRegion(p.c, {vj})};
+  block->reads = {pointRegion(c, {vj}), pointRegion(a, ai(vj, vk)), pointRegion(b, bi(vj, vk))};
+  block->writes = {pointRegion(c, {vj})};
   const DataType i32 = DataType::int32();
-  block->body = bufferStore(p.c,
-                            bufferLoad(p.c, {vj}) + cast(i32, bufferLoad(p.a, {vk})) *
-                                                        cast(i32, bufferLoad(p.b, {vj, vk})),
+  block->body = bufferStore(c,
+                            bufferLoad(c, {vj}) + cast(i32, bufferLoad(a, ai(vj, vk))) *
+                                                      cast(i32, bufferLoad(b, bi(vj, vk))),
                             {vj});
   Stmt nest = loopNest({j, k}, {intImm(16), intImm(4)}, blockRealize({j, k}, boolImm(true), block));
-  return rootFunction({p.a, p.b, p.c}, nest);
+  return rootFunction({a, b, c}, nest);
+}
+
+// C[j] += int32(A[k]) * int32(B[j, k]): the data group shared by all lanes.
+PrimFunc vnniDescription() {
+  DotBuffers p;
+  return dotDescription(
+      p.a, p.b, p.c, [](const Var&, const Var& k) { return std::vector<PrimExpr>{k}; },
+      [](const Var& j, const Var& k) { return std::vector<PrimExpr>{j, k}; });
 }
 
 // C[0:16] = vpdpbusd(C[0:16], the 4 bytes of A broadcast to every lane, B's 64 bytes).
@@ -72,23 +84,12 @@ struct SharedWeightBuffers {
   Buffer c = makeBuffer("C", {intImm(16)}, DataType::int32());
 };
 
-// for j < 16, k < 4: C[j] = C[j] + int32(A[j, k]) * int32(B[k]).
+// C[j] += int32(A[j, k]) * int32(B[k]): the weight group shared by all lanes.
 PrimFunc sharedWeightDescription() {
   SharedWeightBuffers p;
-  Var j = makeVar("j"), k = makeVar("k"), vj = makeVar("vj"), vk = makeVar("vk");
-  auto block = std::make_shared<BlockNode>();
-  block->name = "update";
-  block->iterVars = {{{intImm(0), intImm(16)}, vj, IterVarType::kDataPar, ""},
-                     {{intImm(0), intImm(4)}, vk, IterVarType::kCommReduce, ""}};
-  block->reads = {pointRegion(p.c, {vj}), pointRegion(p.a, {vj, vk}), pointRegion(p.b, {vk})};
-  block->writes = {pointRegion(p.c, {vj})};
-  const DataType i32 = DataType::int32();
-  block->body = bufferStore(p.c,
-                            bufferLoad(p.c, {vj}) + cast(i32, bufferLoad(p.a, {vj, vk})) *
-                                                        cast(i32, bufferLoad(p.b, {vk})),
-                            {vj});
-  Stmt nest = loopNest({j, k}, {intImm(16), intImm(4)}, blockRealize({j, k}, boolImm(true), block));
-  return rootFunction({p.a, p.b, p.c}, nest);
+  return dotDescription(
+      p.a, p.b, p.c, [](const Var& j, const Var& k) { return std::vector<PrimExpr>{j, k}; },
+      [](const Var&, const Var& k) { return std::vector<PrimExpr>{k}; });
 }
 
 // C[0:16] = vpdpbusd(C[0:16], A's 64 bytes, the 4 bytes of B broadcast to every lane).
