@@ -315,6 +315,16 @@ llvm::Value* CodeGenLLVM::emitCall(const CallNode* op) {
   if (name == "tir.log10") return unary(llvm::Intrinsic::log10);
   if (name == "tir.sin") return unary(llvm::Intrinsic::sin);
   if (name == "tir.cos") return unary(llvm::Intrinsic::cos);
+  // LLVM 19's inverse trigonometric intrinsics become libm calls (one per lane for vectors).
+  if (name == "tir.asin")
+    return viaFloat(
+        [&](llvm::Value* x) { return builder_.CreateUnaryIntrinsic(llvm::Intrinsic::asin, x); });
+  if (name == "tir.acos")
+    return viaFloat(
+        [&](llvm::Value* x) { return builder_.CreateUnaryIntrinsic(llvm::Intrinsic::acos, x); });
+  if (name == "tir.atan")
+    return viaFloat(
+        [&](llvm::Value* x) { return builder_.CreateUnaryIntrinsic(llvm::Intrinsic::atan, x); });
   if (name == "tir.pow") {
     // llvm.pow is floating-point only.
     if (op->dtype.isInteger()) return emitIntPow(op->dtype, args.at(0), args.at(1));

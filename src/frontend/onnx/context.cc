@@ -197,10 +197,47 @@ void GraphContext::setSpecializedValue(const relay::Var& param, NDArray value) {
   specialized_[param.get()] = std::move(value);
 }
 
-std::optional<NDArray> GraphContext::specializedValue(const relay::Expr& e) const {
-  auto it = specialized_.find(e.get());
-  if (it == specialized_.end()) return std::nullopt;
-  return it->second;
+// A value computed from specialised inputs only (Cast(size) feeding a Range, as the expanded
+// window functions do) is evaluated with those inputs' values: the function of the inputs it uses,
+// applied to their values. Any other input, an unknown constant, a stateful op or a large
+// intermediate means nullopt.
+std::optional<NDArray> GraphContext::specializedValue(const relay::Expr& e) {
+  if (auto it = specialized_.find(e.get()); it != specialized_.end()) return it->second;
+  if (specialized_.empty() || e->kind == ExprKind::kVar) return std::nullopt;
+  std::vector<relay::Var> params;
+  std::vector<Expr> values;
+  std::vector<Expr> stack{e};
+  std::unordered_set<const relay::ExprNode*> seen;
+  while (!stack.empty()) {
+    Expr x = stack.back();
+    stack.pop_back();
+    if (!seen.insert(x.get()).second) continue;
+    if (const auto* c = x->as<relay::ConstantNode>()) {
+      if (!c->hasData()) return std::nullopt;
+    } else if (x->kind == ExprKind::kVar) {
+      auto it = specialized_.find(x.get());
+      if (it == specialized_.end()) return std::nullopt;
+      params.push_back(relay::exprAs<relay::VarNode>(x));
+      values.push_back(relay::makeConstant(it->second));
+    } else if (!isSmall(typeOf(x))) {
+      return std::nullopt;
+    } else if (const auto* call = x->as<relay::CallNode>()) {
+      const auto* op = call->op->as<relay::OpNode>();
+      if (!op || op->def->stateful) return std::nullopt;
+      stack.insert(stack.end(), call->args.begin(), call->args.end());
+    } else if (const auto* tuple = x->as<relay::TupleNode>()) {
+      stack.insert(stack.end(), tuple->fields.begin(), tuple->fields.end());
+    } else if (const auto* item = x->as<relay::TupleGetItemNode>()) {
+      stack.push_back(item->tuple);
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (params.empty()) return std::nullopt;
+  relay::Value v = relay::evaluateClosed(
+      relay::makeCall(relay::makeFunction(std::move(params), e), std::move(values)));
+  if (!v.isTensor()) return std::nullopt;
+  return v.tensor();
 }
 
 // Shape-like inputs must be constants by now: everything computable at import has been folded, so

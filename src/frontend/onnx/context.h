@@ -49,8 +49,9 @@ class GraphContext {
   /// Gives graph input `param` a value the importer may use where it needs a constant (a shape,
   /// size or axis input): the module is specialised to it, and keeps the parameter.
   void setSpecializedValue(const relay::Var& param, NDArray value);
-  /// The specialised value of a graph input, or nullopt.
-  std::optional<NDArray> specializedValue(const relay::Expr& e) const;
+  /// The value of a graph input given a specialised value, or of an expression computed from such
+  /// inputs and constants only; nullopt otherwise.
+  std::optional<NDArray> specializedValue(const relay::Expr& e);
 
  private:
   Type computeType(const relay::Expr& e);

@@ -92,13 +92,37 @@ void matmul(NodeContext& n) {
   n.setOutput(0, matmulOf(n, n.input(0), n.input(1)));
 }
 
+// BatchNormalization. In training mode (opset 14+) Y is normalised with the batch's own mean and
+// (biased) variance over every axis but 1, and the outputs running_mean and running_var blend
+// those into the given statistics: input * momentum + batch * (1 - momentum).
 void batchNorm(NodeContext& n) {
-  n.requireOutputsAtMost(1, "training-mode statistics are not supported");
-  if (n.attrInt("training_mode", 0) != 0) n.badAttr("training_mode", "1", "0 (inference)");
   if (n.inputRank(0) < 2) n.fail("onnx_shape", "the input must have rank >= 2");
-  Expr bn = relay::nn::batchNorm(n.input(0), n.input(1), n.input(2), n.input(3), n.input(4),
-                                 {.axis = 1, .epsilon = n.attrFloat("epsilon", 1e-5)});
+  const double epsilon = n.attrFloat("epsilon", 1e-5);
+  if (n.attrInt("training_mode", 0) == 0) {
+    n.requireOutputsAtMost(1, "the running statistics are outputs of training mode only");
+    Expr bn = relay::nn::batchNorm(n.input(0), n.input(1), n.input(2), n.input(3), n.input(4),
+                                   {.axis = 1, .epsilon = epsilon});
+    n.setOutput(0, relay::makeTupleGetItem(bn, 0));
+    return;
+  }
+  const int64_t rank = n.inputRank(0);
+  std::vector<int64_t> axes = {0};
+  for (int64_t a = 2; a < rank; ++a) axes.push_back(a);
+  const DataType dtype = n.inputDtype(0);
+  const Expr x = n.input(0);
+  const Expr mean = relay::mean(x, {.axis = axes});
+  const Expr centred = relay::subtract(x, relay::expandDims(mean, 1, static_cast<int>(rank - 2)));
+  const Expr variance = relay::mean(relay::multiply(centred, centred), {.axis = axes});
+  Expr bn = relay::nn::batchNorm(x, n.input(1), n.input(2), mean, variance,
+                                 {.axis = 1, .epsilon = epsilon});
   n.setOutput(0, relay::makeTupleGetItem(bn, 0));
+  const double momentum = n.attrFloat("momentum", 0.9);
+  auto blend = [&](const Expr& given, const Expr& batch) {
+    return relay::add(relay::multiply(given, scalarConstant(momentum, dtype)),
+                      relay::multiply(batch, scalarConstant(1 - momentum, dtype)));
+  };
+  n.setOutput(1, blend(n.input(3), mean));
+  n.setOutput(2, blend(n.input(4), variance));
 }
 
 // LayerNormalization (opset 17) normalises over axes [axis, rank); nn.layer_norm normalises one
@@ -159,11 +183,17 @@ void softmax(NodeContext& n) {
   n.setOutput(0, reshapeTo(apply(flat, 1), shape));
 }
 
+// Dropout. Inference, and training with a ratio of exactly 0, keep every element: the output is the
+// input and the mask all true. Training with another ratio draws random numbers: unsupported.
 void dropout(NodeContext& n) {
-  if (n.hasInput(2) && (!n.constantInput(2) || n.constantScalar(2, "training_mode") != 0))
-    n.fail("onnx_unsupported_attr", "training_mode must be a constant false (inference)");
+  const bool training =
+      n.hasInput(2) && (!n.constantInput(2) || n.constantScalar(2, "training_mode") != 0);
+  if (training && !(n.hasInput(1) && n.constantInput(1) && n.constantScalar(1, "ratio") == 0))
+    n.fail("onnx_unsupported_attr",
+           "training_mode must be a constant false (inference), or the ratio a constant 0: random "
+           "dropout is not supported");
   n.setOutput(0, n.input(0));
-  if (n.outputUsed(1)) {  // inference keeps every element: the mask is all true
+  if (n.outputUsed(1)) {
     NDArray mask = NDArray::empty(n.inputShape(0), DataType::boolType());
     for (int64_t i = 0; i < mask.numel(); ++i) mask.setInt(i, 1);
     n.setOutput(1, relay::makeConstant(mask));
@@ -190,9 +220,9 @@ void instanceNorm(NodeContext& n) {
 }
 
 constexpr ConverterRow kRows[] = {
-    {"BatchNormalization", batchNorm, "inference mode"},
+    {"BatchNormalization", batchNorm, "inference; training mode with batch statistics"},
     {"InstanceNormalization", instanceNorm, "epsilon"},
-    {"Dropout", dropout, "inference: identity"},
+    {"Dropout", dropout, "inference, or training with ratio 0: identity"},
     {"Gemm", gemm, "alpha, beta, transA, transB"},
     {"LayerNormalization", layerNorm, "opset 17; any axis; Y output only"},
     {"LogSoftmax", softmax<true>, "opset < 13: 2-D coercion; 13+: axis"},

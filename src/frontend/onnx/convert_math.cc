@@ -42,11 +42,23 @@ void leakyRelu(NodeContext& n) {
 }
 
 // PRelu: x for x >= 0, slope * x otherwise; the slope broadcasts unidirectionally.
+// PRelu. Before opset 7 a 1-D slope of C values applied per channel (axis 1), and ONNX's version
+// converter passes such a slope through unchanged; when numpy broadcasting cannot apply it (the
+// last axis is not C), it is read the old way, as (C, 1, ..., 1).
 void prelu(NodeContext& n) {
   Expr x = n.input(0);
+  Expr slope = n.input(1);
+  const std::vector<int64_t> shape = n.inputShape(0);
+  const std::vector<int64_t> slopeShape = n.inputShape(1);
+  if (slopeShape.size() == 1 && shape.size() >= 3 && slopeShape[0] == shape[1] &&
+      !broadcastShapes(shape, slopeShape)) {
+    std::vector<int64_t> perChannel(shape.size() - 1, 1);
+    perChannel[0] = shape[1];
+    slope = n.fold(relay::reshape(slope, perChannel));
+  }
   Expr zero = scalarConstant(0, n.inputDtype(0));
-  n.setOutput(
-      0, relay::add(relay::maximum(x, zero), relay::multiply(n.input(1), relay::minimum(x, zero))));
+  n.setOutput(0,
+              relay::add(relay::maximum(x, zero), relay::multiply(slope, relay::minimum(x, zero))));
 }
 
 // HardSigmoid: max(0, min(1, alpha * x + beta)).
@@ -306,10 +318,13 @@ void shrink(NodeContext& n) {
 
 constexpr ConverterRow kRows[] = {
     {"Abs", unary<relay::abs>, ""},
+    {"Acos", unary<relay::acos>, ""},
     {"Acosh", inverseHyperbolic<1>, ""},
     {"Add", binary<relay::add>, "numpy broadcasting"},
     {"And", binary<relay::logicalAnd>, ""},
+    {"Asin", unary<relay::asin>, ""},
     {"Asinh", inverseHyperbolic<0>, ""},
+    {"Atan", unary<relay::atan>, ""},
     {"Atanh", inverseHyperbolic<2>, ""},
     {"BitShift", bitShift, "direction LEFT/RIGHT; unsigned integers"},
     {"Cast", cast, "numeric and bool types"},
@@ -351,8 +366,8 @@ constexpr ConverterRow kRows[] = {
     {"Relu", unary<relu>, ""},
     {"Round", roundHalfEven, "half to even"},
     {"Selu", selu, ""},
-    {"Sigmoid", unary<relay::sigmoid>, ""},
     {"Shrink", shrink, ""},
+    {"Sigmoid", unary<relay::sigmoid>, ""},
     {"Sign", unary<relay::sign>, ""},
     {"Sin", unary<relay::sin>, ""},
     {"Sinh", hyperbolic<true>, ""},

@@ -265,6 +265,10 @@ Expr sigmoid(Expr data);
 Expr erf(Expr data);
 /// Sine (floating point only).
 Expr sin(Expr data);
+/// Arcsine, arccosine and arctangent (floating point only).
+Expr asin(Expr data);
+Expr acos(Expr data);
+Expr atan(Expr data);
 /// Cosine (floating point only).
 Expr cos(Expr data);
 /// Round half away from zero (integers unchanged).

@@ -78,6 +78,9 @@ const UnaryDef kUnaryOps[] = {
      .onFloat = [](double x) { return std::erf(x); }},
     {.name = "sin", .summary = "sine", .onFloat = [](double x) { return std::sin(x); }},
     {.name = "cos", .summary = "cosine", .onFloat = [](double x) { return std::cos(x); }},
+    {.name = "asin", .summary = "arcsine", .onFloat = [](double x) { return std::asin(x); }},
+    {.name = "acos", .summary = "arccosine", .onFloat = [](double x) { return std::acos(x); }},
+    {.name = "atan", .summary = "arctangent", .onFloat = [](double x) { return std::atan(x); }},
     // std::round rounds half away from zero, as LLVM's llvm.round does (spec §3.6).
     {.name = "round",
      .summary = "round half away from zero",
@@ -259,6 +262,15 @@ Expr sin(Expr data) {
 }
 Expr cos(Expr data) {
   return callUnary("cos", std::move(data));
+}
+Expr asin(Expr data) {
+  return callUnary("asin", std::move(data));
+}
+Expr acos(Expr data) {
+  return callUnary("acos", std::move(data));
+}
+Expr atan(Expr data) {
+  return callUnary("atan", std::move(data));
 }
 Expr round(Expr data) {
   return callUnary("round", std::move(data));
