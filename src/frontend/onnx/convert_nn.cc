@@ -1,9 +1,11 @@
-// Windowed ONNX operators: Conv, MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool, and Pad.
-// 2-D windows map to nn.conv2d / nn.*_pool2d (NCHW); 1-D windows run as 2-D ones over a unit
-// height. auto_pad is resolved here from the static input shape.
+// Windowed ONNX operators: Conv, ConvTranspose, MaxPool, AveragePool, GlobalAveragePool,
+// GlobalMaxPool, and Pad. 2-D windows map to nn.conv2d / nn.*_pool2d (NCHW); 1-D windows run as
+// 2-D ones over a unit height; 3-D windows are composed of 2-D ones (convert_nn3d.cc). auto_pad is
+// resolved here from the static input shape.
 #include <algorithm>
 
 #include "frontend/onnx/context.h"
+#include "frontend/onnx/nn_window.h"
 #include "relay/op/nn.h"
 #include "relay/op/tensor.h"
 
@@ -12,11 +14,6 @@ namespace tessera::frontend::onnx {
 namespace {
 
 using relay::Expr;
-
-// A sliding window over the spatial axes, in ONNX's conventions (pads: all begins, then all ends).
-struct Window {
-  std::vector<int64_t> kernel, strides, dilations, pads;
-};
 
 std::vector<int64_t> listAttr(NodeContext& n, const std::string& name, size_t count,
                               int64_t fallback, int64_t min) {
@@ -66,13 +63,13 @@ Window windowOf(NodeContext& n, const std::vector<int64_t>& spatialIn,
   return w;
 }
 
-// Spatial rank of an NC... input: 1 or 2 (3-D windows have no Relay op yet).
+// Spatial rank of an NC... input: 1, 2 or 3.
 size_t spatialRank(NodeContext& n, size_t input) {
   const int64_t rank = n.inputRank(input);
-  if (rank != 3 && rank != 4)
-    n.fail("onnx_unsupported_rank", "input " + std::to_string(input) + " has rank " +
-                                        std::to_string(rank) +
-                                        "; supported: 1-D (N, C, W) and 2-D (N, C, H, W) windows");
+  if (rank < 3 || rank > 5)
+    n.fail("onnx_unsupported_rank",
+           "input " + std::to_string(input) + " has rank " + std::to_string(rank) +
+               "; supported: 1-D (N, C, W), 2-D (N, C, H, W) and 3-D (N, C, D, H, W) windows");
   return static_cast<size_t>(rank - 2);
 }
 
@@ -92,9 +89,13 @@ Expr unlift(const Expr& x) {
   return relay::squeeze(x, std::vector<int64_t>{2});
 }
 
-// The 1-D or 2-D convolution of `data` by `weight` over window `w` (ONNX conventions), plus the
-// node's bias (input 2) when given: Conv's lowering, shared by ConvTranspose.
+// The convolution of `data` by `weight` over window `w` (ONNX conventions), plus the node's
+// bias (input 2) when given: Conv's lowering, shared by ConvTranspose.
 Expr convolve(NodeContext& n, Expr data, Expr weight, Window w, int64_t groups, int64_t channels) {
+  if (w.kernel.size() == 3) {
+    Expr y = conv3dOf(n, data, weight, w, groups);
+    return n.hasInput(2) ? relay::nn::biasAdd(y, n.input(2), {.axis = 1}) : y;
+  }
   const bool oneD = w.kernel.size() == 1;
   if (oneD) {
     data = lift(data);
@@ -113,7 +114,7 @@ Expr convolve(NodeContext& n, Expr data, Expr weight, Window w, int64_t groups, 
 }
 
 void conv(NodeContext& n) {
-  spatialRank(n, 0);  // checks for 1-D or 2-D windows
+  spatialRank(n, 0);  // checks for 1-D, 2-D or 3-D windows
   const std::vector<int64_t> in = n.inputShape(0);
   const std::vector<int64_t> wshape = n.inputShape(1);
   if (wshape.size() != in.size())
@@ -134,7 +135,7 @@ void conv(NodeContext& n) {
 // (zeros between elements), padded by (k - 1) * dilation less the pads (plus output_padding at
 // the end; a negative amount crops), convolved at stride 1 with the weight's in/out channels
 // swapped within each group and its window flipped. Exact; the zeros cost stride^2 more MACs
-// than a dedicated kernel would.
+// than a dedicated kernel would (stride^3 for 3-D windows).
 void convTranspose(NodeContext& n) {
   const size_t s = spatialRank(n, 0);
   const std::vector<int64_t> in = n.inputShape(0), wshape = n.inputShape(1);
@@ -233,32 +234,24 @@ void pool(NodeContext& n) {
   std::optional<std::vector<int64_t>> kernel = n.attrInts("kernel_shape");
   if (!kernel) n.fail("onnx_attr", "attribute 'kernel_shape' is required");
   Window w = windowOf(n, std::vector<int64_t>(in.begin() + 2, in.end()), *kernel);
-  const bool ceilMode = n.attrInt("ceil_mode", 0) != 0;
-  Expr data = n.input(0);
-  if (s == 1) {
-    data = lift(data);
-    liftWindow(w);
-  }
-  const std::vector<int64_t> padding = {w.pads[0], w.pads[1], w.pads[2], w.pads[3]};
-  Expr y;
   if constexpr (kMax) {
     n.requireOutputsAtMost(1, "MaxPool's Indices output is not supported");
     if (n.attrInt("storage_order", 0) != 0)
       n.badAttr("storage_order", std::to_string(n.attrInt("storage_order", 0)), "0");
-    y = relay::nn::maxPool2d(data, {.poolSize = w.kernel,
-                                    .strides = w.strides,
-                                    .dilation = w.dilations,
-                                    .padding = padding,
-                                    .ceilMode = ceilMode});
-  } else {
-    y = relay::nn::avgPool2d(data, {.poolSize = w.kernel,
-                                    .strides = w.strides,
-                                    .dilation = w.dilations,
-                                    .padding = padding,
-                                    .ceilMode = ceilMode,
-                                    .countIncludePad = n.attrInt("count_include_pad", 0) != 0});
   }
-  n.setOutput(0, s == 1 ? unlift(y) : y);
+  const PoolMode mode{.isMax = kMax,
+                      .ceilMode = n.attrInt("ceil_mode", 0) != 0,
+                      .countIncludePad = !kMax && n.attrInt("count_include_pad", 0) != 0};
+  if (s == 3) {
+    n.setOutput(0, pool3dOf(n, n.input(0), w, mode));
+    return;
+  }
+  if (s == 2) {
+    n.setOutput(0, pool2dOf(n.input(0), w, mode));
+    return;
+  }
+  liftWindow(w);
+  n.setOutput(0, unlift(pool2dOf(lift(n.input(0)), w, mode)));
 }
 
 // Global pools: the 2-D Relay op for NCHW, a keepdims reduction over the spatial axes otherwise.
@@ -313,18 +306,34 @@ void pad(NodeContext& n) {
 
 constexpr ConverterRow kRows[] = {
     {"AveragePool", pool<false>,
-     "1-D and 2-D; pads, auto_pad, strides, ceil_mode, count_include_pad"},
-    {"Conv", conv, "1-D and 2-D; group, pads, auto_pad, strides, dilations, bias"},
+     "1-D, 2-D and 3-D; pads, auto_pad, strides, ceil_mode, count_include_pad"},
+    {"Conv", conv, "1-D, 2-D and 3-D; group, pads, auto_pad, strides, dilations, bias"},
     {"ConvTranspose", convTranspose,
-     "1-D and 2-D; group, pads, auto_pad, strides, dilations, output_padding, output_shape"},
+     "1-D, 2-D and 3-D; group, pads, auto_pad, strides, dilations, output_padding, output_shape"},
     {"GlobalAveragePool", globalPool<false>, ""},
     {"GlobalMaxPool", globalPool<true>, ""},
     {"MaxPool", pool<true>,
-     "1-D and 2-D; pads, auto_pad, strides, dilations, ceil_mode; no Indices"},
+     "1-D, 2-D and 3-D; pads, auto_pad, strides, dilations, ceil_mode; no Indices"},
     {"Pad", pad, "constant, edge, reflect; non-negative constant pads"},
 };
 
 }  // namespace
+
+Expr pool2dOf(Expr data, const Window& w, PoolMode mode) {
+  const std::vector<int64_t> padding = {w.pads[0], w.pads[1], w.pads[2], w.pads[3]};
+  if (mode.isMax)
+    return relay::nn::maxPool2d(data, {.poolSize = w.kernel,
+                                       .strides = w.strides,
+                                       .dilation = w.dilations,
+                                       .padding = padding,
+                                       .ceilMode = mode.ceilMode});
+  return relay::nn::avgPool2d(data, {.poolSize = w.kernel,
+                                     .strides = w.strides,
+                                     .dilation = w.dilations,
+                                     .padding = padding,
+                                     .ceilMode = mode.ceilMode,
+                                     .countIncludePad = mode.countIncludePad});
+}
 
 std::span<const ConverterRow> nnConverters() {
   return kRows;
