@@ -91,8 +91,10 @@ std::vector<Activation> activationsOf(NodeContext& n, const std::vector<std::str
                                       size_t directions) {
   std::vector<std::string> names = n.attrStrings("activations").value_or(defaults);
   const size_t perDirection = defaults.size();
-  if (names.size() == perDirection && directions == 2)
-    names.insert(names.end(), names.begin(), names.end());
+  if (names.size() == perDirection && directions == 2) {
+    const std::vector<std::string> one = names;  // inserting a vector's own range is undefined
+    names.insert(names.end(), one.begin(), one.end());
+  }
   if (names.size() != perDirection * directions)
     n.fail("onnx_attr", "attribute 'activations' has " + std::to_string(names.size()) +
                             " names but " + n.opType() + " takes " + std::to_string(perDirection) +
@@ -291,18 +293,20 @@ Expr initialOf(NodeContext& n, const Layer& l, size_t input, int64_t d) {
   return directionOf(n, input, d, l.batchFirst ? 1 : 0);
 }
 
-// What one step of direction d needs besides the state.
+// What one step of direction d needs besides the state. The weight slices are cut (and folded)
+// once per direction, not per step.
 struct StepInputs {
-  Expr xw;                 // X_t·Wᵀ + biases, (batch, gates * hidden)
-  Expr r;                  // R of direction d, (gates * hidden, hidden)
-  Expr rbh;                // GRU with linear_before_reset: Rbh, (hidden); else null
-  Expr peep;               // LSTM: P of direction d, (3 * hidden); or null
+  Expr xw;   // X_t·Wᵀ + biases, (batch, gates * hidden)
+  Expr r;    // the R rows multiplied by H: all, or GRU's z and r rows without linear_before_reset
+  Expr rh;   // GRU without linear_before_reset: Rh, applied to r ⊙ H; else null
+  Expr rbh;  // GRU with linear_before_reset and B: Rbh, (hidden); else null
+  Expr pi, po, pf;         // LSTM peepholes, (hidden) each; or null
   const Activation* acts;  // this direction's activations
 };
 
 class Stepper {
  public:
-  Stepper(const Layer& l) : l_(l) {}
+  explicit Stepper(const Layer& l) : l_(l) {}
 
   State step(const StepInputs& in, const State& s) const {
     switch (l_.cell) {
@@ -330,25 +334,21 @@ class Stepper {
 
   // z and r gate, candidate h~ = g(X·Whᵀ + (r ⊙ H)·Rhᵀ + Wbh + Rbh) or, with linear_before_reset,
   // g(X·Whᵀ + r ⊙ (H·Rhᵀ + Rbh) + Wbh); H' = (1 - z) ⊙ h~ + z ⊙ H.
+  // With linear_before_reset one product H·Rᵀ serves all three gates; otherwise h~'s product
+  // must wait for r.
   State gru(const StepInputs& in, const State& s) const {
-    const int64_t hs = l_.hidden;
-    Expr recurrent, candidateIn;
-    Expr z, r;
+    const Expr recurrent = relay::nn::dense(s.h, in.r);
+    const Expr z = act(in.acts[0], add(gate(in.xw, 0), gate(recurrent, 0)));
+    const Expr r = act(in.acts[0], add(gate(in.xw, 1), gate(recurrent, 1)));
+    Expr reset;
     if (l_.linearBeforeReset) {
-      recurrent = relay::nn::dense(s.h, in.r);
-      z = act(in.acts[0], add(gate(in.xw, 0), gate(recurrent, 0)));
-      r = act(in.acts[0], add(gate(in.xw, 1), gate(recurrent, 1)));
-      Expr hr = gate(recurrent, 2);
-      if (in.rbh) hr = add(hr, in.rbh);
-      candidateIn = add(gate(in.xw, 2), mul(r, hr));
+      reset = gate(recurrent, 2);
+      if (in.rbh) reset = add(reset, in.rbh);
+      reset = mul(r, reset);
     } else {
-      recurrent = relay::nn::dense(s.h, sliceAxis(in.r, 0, 0, 2 * hs));
-      z = act(in.acts[0], add(gate(in.xw, 0), gate(recurrent, 0)));
-      r = act(in.acts[0], add(gate(in.xw, 1), gate(recurrent, 1)));
-      candidateIn =
-          add(gate(in.xw, 2), relay::nn::dense(mul(r, s.h), sliceAxis(in.r, 0, 2 * hs, 3 * hs)));
+      reset = relay::nn::dense(mul(r, s.h), in.rh);
     }
-    const Expr candidate = act(in.acts[1], candidateIn);
+    const Expr candidate = act(in.acts[1], add(gate(in.xw, 2), reset));
     return {add(mul(relay::subtract(c(1), z), candidate), mul(z, s.h)), Expr()};
   }
 
@@ -357,20 +357,16 @@ class Stepper {
   State lstm(const StepInputs& in, const State& s) const {
     const Expr gates = add(in.xw, relay::nn::dense(s.h, in.r));
     Expr i = gate(gates, 0), o = gate(gates, 1), f = gate(gates, 2);
-    if (in.peep) {
-      i = add(i, mul(gate1d(in.peep, 0), s.c));
-      f = add(f, mul(gate1d(in.peep, 2), s.c));
+    if (in.pi) {
+      i = add(i, mul(in.pi, s.c));
+      f = add(f, mul(in.pf, s.c));
     }
     i = act(in.acts[0], i);
     f = l_.inputForget ? relay::subtract(c(1), i) : act(in.acts[0], f);
     const Expr cell = add(mul(f, s.c), mul(i, act(in.acts[1], gate(gates, 3))));
-    if (in.peep) o = add(o, mul(gate1d(in.peep, 1), cell));
+    if (in.po) o = add(o, mul(in.po, cell));
     o = act(in.acts[0], o);
     return {mul(o, activate(in.acts[2], cell, l_.dtype)), cell};
-  }
-
-  Expr gate1d(const Expr& x, int64_t k) const {
-    return sliceAxis(x, 0, k * l_.hidden, (k + 1) * l_.hidden);
   }
 
   const Layer& l_;
@@ -398,11 +394,20 @@ struct DirectionResult {
 
 DirectionResult runDirection(NodeContext& n, const Layer& l, const Expr& xw, int64_t d,
                              const std::vector<Expr>& masks) {
-  const int64_t rows = l.gates * l.hidden;
+  const int64_t rows = l.gates * l.hidden, hs = l.hidden;
   StepInputs in{.r = directionOf(n, kR, d, 0), .acts = &l.acts[d * l.perDirection]};
+  if (l.cell == Cell::kGru && !l.linearBeforeReset) {
+    in.rh = n.fold(sliceAxis(in.r, 0, 2 * hs, 3 * hs));
+    in.r = n.fold(sliceAxis(in.r, 0, 0, 2 * hs));
+  }
   if (l.linearBeforeReset && n.hasInput(kB))
-    in.rbh = n.fold(sliceAxis(directionOf(n, kB, d, 0), 0, rows + 2 * l.hidden, 2 * rows));
-  if (l.cell == Cell::kLstm && n.hasInput(kPeephole)) in.peep = directionOf(n, kPeephole, d, 0);
+    in.rbh = n.fold(sliceAxis(directionOf(n, kB, d, 0), 0, rows + 2 * hs, 2 * rows));
+  if (l.cell == Cell::kLstm && n.hasInput(kPeephole)) {
+    const Expr p = directionOf(n, kPeephole, d, 0);
+    in.pi = n.fold(sliceAxis(p, 0, 0, hs));
+    in.po = n.fold(sliceAxis(p, 0, hs, 2 * hs));
+    in.pf = n.fold(sliceAxis(p, 0, 2 * hs, 3 * hs));
+  }
   State s{initialOf(n, l, kInitialH, d),
           l.cell == Cell::kLstm ? initialOf(n, l, kInitialC, d) : Expr()};
   const Stepper stepper(l);
