@@ -298,6 +298,8 @@ const char* attrTypeName(int type) {
       return "FLOATS";
     case ::onnx::AttributeProto::INTS:
       return "INTS";
+    case ::onnx::AttributeProto::STRINGS:
+      return "STRINGS";
     case ::onnx::AttributeProto::GRAPH:
       return "GRAPH";
     default:
@@ -347,6 +349,12 @@ std::optional<std::vector<float>> NodeContext::attrFloats(const std::string& nam
   const auto* a = typedAttr(name, ::onnx::AttributeProto::FLOATS);
   if (!a) return std::nullopt;
   return std::vector<float>(a->floats().begin(), a->floats().end());
+}
+
+std::optional<std::vector<std::string>> NodeContext::attrStrings(const std::string& name) const {
+  const auto* a = typedAttr(name, ::onnx::AttributeProto::STRINGS);
+  if (!a) return std::nullopt;
+  return std::vector<std::string>(a->strings().begin(), a->strings().end());
 }
 
 std::string NodeContext::attrString(const std::string& name, const std::string& fallback) const {

@@ -101,6 +101,7 @@ class NodeContext {
   std::optional<double> attrFloatOpt(const std::string& name) const;
   std::optional<std::vector<int64_t>> attrInts(const std::string& name) const;
   std::optional<std::vector<float>> attrFloats(const std::string& name) const;
+  std::optional<std::vector<std::string>> attrStrings(const std::string& name) const;
   std::string attrString(const std::string& name, const std::string& fallback) const;
   std::optional<NDArray> attrTensor(const std::string& name) const;
   /// Reports an attribute whose value the importer does not support, listing what it does.
@@ -162,6 +163,7 @@ std::span<const ConverterRow> lossConverters();
 std::span<const ConverterRow> quantizeConverters();
 std::span<const ConverterRow> resizeConverters();
 std::span<const ConverterRow> windowConverters();
+std::span<const ConverterRow> rnnConverters();
 
 /// numpy's matmul of two values (dense for a 2-D right operand, batch_matmul otherwise).
 relay::Expr matmulOf(NodeContext& n, relay::Expr a, relay::Expr b);

@@ -30,10 +30,10 @@ namespace {
 using relay::Expr;
 
 // Every converter family (one per file).
-std::array<std::span<const ConverterRow>, 10> converterFamilies() {
+std::array<std::span<const ConverterRow>, 11> converterFamilies() {
   return {nnConverters(),     linalgConverters(), mathConverters(), shapeConverters(),
           tensorConverters(), reduceConverters(), lossConverters(), quantizeConverters(),
-          resizeConverters(), windowConverters()};
+          resizeConverters(), windowConverters(), rnnConverters()};
 }
 
 const ConverterRow* findConverter(const std::string& opType) {
