@@ -30,10 +30,11 @@ namespace {
 using relay::Expr;
 
 // Every converter family (one per file).
-std::array<std::span<const ConverterRow>, 10> converterFamilies() {
-  return {nnConverters(),     linalgConverters(), mathConverters(), shapeConverters(),
-          tensorConverters(), reduceConverters(), lossConverters(), quantizeConverters(),
-          resizeConverters(), windowConverters()};
+std::array<std::span<const ConverterRow>, 13> converterFamilies() {
+  return {nnConverters(),     linalgConverters(), mathConverters(),    shapeConverters(),
+          tensorConverters(), reduceConverters(), lossConverters(),    quantizeConverters(),
+          resizeConverters(), windowConverters(), scatterConverters(), reorderConverters(),
+          einsumConverters()};
 }
 
 const ConverterRow* findConverter(const std::string& opType) {
