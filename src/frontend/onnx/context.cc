@@ -443,6 +443,12 @@ Expr int64Constant(const std::vector<int64_t>& values) {
   return relay::makeConstant(a);
 }
 
+Expr iotaConstant(const std::vector<int64_t>& shape, int64_t step) {
+  NDArray a = NDArray::empty(shape, DataType::int64());
+  for (int64_t i = 0; i < a.numel(); ++i) a.as<int64_t>()[i] = i * step;
+  return relay::makeConstant(a);
+}
+
 std::optional<std::vector<int64_t>> broadcastShapes(const std::vector<int64_t>& a,
                                                     const std::vector<int64_t>& b) {
   const size_t rank = std::max(a.size(), b.size());

@@ -164,6 +164,9 @@ std::span<const ConverterRow> quantizeConverters();
 std::span<const ConverterRow> resizeConverters();
 std::span<const ConverterRow> windowConverters();
 std::span<const ConverterRow> rnnConverters();
+std::span<const ConverterRow> scatterConverters();
+std::span<const ConverterRow> reorderConverters();
+std::span<const ConverterRow> einsumConverters();
 
 /// numpy's matmul of two values (dense for a 2-D right operand, batch_matmul otherwise).
 relay::Expr matmulOf(NodeContext& n, relay::Expr a, relay::Expr b);
@@ -173,6 +176,9 @@ relay::Expr roundHalfToEven(const relay::Expr& x, DataType dtype);
 relay::Expr scalarConstant(double value, DataType dtype);
 /// A 1-D int64 constant.
 relay::Expr int64Constant(const std::vector<int64_t>& values);
+/// An int64 constant of `shape` counting 0, step, 2 step, ... in row-major order (an arange laid
+/// along the one non-unit axis, or row offsets).
+relay::Expr iotaConstant(const std::vector<int64_t>& shape, int64_t step = 1);
 /// The numpy broadcast of two static shapes; nullopt when they are incompatible.
 std::optional<std::vector<int64_t>> broadcastShapes(const std::vector<int64_t>& a,
                                                     const std::vector<int64_t>& b);
