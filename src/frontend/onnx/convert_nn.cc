@@ -1,6 +1,7 @@
 // Windowed ONNX operators: Conv, MaxPool, AveragePool, GlobalAveragePool, GlobalMaxPool, and Pad.
 // 2-D windows map to nn.conv2d / nn.*_pool2d (NCHW); 1-D windows run as 2-D ones over a unit
-// height. auto_pad is resolved here from the static input shape.
+// height. auto_pad is resolved here from the static input shape. MaxPool's Indices output is
+// built by maxPoolIndices (convert_pool_extra.cc).
 #include <algorithm>
 
 #include "frontend/onnx/context.h"
@@ -242,14 +243,20 @@ void pool(NodeContext& n) {
   const std::vector<int64_t> padding = {w.pads[0], w.pads[1], w.pads[2], w.pads[3]};
   Expr y;
   if constexpr (kMax) {
-    n.requireOutputsAtMost(1, "MaxPool's Indices output is not supported");
-    if (n.attrInt("storage_order", 0) != 0)
-      n.badAttr("storage_order", std::to_string(n.attrInt("storage_order", 0)), "0");
+    n.requireOutputsAtMost(2, "MaxPool has two outputs");
+    const int64_t storageOrder = n.attrInt("storage_order", 0);
+    if (storageOrder != 0 && storageOrder != 1)
+      n.badAttr("storage_order", std::to_string(storageOrder), "0, 1");
     y = relay::nn::maxPool2d(data, {.poolSize = w.kernel,
                                     .strides = w.strides,
                                     .dilation = w.dilations,
                                     .padding = padding,
                                     .ceilMode = ceilMode});
+    if (n.outputUsed(1)) {
+      const Expr indices =
+          maxPoolIndices(n, data, y, w.kernel, w.strides, w.dilations, padding, storageOrder == 1);
+      n.setOutput(1, s == 1 ? unlift(indices) : indices);
+    }
   } else {
     y = relay::nn::avgPool2d(data, {.poolSize = w.kernel,
                                     .strides = w.strides,
@@ -320,7 +327,7 @@ constexpr ConverterRow kRows[] = {
     {"GlobalAveragePool", globalPool<false>, ""},
     {"GlobalMaxPool", globalPool<true>, ""},
     {"MaxPool", pool<true>,
-     "1-D and 2-D; pads, auto_pad, strides, dilations, ceil_mode; no Indices"},
+     "1-D and 2-D; pads, auto_pad, strides, dilations, ceil_mode; Indices (storage_order 0, 1)"},
     {"Pad", pad, "constant, edge, reflect; non-negative constant pads"},
 };
 

@@ -30,10 +30,10 @@ namespace {
 using relay::Expr;
 
 // Every converter family (one per file).
-std::array<std::span<const ConverterRow>, 10> converterFamilies() {
-  return {nnConverters(),     linalgConverters(), mathConverters(), shapeConverters(),
-          tensorConverters(), reduceConverters(), lossConverters(), quantizeConverters(),
-          resizeConverters(), windowConverters()};
+std::array<std::span<const ConverterRow>, 12> converterFamilies() {
+  return {nnConverters(),     linalgConverters(), mathConverters(),   shapeConverters(),
+          tensorConverters(), reduceConverters(), lossConverters(),   quantizeConverters(),
+          resizeConverters(), windowConverters(), sampleConverters(), poolExtraConverters()};
 }
 
 const ConverterRow* findConverter(const std::string& opType) {
