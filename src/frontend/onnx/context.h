@@ -167,6 +167,17 @@ std::span<const ConverterRow> rnnConverters();
 std::span<const ConverterRow> scatterConverters();
 std::span<const ConverterRow> reorderConverters();
 std::span<const ConverterRow> einsumConverters();
+std::span<const ConverterRow> sampleConverters();
+std::span<const ConverterRow> poolExtraConverters();
+
+/// MaxPool's Indices output (convert_pool_extra.cc): for `pooled`, the nn.max_pool2d of NCHW
+/// `data` over the window (kernel, strides, dilations: (H, W); pads: top, left, bottom, right),
+/// the int64 flat index into `data` of each window's first maximum, the position within a plane
+/// row-major or (`columnMajor`, storage_order 1) column-major.
+relay::Expr maxPoolIndices(NodeContext& n, const relay::Expr& data, const relay::Expr& pooled,
+                           const std::vector<int64_t>& kernel, const std::vector<int64_t>& strides,
+                           const std::vector<int64_t>& dilations, const std::vector<int64_t>& pads,
+                           bool columnMajor);
 
 /// numpy's matmul of two values (dense for a 2-D right operand, batch_matmul otherwise).
 relay::Expr matmulOf(NodeContext& n, relay::Expr a, relay::Expr b);

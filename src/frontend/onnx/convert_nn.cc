@@ -1,7 +1,8 @@
 // Windowed ONNX operators: Conv, ConvTranspose, MaxPool, AveragePool, GlobalAveragePool,
 // GlobalMaxPool, and Pad. 2-D windows map to nn.conv2d / nn.*_pool2d (NCHW); 1-D windows run as
 // 2-D ones over a unit height; 3-D windows are composed of 2-D ones (convert_nn3d.cc). auto_pad is
-// resolved here from the static input shape.
+// resolved here from the static input shape. MaxPool's Indices output is built by maxPoolIndices
+// (convert_pool_extra.cc).
 #include <algorithm>
 
 #include "frontend/onnx/context.h"
@@ -235,9 +236,12 @@ void pool(NodeContext& n) {
   if (!kernel) n.fail("onnx_attr", "attribute 'kernel_shape' is required");
   Window w = windowOf(n, std::vector<int64_t>(in.begin() + 2, in.end()), *kernel);
   if constexpr (kMax) {
-    n.requireOutputsAtMost(1, "MaxPool's Indices output is not supported");
-    if (n.attrInt("storage_order", 0) != 0)
-      n.badAttr("storage_order", std::to_string(n.attrInt("storage_order", 0)), "0");
+    n.requireOutputsAtMost(2, "MaxPool has two outputs");
+    const int64_t storageOrder = n.attrInt("storage_order", 0);
+    if (storageOrder != 0 && storageOrder != 1)
+      n.badAttr("storage_order", std::to_string(storageOrder), "0, 1");
+    if (n.outputUsed(1) && s == 3)
+      n.fail("onnx_unsupported_output", "MaxPool's Indices output of a 3-D pool is not supported");
   }
   const PoolMode mode{.isMax = kMax,
                       .ceilMode = n.attrInt("ceil_mode", 0) != 0,
@@ -246,12 +250,19 @@ void pool(NodeContext& n) {
     n.setOutput(0, pool3dOf(n, n.input(0), w, mode));
     return;
   }
-  if (s == 2) {
-    n.setOutput(0, pool2dOf(n.input(0), w, mode));
-    return;
+  Expr data = n.input(0);
+  if (s == 1) {
+    data = lift(data);
+    liftWindow(w);
   }
-  liftWindow(w);
-  n.setOutput(0, unlift(pool2dOf(lift(n.input(0)), w, mode)));
+  const Expr y = pool2dOf(data, w, mode);
+  n.setOutput(0, s == 1 ? unlift(y) : y);
+  if (kMax && n.outputUsed(1)) {
+    const Expr indices = maxPoolIndices(n, data, y, w.kernel, w.strides, w.dilations,
+                                        {w.pads[0], w.pads[1], w.pads[2], w.pads[3]},
+                                        n.attrInt("storage_order", 0) == 1);
+    n.setOutput(1, s == 1 ? unlift(indices) : indices);
+  }
 }
 
 // Global pools: the 2-D Relay op for NCHW, a keepdims reduction over the spatial axes otherwise.
@@ -313,7 +324,8 @@ constexpr ConverterRow kRows[] = {
     {"GlobalAveragePool", globalPool<false>, ""},
     {"GlobalMaxPool", globalPool<true>, ""},
     {"MaxPool", pool<true>,
-     "1-D, 2-D and 3-D; pads, auto_pad, strides, dilations, ceil_mode; no Indices"},
+     "1-D, 2-D and 3-D; pads, auto_pad, strides, dilations, ceil_mode; Indices (1-D, 2-D; "
+     "storage_order 0, 1)"},
     {"Pad", pad, "constant, edge, reflect; non-negative constant pads"},
 };
 
