@@ -24,6 +24,11 @@ std::vector<OpCase> build() {
   }
   for (const char* op : {"log", "log2", "log10", "sqrt", "rsqrt"})
     cases.push_back({.name = std::string(op) + "_f32", .text = unary(op, f2), .lo = 0.1, .hi = 4});
+  // asin and acos are defined on [-1, 1]; atan everywhere (the 3-D shape vectorizes).
+  for (const char* op : {"asin", "acos", "atan"})
+    cases.push_back(
+        {.name = std::string(op) + "_f32", .text = unary(op, f2), .lo = -0.99, .hi = 0.99});
+  cases.push_back({.name = "atan_f32_wide", .text = unary("atan", f1), .lo = -30, .hi = 30});
   for (const char* op : {"negative", "abs", "sign", "floor", "ceil", "round", "trunc",
                          "bitwise_not", "copy", "isnan", "isinf", "isfinite"})
     cases.push_back({.name = std::string(op) + "_i32",
