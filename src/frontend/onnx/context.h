@@ -167,6 +167,7 @@ std::span<const ConverterRow> rnnConverters();
 std::span<const ConverterRow> scatterConverters();
 std::span<const ConverterRow> reorderConverters();
 std::span<const ConverterRow> einsumConverters();
+std::span<const ConverterRow> signalConverters();
 
 /// numpy's matmul of two values (dense for a 2-D right operand, batch_matmul otherwise).
 relay::Expr matmulOf(NodeContext& n, relay::Expr a, relay::Expr b);
