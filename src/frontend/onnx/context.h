@@ -169,6 +169,7 @@ std::span<const ConverterRow> reorderConverters();
 std::span<const ConverterRow> einsumConverters();
 std::span<const ConverterRow> sampleConverters();
 std::span<const ConverterRow> poolExtraConverters();
+std::span<const ConverterRow> signalConverters();
 
 /// MaxPool's Indices output (convert_pool_extra.cc): for `pooled`, the nn.max_pool2d of NCHW
 /// `data` over the window (kernel, strides, dilations: (H, W); pads: top, left, bottom, right),

@@ -1,6 +1,7 @@
-// Matrix products and normalisations: Gemm, MatMul (batched and broadcast), BatchNormalization,
-// LayerNormalization, Softmax and LogSoftmax (opset < 13 coerces to 2-D), and Dropout (inference:
-// identity). Weight-side rearrangements (transposes of constants) are folded at import.
+// Matrix products and normalisations: Gemm, MatMul (batched and broadcast), Det (unrolled LU),
+// BatchNormalization, LayerNormalization, Softmax and LogSoftmax (opset < 13 coerces to 2-D), and
+// Dropout (inference: identity). Weight-side rearrangements (transposes of constants) are folded
+// at import.
 #include <algorithm>
 
 #include "frontend/onnx/context.h"
@@ -219,9 +220,74 @@ void instanceNorm(NodeContext& n) {
   n.setOutput(0, relay::add(relay::multiply(normalised, scale), bias));
 }
 
+/// Largest matrix order Det unrolls (the graph grows with the square of it).
+constexpr int64_t kMaxDetOrder = 64;
+
+// Det: LU decomposition with partial pivoting, unrolled over the static order M on the batch
+// flattened to [B, M, M]. Each step works on the trailing m x m block: the pivot row is the argmax
+// of |first column|, picked by a one-hot `where` + `sum` (exact: one term, no 0 x inf), and swapped
+// with row 0 by `where`; the pivot (negated when rows were swapped) multiplies the determinant and
+// the rows below are eliminated. A zero pivot means the whole column is zero: dividing by 1 instead
+// keeps the factors 0, so a singular matrix gives exactly 0 rather than NaN.
+void det(NodeContext& n) {
+  const std::vector<int64_t> shape = n.inputShape(0);
+  const size_t rank = shape.size();
+  if (rank < 2 || shape[rank - 1] != shape[rank - 2])
+    n.fail("onnx_shape", "the input must be [..., M, M]");
+  const DataType dtype = n.inputDtype(0);
+  if (!dtype.isFloat()) n.fail("onnx_input", "the input must be a float tensor");
+  const int64_t order = shape[rank - 1];
+  if (order > kMaxDetOrder)
+    n.fail("onnx_shape", "matrices of order " + std::to_string(order) + " exceed the supported " +
+                             std::to_string(kMaxDetOrder));
+  const std::vector<int64_t> batchShape(shape.begin(), shape.end() - 2);
+  const int64_t batch = extentProduct(shape, 0, rank - 2);
+  if (order == 0) {
+    n.setOutput(0, relay::ones(batchShape, dtype));
+    return;
+  }
+  const Expr zero = scalarConstant(0, dtype), one = scalarConstant(1, dtype);
+  const Expr first = relay::makeConstant(NDArray::scalarInt(0, DataType::int64()));
+  Expr block = relay::reshape(n.input(0), {batch, order, order});
+  Expr result;
+  for (int64_t m = order; m >= 1; --m) {
+    if (m == 1) {
+      Expr last = relay::reshape(block, {batch});
+      result = result ? relay::multiply(result, last) : last;
+      break;
+    }
+    const Expr column = relay::take(block, first, 2);  // [B, m]
+    const Expr pivotAt = relay::argmax(relay::abs(column), {.axis = std::vector<int64_t>{1}});
+    NDArray rows = NDArray::empty({m}, DataType::int32());
+    for (int64_t i = 0; i < m; ++i) rows.setInt(i, i);
+    const Expr isPivot = relay::expandDims(
+        relay::equal(relay::makeConstant(rows), relay::expandDims(pivotAt, 1)), 2);  // [B, m, 1]
+    const Expr pivotRow =
+        relay::sum(relay::where(isPivot, block, zero), {.axis = std::vector<int64_t>{1}});
+    const Expr topRow = relay::expandDims(relay::take(block, first, 1), 1);  // [B, 1, m]
+    // Rows 1..m-1 after the swap: the pivot's old place takes row 0.
+    const Expr below = relay::where(relay::stridedSlice(isPivot, {1}, {m}, {1}, {{1}}), topRow,
+                                    relay::stridedSlice(block, {1}, {m}, {1}, {{1}}));
+    const Expr pivot = relay::take(pivotRow, first, 1);  // [B]
+    const Expr swapped =
+        relay::notEqual(pivotAt, relay::makeConstant(NDArray::scalarInt(0, DataType::int32())));
+    const Expr signedPivot = relay::where(swapped, relay::negative(pivot), pivot);
+    result = result ? relay::multiply(result, signedPivot) : signedPivot;
+    const Expr divisor = relay::where(relay::equal(pivot, zero), one, pivot);
+    const Expr factors =
+        relay::divide(relay::take(below, first, 2), relay::expandDims(divisor, 1));  // [B, m-1]
+    const Expr pivotTail =
+        relay::expandDims(relay::stridedSlice(pivotRow, {1}, {m}, {1}, {{1}}), 1);  // [B, 1, m-1]
+    block = relay::subtract(relay::stridedSlice(below, {1}, {m}, {1}, {{2}}),
+                            relay::multiply(relay::expandDims(factors, 2), pivotTail));
+  }
+  n.setOutput(0, relay::reshape(result, batchShape));
+}
+
 constexpr ConverterRow kRows[] = {
     {"BatchNormalization", batchNorm, "inference; training mode with batch statistics"},
     {"InstanceNormalization", instanceNorm, "epsilon"},
+    {"Det", det, "LU with partial pivoting unrolled over M <= 64; batched"},
     {"Dropout", dropout, "inference, or training with ratio 0: identity"},
     {"Gemm", gemm, "alpha, beta, transA, transB"},
     {"LayerNormalization", layerNorm, "opset 17; any axis; Y output only"},

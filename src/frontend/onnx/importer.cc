@@ -30,11 +30,12 @@ namespace {
 using relay::Expr;
 
 // Every converter family (one per file).
-std::array<std::span<const ConverterRow>, 16> converterFamilies() {
+std::array<std::span<const ConverterRow>, 17> converterFamilies() {
   return {nnConverters(),      linalgConverters(), mathConverters(),   shapeConverters(),
           tensorConverters(),  reduceConverters(), lossConverters(),   quantizeConverters(),
           resizeConverters(),  windowConverters(), rnnConverters(),    scatterConverters(),
-          reorderConverters(), einsumConverters(), sampleConverters(), poolExtraConverters()};
+          reorderConverters(), einsumConverters(), sampleConverters(), poolExtraConverters(),
+          signalConverters()};
 }
 
 const ConverterRow* findConverter(const std::string& opType) {
