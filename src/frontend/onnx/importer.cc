@@ -30,11 +30,11 @@ namespace {
 using relay::Expr;
 
 // Every converter family (one per file).
-std::array<std::span<const ConverterRow>, 14> converterFamilies() {
+std::array<std::span<const ConverterRow>, 15> converterFamilies() {
   return {nnConverters(),      linalgConverters(), mathConverters(), shapeConverters(),
           tensorConverters(),  reduceConverters(), lossConverters(), quantizeConverters(),
           resizeConverters(),  windowConverters(), rnnConverters(),  scatterConverters(),
-          reorderConverters(), einsumConverters()};
+          reorderConverters(), einsumConverters(), qconvConverters()};
 }
 
 const ConverterRow* findConverter(const std::string& opType) {
