@@ -161,6 +161,7 @@ std::span<const ConverterRow> tensorConverters();
 std::span<const ConverterRow> reduceConverters();
 std::span<const ConverterRow> lossConverters();
 std::span<const ConverterRow> quantizeConverters();
+std::span<const ConverterRow> qconvConverters();
 std::span<const ConverterRow> resizeConverters();
 std::span<const ConverterRow> windowConverters();
 std::span<const ConverterRow> rnnConverters();

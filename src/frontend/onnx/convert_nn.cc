@@ -93,43 +93,13 @@ Expr unlift(const Expr& x) {
 // The convolution of `data` by `weight` over window `w` (ONNX conventions), plus the node's
 // bias (input 2) when given: Conv's lowering, shared by ConvTranspose.
 Expr convolve(NodeContext& n, Expr data, Expr weight, Window w, int64_t groups, int64_t channels) {
-  if (w.kernel.size() == 3) {
-    Expr y = conv3dOf(n, data, weight, w, groups);
-    return n.hasInput(2) ? relay::nn::biasAdd(y, n.input(2), {.axis = 1}) : y;
-  }
-  const bool oneD = w.kernel.size() == 1;
-  if (oneD) {
-    data = lift(data);
-    weight = n.fold(lift(weight));
-    liftWindow(w);
-  }
-  Expr y = relay::nn::conv2d(data, weight,
-                             {.strides = w.strides,
-                              .padding = {w.pads[0], w.pads[1], w.pads[2], w.pads[3]},
-                              .dilation = w.dilations,
-                              .groups = groups,
-                              .channels = channels,
-                              .kernelSize = std::vector<int64_t>{w.kernel[0], w.kernel[1]}});
-  if (n.hasInput(2)) y = relay::nn::biasAdd(y, n.input(2), {.axis = 1});
-  return oneD ? unlift(y) : y;
+  Expr y = convolveNd(n, std::move(data), std::move(weight), std::move(w), groups, channels);
+  return n.hasInput(2) ? relay::nn::biasAdd(y, n.input(2), {.axis = 1}) : y;
 }
 
 void conv(NodeContext& n) {
-  spatialRank(n, 0);  // checks for 1-D, 2-D or 3-D windows
-  const std::vector<int64_t> in = n.inputShape(0);
-  const std::vector<int64_t> wshape = n.inputShape(1);
-  if (wshape.size() != in.size())
-    n.fail("onnx_shape", "the weight has rank " + std::to_string(wshape.size()) +
-                             " but the data has rank " + std::to_string(in.size()));
-  const std::vector<int64_t> kernelFromWeight(wshape.begin() + 2, wshape.end());
-  std::vector<int64_t> kernel = n.attrInts("kernel_shape").value_or(kernelFromWeight);
-  if (kernel != kernelFromWeight)
-    n.fail("onnx_attr", "kernel_shape does not match the weight's spatial extents");
-  Window w = windowOf(n, std::vector<int64_t>(in.begin() + 2, in.end()), kernel);
-  const int64_t groups = n.attrInt("group", 1);
-  if (groups < 1 || in[1] % groups != 0 || wshape[0] % groups != 0)
-    n.badAttr("group", std::to_string(groups), "a divisor of the input and output channels");
-  n.setOutput(0, convolve(n, n.input(0), n.input(1), w, groups, wshape[0]));
+  const ConvGeometry g = convGeometryOf(n, 0, 1);
+  n.setOutput(0, convolve(n, n.input(0), n.input(1), g.window, g.groups, n.inputShape(1)[0]));
 }
 
 // ConvTranspose as the convolution it is the gradient of: the input dilated by the strides
@@ -330,6 +300,44 @@ constexpr ConverterRow kRows[] = {
 };
 
 }  // namespace
+
+ConvGeometry convGeometryOf(NodeContext& n, size_t data, size_t weight) {
+  spatialRank(n, data);  // checks for 1-D, 2-D or 3-D windows
+  const std::vector<int64_t> in = n.inputShape(data);
+  const std::vector<int64_t> wshape = n.inputShape(weight);
+  if (wshape.size() != in.size())
+    n.fail("onnx_shape", "the weight has rank " + std::to_string(wshape.size()) +
+                             " but the data has rank " + std::to_string(in.size()));
+  const std::vector<int64_t> kernelFromWeight(wshape.begin() + 2, wshape.end());
+  std::vector<int64_t> kernel = n.attrInts("kernel_shape").value_or(kernelFromWeight);
+  if (kernel != kernelFromWeight)
+    n.fail("onnx_attr", "kernel_shape does not match the weight's spatial extents");
+  ConvGeometry g{.window = windowOf(n, std::vector<int64_t>(in.begin() + 2, in.end()), kernel),
+                 .groups = n.attrInt("group", 1)};
+  if (g.groups < 1 || in[1] % g.groups != 0 || wshape[0] % g.groups != 0)
+    n.badAttr("group", std::to_string(g.groups), "a divisor of the input and output channels");
+  return g;
+}
+
+Expr convolveNd(NodeContext& n, Expr data, Expr weight, Window w, int64_t groups, int64_t channels,
+                DataType outDtype) {
+  if (w.kernel.size() == 3) return conv3dOf(n, data, weight, w, groups, outDtype);
+  const bool oneD = w.kernel.size() == 1;
+  if (oneD) {
+    data = lift(data);
+    weight = n.fold(lift(weight));
+    liftWindow(w);
+  }
+  Expr y = relay::nn::conv2d(data, weight,
+                             {.strides = w.strides,
+                              .padding = {w.pads[0], w.pads[1], w.pads[2], w.pads[3]},
+                              .dilation = w.dilations,
+                              .groups = groups,
+                              .channels = channels,
+                              .kernelSize = std::vector<int64_t>{w.kernel[0], w.kernel[1]},
+                              .outDtype = outDtype});
+  return oneD ? unlift(y) : y;
+}
 
 Expr pool2dOf(Expr data, const Window& w, PoolMode mode) {
   const std::vector<int64_t> padding = {w.pads[0], w.pads[1], w.pads[2], w.pads[3]};

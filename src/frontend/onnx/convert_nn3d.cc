@@ -30,7 +30,8 @@ int64_t outDepthOf(NodeContext& n, int64_t depth, const Window& w) {
 // per tap gives those depths for every d at once, and with the depths folded into the batch a
 // 2-D convolution by W[:, :, k] handles H and W (their padding included). The taps' results
 // sum to the 3-D convolution, with the same multiply-adds as a direct one.
-Expr conv3dOf(NodeContext& n, Expr data, Expr weight, const Window& w, int64_t groups) {
+Expr conv3dOf(NodeContext& n, Expr data, Expr weight, const Window& w, int64_t groups,
+              DataType outDtype) {
   const std::vector<int64_t> in = n.shapeOf(data), ws = n.shapeOf(weight);
   const int64_t outDepth = outDepthOf(n, in[2], w);
   if (w.pads[0] > 0 || w.pads[3] > 0)
@@ -55,7 +56,8 @@ Expr conv3dOf(NodeContext& n, Expr data, Expr weight, const Window& w, int64_t g
                                 .dilation = {w.dilations[1], w.dilations[2]},
                                 .groups = groups,
                                 .channels = ws[0],
-                                .kernelSize = std::vector<int64_t>{ws[3], ws[4]}});
+                                .kernelSize = std::vector<int64_t>{ws[3], ws[4]},
+                                .outDtype = outDtype});
     sum = sum ? relay::add(sum, y) : y;
   }
   const std::vector<int64_t> out = n.shapeOf(sum);  // (N * Dout, O, Hout, Wout)

@@ -30,12 +30,12 @@ namespace {
 using relay::Expr;
 
 // Every converter family (one per file).
-std::array<std::span<const ConverterRow>, 17> converterFamilies() {
+std::array<std::span<const ConverterRow>, 18> converterFamilies() {
   return {nnConverters(),      linalgConverters(), mathConverters(),   shapeConverters(),
           tensorConverters(),  reduceConverters(), lossConverters(),   quantizeConverters(),
           resizeConverters(),  windowConverters(), rnnConverters(),    scatterConverters(),
           reorderConverters(), einsumConverters(), sampleConverters(), poolExtraConverters(),
-          signalConverters()};
+          signalConverters(),  qconvConverters()};
 }
 
 const ConverterRow* findConverter(const std::string& opType) {

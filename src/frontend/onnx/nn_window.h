@@ -1,5 +1,6 @@
 // The sliding window of ONNX's Conv, ConvTranspose, MaxPool and AveragePool, shared by
-// convert_nn.cc (1-D and 2-D) and convert_nn3d.cc (3-D windows built from the 2-D Relay ops).
+// convert_nn.cc (1-D and 2-D), convert_nn3d.cc (3-D windows built from the 2-D Relay ops) and
+// convert_qconv.cc (the integer convolutions).
 // Internal to src/frontend/onnx/.
 #pragma once
 
@@ -17,10 +18,24 @@ struct Window {
   std::vector<int64_t> kernel, strides, dilations, pads;
 };
 
+/// The window and group count of a Conv-like node (Conv, ConvInteger, QLinearConv) over its data
+/// and weight inputs: kernel_shape, pads, auto_pad, strides, dilations and group, checked against
+/// the inputs' static shapes.
+struct ConvGeometry {
+  Window window;
+  int64_t groups = 1;
+};
+ConvGeometry convGeometryOf(NodeContext& n, size_t data, size_t weight);
+
+/// The 1-D, 2-D or 3-D convolution of `data` by `weight` (`channels` output channels) over `w`,
+/// without bias; `outDtype` is nn.conv2d's out_dtype (void: the data's).
+relay::Expr convolveNd(NodeContext& n, relay::Expr data, relay::Expr weight, Window w,
+                       int64_t groups, int64_t channels, DataType outDtype = {});
+
 /// The 3-D convolution of (N, C, D, H, W) `data` by (O, C / groups, kD, kH, kW) `weight`, without
 /// bias: a sum over the depth taps of nn.conv2d with the output depths folded into the batch.
 relay::Expr conv3dOf(NodeContext& n, relay::Expr data, relay::Expr weight, const Window& w,
-                     int64_t groups);
+                     int64_t groups, DataType outDtype = {});
 
 /// How a pool combines its window.
 struct PoolMode {
