@@ -69,10 +69,14 @@ bool GraphContext::isSmall(const Type& t) {
   return numel <= kMaxFoldElements;
 }
 
-Expr GraphContext::tryFold(const Expr& e) {
-  if (e->kind == ExprKind::kConstant) return e;
-  // Walk the nodes this converter built; a bound value that is not a constant depends on an input
-  // (or was too large to fold), so it ends the search.
+// Walks the computation of `e` down to its leaves: constants with data, and (with
+// `throughInputs`) graph inputs that have a specialised value, which are returned. Without it a
+// bound value that is not a constant depends on an input (or was too large to fold), so it ends
+// the search. nullopt when `e` is not such a computation: another input, an unknown constant, a
+// stateful op, a function, or an intermediate too large to evaluate at import.
+std::optional<std::vector<relay::Var>> GraphContext::knownComputation(const Expr& e,
+                                                                      bool throughInputs) {
+  std::vector<relay::Var> inputs;
   std::vector<Expr> stack{e};
   std::unordered_set<const relay::ExprNode*> seen;
   while (!stack.empty()) {
@@ -80,22 +84,32 @@ Expr GraphContext::tryFold(const Expr& e) {
     stack.pop_back();
     if (!seen.insert(x.get()).second) continue;
     if (const auto* c = x->as<relay::ConstantNode>()) {
-      if (!c->hasData()) return e;
+      if (!c->hasData()) return std::nullopt;
       continue;
     }
-    if (boundNodes_.count(x.get()) || !isSmall(typeOf(x))) return e;
+    if (x->kind == ExprKind::kVar) {
+      if (!throughInputs || !specialized_.count(x.get())) return std::nullopt;
+      inputs.push_back(relay::exprAs<relay::VarNode>(x));
+      continue;
+    }
+    if ((!throughInputs && boundNodes_.count(x.get())) || !isSmall(typeOf(x))) return std::nullopt;
     if (const auto* call = x->as<relay::CallNode>()) {
       const auto* op = call->op->as<relay::OpNode>();
-      if (!op || op->def->stateful) return e;
+      if (!op || op->def->stateful) return std::nullopt;
       stack.insert(stack.end(), call->args.begin(), call->args.end());
     } else if (const auto* tuple = x->as<relay::TupleNode>()) {
       stack.insert(stack.end(), tuple->fields.begin(), tuple->fields.end());
     } else if (const auto* item = x->as<relay::TupleGetItemNode>()) {
       stack.push_back(item->tuple);
     } else {
-      return e;
+      return std::nullopt;
     }
   }
+  return inputs;
+}
+
+Expr GraphContext::tryFold(const Expr& e) {
+  if (e->kind == ExprKind::kConstant || !knownComputation(e, false)) return e;
   relay::Value v = relay::evaluateClosed(e);
   if (!v.isTensor()) return e;
   Expr folded = relay::makeConstant(v.tensor());
@@ -199,43 +213,17 @@ void GraphContext::setSpecializedValue(const relay::Var& param, NDArray value) {
 
 // A value computed from specialised inputs only (Cast(size) feeding a Range, as the expanded
 // window functions do) is evaluated with those inputs' values: the function of the inputs it uses,
-// applied to their values. Any other input, an unknown constant, a stateful op or a large
-// intermediate means nullopt.
+// applied to their values.
 std::optional<NDArray> GraphContext::specializedValue(const relay::Expr& e) {
   if (auto it = specialized_.find(e.get()); it != specialized_.end()) return it->second;
   if (specialized_.empty() || e->kind == ExprKind::kVar) return std::nullopt;
-  std::vector<relay::Var> params;
+  std::optional<std::vector<relay::Var>> inputs = knownComputation(e, true);
+  if (!inputs || inputs->empty()) return std::nullopt;
   std::vector<Expr> values;
-  std::vector<Expr> stack{e};
-  std::unordered_set<const relay::ExprNode*> seen;
-  while (!stack.empty()) {
-    Expr x = stack.back();
-    stack.pop_back();
-    if (!seen.insert(x.get()).second) continue;
-    if (const auto* c = x->as<relay::ConstantNode>()) {
-      if (!c->hasData()) return std::nullopt;
-    } else if (x->kind == ExprKind::kVar) {
-      auto it = specialized_.find(x.get());
-      if (it == specialized_.end()) return std::nullopt;
-      params.push_back(relay::exprAs<relay::VarNode>(x));
-      values.push_back(relay::makeConstant(it->second));
-    } else if (!isSmall(typeOf(x))) {
-      return std::nullopt;
-    } else if (const auto* call = x->as<relay::CallNode>()) {
-      const auto* op = call->op->as<relay::OpNode>();
-      if (!op || op->def->stateful) return std::nullopt;
-      stack.insert(stack.end(), call->args.begin(), call->args.end());
-    } else if (const auto* tuple = x->as<relay::TupleNode>()) {
-      stack.insert(stack.end(), tuple->fields.begin(), tuple->fields.end());
-    } else if (const auto* item = x->as<relay::TupleGetItemNode>()) {
-      stack.push_back(item->tuple);
-    } else {
-      return std::nullopt;
-    }
-  }
-  if (params.empty()) return std::nullopt;
+  for (const relay::Var& v : *inputs)
+    values.push_back(relay::makeConstant(specialized_.at(v.get())));
   relay::Value v = relay::evaluateClosed(
-      relay::makeCall(relay::makeFunction(std::move(params), e), std::move(values)));
+      relay::makeCall(relay::makeFunction(std::move(*inputs), e), std::move(values)));
   if (!v.isTensor()) return std::nullopt;
   return v.tensor();
 }

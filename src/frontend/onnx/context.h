@@ -55,6 +55,7 @@ class GraphContext {
 
  private:
   Type computeType(const relay::Expr& e);
+  std::optional<std::vector<relay::Var>> knownComputation(const relay::Expr& e, bool throughInputs);
   bool isSmall(const Type& t);
 
   int64_t opset_;
