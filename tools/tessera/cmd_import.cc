@@ -9,7 +9,7 @@ const char* const kImportUsage =
     "usage: tessera import MODEL.onnx [-o OUT.relay] [--input-shape NAME=D0,D1,... ...]\n"
     "                                 [--no-metadata] [--no-types] [--list-ops]\n"
     "\n"
-    "Imports an ONNX model (opsets 11 to 17) and prints its Relay module. The output includes the\n"
+    "Imports an ONNX model (opsets 11 to 18) and prints its Relay module. The output includes the\n"
     "weights (a #[metadata] section), so `tessera run OUT.relay` runs it.\n"
     "  --input-shape NAME=D0,D1,...  shape of graph input NAME (required for dynamic dimensions;\n"
     "                                repeat for each input)\n"

@@ -1,4 +1,4 @@
-// Windowed ONNX operators: Conv, ConvTranspose, MaxPool, AveragePool, GlobalAveragePool,
+// Windowed ONNX operators: Conv, ConvTranspose, MaxPool, AveragePool, LpPool, GlobalAveragePool,
 // GlobalMaxPool, and Pad. 2-D windows map to nn.conv2d / nn.*_pool2d (NCHW); 1-D windows run as
 // 2-D ones over a unit height; 3-D windows are composed of 2-D ones (convert_nn3d.cc). auto_pad is
 // resolved here from the static input shape. MaxPool's Indices output is built by maxPoolIndices
@@ -235,6 +235,39 @@ void pool(NodeContext& n) {
   }
 }
 
+// LpPool: (sum over the window of |x|^p)^(1/p). The window sum is a depthwise convolution by
+// ones: exact, with dilations and 3-D windows for free. ceil_mode (opset 18) pads the end with
+// zeros, which add nothing to a sum, until the last window of ONNX 1.12's formula fits.
+void lpPool(NodeContext& n) {
+  const size_t s = spatialRank(n, 0);
+  const std::vector<int64_t> in = n.inputShape(0);
+  const DataType dtype = n.inputDtype(0);
+  if (!dtype.isFloat()) n.fail("onnx_input", "the input must be a float tensor");
+  std::optional<std::vector<int64_t>> kernel = n.attrInts("kernel_shape");
+  if (!kernel) n.fail("onnx_attr", "attribute 'kernel_shape' is required");
+  Window w = windowOf(n, std::vector<int64_t>(in.begin() + 2, in.end()), *kernel);
+  const int64_t p = n.attrInt("p", 2);
+  if (p < 1 || p > 64) n.badAttr("p", std::to_string(p), "values from 1 to 64");
+  for (size_t k = 0; k < s && n.attrInt("ceil_mode", 0) != 0; ++k) {
+    const int64_t total = in[2 + k] + w.pads[k] + w.pads[k + s];
+    const int64_t span = (w.kernel[k] - 1) * w.dilations[k] + 1;
+    if (total < span) continue;  // no window fits: the convolution's type relation says so
+    const int64_t windows = (total - span + w.strides[k] - 1) / w.strides[k] + 1;
+    w.pads[k + s] += (windows - 1) * w.strides[k] + span - total;
+  }
+  const Expr x = n.input(0);
+  const Expr magnitude = p == 1   ? relay::abs(x)
+                         : p == 2 ? relay::multiply(x, x)
+                                  : relay::power(relay::abs(x), scalarConstant(p, dtype));
+  std::vector<int64_t> wshape = {in[1], 1};
+  wshape.insert(wshape.end(), w.kernel.begin(), w.kernel.end());
+  const Expr ones = n.fold(relay::ones(wshape, dtype));
+  const Expr sum = convolveNd(n, magnitude, ones, w, in[1], in[1]);
+  n.setOutput(0, p == 1   ? sum
+                 : p == 2 ? relay::sqrt(sum)
+                          : relay::power(sum, scalarConstant(1.0 / static_cast<double>(p), dtype)));
+}
+
 // Global pools: the 2-D Relay op for NCHW, a keepdims reduction over the spatial axes otherwise.
 template <bool kMax>
 void globalPool(NodeContext& n) {
@@ -252,18 +285,42 @@ void globalPool(NodeContext& n) {
   n.setOutput(0, kMax ? relay::max(x, attrs) : relay::mean(x, attrs));
 }
 
-// Pad (opset 11+): pads and the optional constant value are inputs (attributes before opset 11
-// are accepted too). Negative pads (cropping) are not supported.
-void pad(NodeContext& n) {
-  const int64_t rank = n.inputRank(0);
+// Pad's pads over every axis (all begins, then all ends). Opset 18's optional axes input names
+// the axes the pads cover (begins and ends of those, in that order); the others are not padded.
+std::vector<int64_t> padsOf(NodeContext& n, int64_t rank) {
   std::vector<int64_t> pads;
   if (n.hasInput(1))
     pads = n.constantInts(1, "pads");
   else
     pads = n.attrInts("pads").value_or(std::vector<int64_t>{});
-  if (static_cast<int64_t>(pads.size()) != 2 * rank)
-    n.fail("onnx_input", "pads has " + std::to_string(pads.size()) + " values; rank " +
-                             std::to_string(rank) + " needs " + std::to_string(2 * rank));
+  if (!n.hasInput(3)) {
+    if (static_cast<int64_t>(pads.size()) != 2 * rank)
+      n.fail("onnx_input", "pads has " + std::to_string(pads.size()) + " values; rank " +
+                               std::to_string(rank) + " needs " + std::to_string(2 * rank));
+    return pads;
+  }
+  const std::vector<int64_t> axes = n.constantInts(3, "axes");
+  const auto count = static_cast<int64_t>(axes.size());
+  if (static_cast<int64_t>(pads.size()) != 2 * count)
+    n.fail("onnx_input", "pads has " + std::to_string(pads.size()) + " values; " +
+                             std::to_string(count) + " axes need " + std::to_string(2 * count));
+  std::vector<int64_t> full(static_cast<size_t>(2 * rank), 0);
+  std::vector<bool> seen(static_cast<size_t>(rank), false);
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t a = n.normalizeAxis(axes[i], rank, "axes entry");
+    if (seen[a]) n.fail("onnx_input", "axes name axis " + std::to_string(a) + " twice");
+    seen[a] = true;
+    full[a] = pads[i];
+    full[a + rank] = pads[i + count];
+  }
+  return full;
+}
+
+// Pad (opset 11+): pads, the optional constant value and (opset 18) axes are inputs (attributes
+// before opset 11 are accepted too). Negative pads (cropping) are not supported.
+void pad(NodeContext& n) {
+  const int64_t rank = n.inputRank(0);
+  const std::vector<int64_t> pads = padsOf(n, rank);
   std::vector<std::vector<int64_t>> width;
   for (int64_t k = 0; k < rank; ++k) {
     if (pads[k] < 0 || pads[k + rank] < 0)
@@ -293,10 +350,12 @@ constexpr ConverterRow kRows[] = {
      "1-D, 2-D and 3-D; group, pads, auto_pad, strides, dilations, output_padding, output_shape"},
     {"GlobalAveragePool", globalPool<false>, ""},
     {"GlobalMaxPool", globalPool<true>, ""},
+    {"LpPool", lpPool,
+     "1-D, 2-D and 3-D; p, pads, auto_pad, strides; dilations and ceil_mode (opset 18)"},
     {"MaxPool", pool<true>,
      "1-D, 2-D and 3-D; pads, auto_pad, strides, dilations, ceil_mode; Indices (1-D, 2-D; "
      "storage_order 0, 1)"},
-    {"Pad", pad, "constant, edge, reflect; non-negative constant pads"},
+    {"Pad", pad, "constant, edge, reflect; non-negative constant pads; axes (opset 18)"},
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Window and normalisation operators without a Relay op of their own, as compositions: LRN (a
-// channel-window mean of squares by avg_pool2d), MeanVarianceNormalization (reductions),
+// channel-window mean of squares by avg_pool2d), MeanVarianceNormalization and GroupNormalization
+// (reductions), Col2Im (a gather of the columns at a table computed at import),
 // MaxUnpool (a match mask between indices and output positions), and MaxPool's Indices output
 // (each window tap compared with the window's maximum), which convert_nn.cc's MaxPool calls.
 #include <algorithm>
@@ -144,7 +145,126 @@ void maxUnpool(NodeContext& n) {
   n.setOutput(0, y);
 }
 
+// GroupNormalization (opset 18): the channels fall into num_groups groups and the input is viewed
+// as (N, G, rest), each group normalised over its channels and spatial positions. Opset 18's scale
+// and bias have one entry per group, so they apply in that view too, as (G, 1).
+void groupNormalization(NodeContext& n) {
+  const std::vector<int64_t> s = n.inputShape(0);
+  if (s.size() < 2) n.fail("onnx_input", "the input must have rank >= 2 (N, C, ...)");
+  const DataType dtype = n.inputDtype(0);
+  if (!dtype.isFloat()) n.fail("onnx_input", "the input must be a float tensor");
+  std::optional<int64_t> groups = n.attrIntOpt("num_groups");
+  if (!groups) n.fail("onnx_attr", "attribute 'num_groups' is required");
+  if (*groups < 1 || s[1] % *groups != 0)
+    n.badAttr("num_groups", std::to_string(*groups),
+              "a divisor of the " + std::to_string(s[1]) + " channels");
+  for (size_t i : {size_t{1}, size_t{2}})
+    if (n.inputShape(i) != std::vector<int64_t>{*groups})
+      n.fail("onnx_input", std::string(i == 1 ? "scale" : "bias") + " must have one entry per " +
+                               "group (" + std::to_string(*groups) + ") in opset 18");
+  const int64_t rest = extentProduct(s, 1, s.size()) / *groups;
+  const Expr x = relay::reshape(n.input(0), {s[0], *groups, rest});
+  const relay::ReduceAttrs over{.axis = std::vector<int64_t>{2}, .keepdims = true};
+  const Expr centred = relay::subtract(x, relay::mean(x, over));
+  const Expr variance = relay::mean(relay::multiply(centred, centred), over);
+  const Expr eps = num(n.attrFloat("epsilon", 1e-5), dtype);
+  const Expr normalised = relay::divide(centred, relay::sqrt(relay::add(variance, eps)));
+  const Expr scale = n.fold(relay::reshape(n.input(1), {*groups, 1}));
+  const Expr bias = n.fold(relay::reshape(n.input(2), {*groups, 1}));
+  n.setOutput(0, relay::reshape(relay::add(relay::multiply(normalised, scale), bias), s));
+}
+
+// A window attribute of Col2Im with one value per spatial axis (two for pads), each in [min, 2^30].
+std::vector<int64_t> windowList(NodeContext& n, const std::string& name, size_t count,
+                                int64_t fallback, int64_t min) {
+  std::vector<int64_t> v = n.attrInts(name).value_or(std::vector<int64_t>(count, fallback));
+  if (v.size() != count)
+    n.fail("onnx_attr", "attribute '" + name + "' has " + std::to_string(v.size()) +
+                            " values; the image needs " + std::to_string(count));
+  for (int64_t x : v)
+    if (x < min || x > kMaxWindowValue)
+      n.badAttr(name, std::to_string(x), "values from " + std::to_string(min) + " to 2^30");
+  return v;
+}
+
+// Col2Im (opset 18): every image position sums the column entries whose block tap lands on it.
+// Which entry tap b of position y reads (column c * B + b, block position l) is known at import,
+// so the columns, viewed as (N, C, B * L) with a zero appended for "no entry", are gathered by one
+// `take` at a constant (B, positions) table and summed over the taps.
+void col2Im(NodeContext& n) {
+  const std::vector<int64_t> in = n.inputShape(0);
+  if (in.size() != 3) n.fail("onnx_input", "the input must be (N, C x prod(block_shape), L)");
+  const std::vector<int64_t> image = n.constantInts(1, "image_shape");
+  const std::vector<int64_t> block = n.constantInts(2, "block_shape");
+  const size_t s = image.size();
+  if (s == 0 || block.size() != s)
+    n.fail("onnx_input", "image_shape and block_shape must have one entry per spatial axis");
+  const std::vector<int64_t> dilations = windowList(n, "dilations", s, 1, 1);
+  const std::vector<int64_t> strides = windowList(n, "strides", s, 1, 1);
+  const std::vector<int64_t> pads = windowList(n, "pads", 2 * s, 0, 0);
+  int64_t taps = 1, positions = 1, columns = 1;
+  std::vector<int64_t> perAxis(s);  // blocks along each axis
+  for (size_t d = 0; d < s; ++d) {
+    if (image[d] < 1 || block[d] < 1 || image[d] > kMaxWindowValue || block[d] > kMaxWindowValue)
+      n.fail("onnx_input", "image_shape and block_shape must hold extents from 1 to 2^30");
+    const int64_t span = (block[d] - 1) * dilations[d] + 1;
+    const int64_t total = image[d] + pads[d] + pads[d + s];
+    if (total < span)
+      n.fail("onnx_input",
+             "the block does not fit the padded image along axis " + std::to_string(d));
+    perAxis[d] = (total - span) / strides[d] + 1;
+    if (__builtin_mul_overflow(taps, block[d], &taps) ||
+        __builtin_mul_overflow(positions, image[d], &positions) ||
+        __builtin_mul_overflow(columns, perAxis[d], &columns) || taps > kMaxFoldElements ||
+        positions > kMaxFoldElements)
+      n.fail("onnx_unsupported_size", "Col2Im's gather table would exceed " +
+                                          std::to_string(kMaxFoldElements) + " elements");
+  }
+  if (in[1] % taps != 0)
+    n.fail("onnx_input", "the input's " + std::to_string(in[1]) +
+                             " channels are no multiple of the block's " + std::to_string(taps));
+  if (in[2] != columns)
+    n.fail("onnx_input", "the input has " + std::to_string(in[2]) + " blocks but the image holds " +
+                             std::to_string(columns));
+  if (taps * positions > kMaxFoldElements)
+    n.fail("onnx_unsupported_size",
+           "Col2Im's gather table would exceed " + std::to_string(kMaxFoldElements) + " elements");
+  const int64_t none = taps * columns;  // the appended zero
+  NDArray table = NDArray::empty({taps, positions}, kIndex);
+  std::vector<int64_t> k(s), y(s);
+  for (int64_t b = 0; b < taps; ++b) {
+    for (int64_t rest = b, d = static_cast<int64_t>(s) - 1; d >= 0; --d)
+      k[d] = rest % block[d], rest /= block[d];
+    for (int64_t p = 0; p < positions; ++p) {
+      for (int64_t rest = p, d = static_cast<int64_t>(s) - 1; d >= 0; --d)
+        y[d] = rest % image[d], rest /= image[d];
+      int64_t l = 0;
+      bool hit = true;
+      for (size_t d = 0; d < s && hit; ++d) {
+        const int64_t t = y[d] + pads[d] - k[d] * dilations[d];
+        hit = t >= 0 && t % strides[d] == 0 && t / strides[d] < perAxis[d];
+        l = l * perAxis[d] + t / strides[d];
+      }
+      table.setInt(b * positions + p, hit ? b * columns + l : none);
+    }
+  }
+  const int64_t channels = in[1] / taps;
+  const DataType dtype = n.inputDtype(0);
+  const Expr flat = relay::reshape(n.input(0), {in[0], channels, none});
+  const Expr padded =
+      relay::concatenate({flat, relay::zeros({in[0], channels, 1}, dtype)}, /*axis=*/2);
+  const Expr taken = relay::take(padded, relay::makeConstant(table), 2, "clip");
+  std::vector<int64_t> out = {in[0], channels};
+  out.insert(out.end(), image.begin(), image.end());
+  n.setOutput(0, relay::reshape(
+                     relay::sum(taken, relay::ReduceAttrs{.axis = std::vector<int64_t>{2}}), out));
+}
+
 constexpr ConverterRow kRows[] = {
+    {"Col2Im", col2Im,
+     "opset 18; any spatial rank; image_shape and block_shape known at import; dilations, pads, "
+     "strides; block taps x image positions <= 4M"},
+    {"GroupNormalization", groupNormalization, "opset 18 (scale and bias per group); epsilon"},
     {"LRN", lrn, "any rank >= 2; size, alpha, beta, bias"},
     {"MaxUnpool", maxUnpool,
      "any spatial rank; output_shape known at import (pads the unpooled result at the end); inputs "

@@ -1,6 +1,6 @@
 // Reductions: ReduceMean/Sum/Max/Min/Prod/SumSquare/L1/L2/LogSum/LogSumExp and ArgMax/ArgMin.
-// Axes come from the attribute, or (ReduceSum since opset 13) from an optional input that must be
-// known at import.
+// Axes come from the attribute, or (ReduceSum since opset 13, the others since opset 18) from an
+// optional input that must be known at import.
 #include "frontend/onnx/context.h"
 #include "relay/op/tensor.h"
 
@@ -12,10 +12,21 @@ using relay::Expr;
 
 enum class Reduction { kMean, kSum, kMax, kMin, kProd, kSumSquare, kL1, kL2, kLogSum, kLogSumExp };
 
-// The Reduce* family shares axes/keepdims handling; the kind picks the Relay reduction.
+// The opset from which a reduction's axes are an input and no longer an attribute.
+constexpr int64_t axesInputSince(Reduction kind) {
+  return kind == Reduction::kSum ? 13 : 18;
+}
+
+// The Reduce* family shares axes/keepdims handling; the kind picks the Relay reduction. An axes
+// input before its opset is accepted too (some exporters emit it early); an attribute after it is
+// not, as ONNX's checker would refuse it.
 template <Reduction kKind>
 void reduce(NodeContext& n) {
   const int64_t rank = n.inputRank(0);
+  const int64_t since = axesInputSince(kKind);
+  if (n.opset() >= since && n.hasAttr("axes"))
+    n.fail("onnx_attr",
+           "since opset " + std::to_string(since) + " 'axes' is an input, not an attribute");
   std::vector<int64_t> axes = n.attrInts("axes").value_or(std::vector<int64_t>{});
   if (n.hasInput(1)) {
     if (n.hasAttr("axes"))
@@ -111,16 +122,18 @@ constexpr ConverterRow kRows[] = {
     {"ArgMax", argReduce<true>, "int64 result"},
     {"ArgMin", argReduce<false>, "int64 result"},
     {"CumSum", cumSum, "constant axis; exclusive, reverse"},
-    {"ReduceL1", reduce<Reduction::kL1>, "axes attribute (or input)"},
-    {"ReduceL2", reduce<Reduction::kL2>, "axes attribute"},
-    {"ReduceLogSum", reduce<Reduction::kLogSum>, "axes attribute (or input)"},
-    {"ReduceLogSumExp", reduce<Reduction::kLogSumExp>, "axes attribute (or input); max-shifted"},
-    {"ReduceMax", reduce<Reduction::kMax>, "axes attribute (or input)"},
-    {"ReduceMean", reduce<Reduction::kMean>, "axes attribute (or input)"},
-    {"ReduceMin", reduce<Reduction::kMin>, "axes attribute (or input)"},
-    {"ReduceProd", reduce<Reduction::kProd>, "axes attribute (or input)"},
+    {"ReduceL1", reduce<Reduction::kL1>, "axes attribute before opset 18, input since"},
+    {"ReduceL2", reduce<Reduction::kL2>, "axes attribute before opset 18, input since"},
+    {"ReduceLogSum", reduce<Reduction::kLogSum>, "axes attribute before opset 18, input since"},
+    {"ReduceLogSumExp", reduce<Reduction::kLogSumExp>,
+     "axes attribute before opset 18, input since; max-shifted"},
+    {"ReduceMax", reduce<Reduction::kMax>, "axes attribute before opset 18, input since"},
+    {"ReduceMean", reduce<Reduction::kMean>, "axes attribute before opset 18, input since"},
+    {"ReduceMin", reduce<Reduction::kMin>, "axes attribute before opset 18, input since"},
+    {"ReduceProd", reduce<Reduction::kProd>, "axes attribute before opset 18, input since"},
     {"ReduceSum", reduce<Reduction::kSum>, "axes attribute before opset 13, input since"},
-    {"ReduceSumSquare", reduce<Reduction::kSumSquare>, "axes attribute (or input)"},
+    {"ReduceSumSquare", reduce<Reduction::kSumSquare>,
+     "axes attribute before opset 18, input since"},
 };
 
 }  // namespace

@@ -339,11 +339,11 @@ void scatterNd(NodeContext& n) {
 
 constexpr ConverterRow kRows[] = {
     {"ScatterElements", scatterElements,
-     "reduction none/add/mul (max/min too); negative indices; run-time indices up to 2^24 "
-     "updates x data elements"},
+     "reduction none/add/mul, max/min (opset 18; accepted earlier too); negative indices; run-time "
+     "indices up to 2^24 updates x data elements"},
     {"ScatterND", scatterNd,
-     "reduction none/add/mul (max/min too); negative indices; run-time indices up to 2^24 "
-     "tuples x data elements"},
+     "reduction none/add/mul, max/min (opset 18; accepted earlier too); negative indices; run-time "
+     "indices up to 2^24 tuples x data elements"},
 };
 
 }  // namespace

@@ -1,11 +1,12 @@
 // Shape-manipulating ONNX operators: Reshape, Flatten, Transpose, Unsqueeze, Squeeze, Expand,
-// DepthToSpace, SpaceToDepth, Shape and Size. Input shapes are static, so each target shape is
-// computed here (ONNX's 0 and -1 resolved) and the Relay op gets explicit extents; Shape and Size
-// become constants.
+// DepthToSpace, SpaceToDepth, CenterCropPad, Shape and Size. Input shapes are static, so each
+// target shape is computed here (ONNX's 0 and -1 resolved) and the Relay op gets explicit extents;
+// Shape and Size become constants.
 #include <algorithm>
 #include <set>
 
 #include "frontend/onnx/context.h"
+#include "relay/op/nn.h"
 #include "relay/op/tensor.h"
 
 namespace tessera::frontend::onnx {
@@ -227,7 +228,48 @@ void spaceToDepth(NodeContext& n) {
   n.setOutput(0, relay::reshape(x, {s[0], s[1] * b * b, s[2] / b, s[3] / b}));
 }
 
+// CenterCropPad (opset 18): each listed axis is cropped to its centre or zero-padded around it,
+// the odd element going to the end either way (ONNX's function body), as one strided_slice and
+// one nn.pad.
+void centerCropPad(NodeContext& n) {
+  const std::vector<int64_t> in = n.inputShape(0);
+  const auto rank = static_cast<int64_t>(in.size());
+  const std::vector<int64_t> target = n.constantInts(1, "shape");
+  std::vector<int64_t> axes = n.attrInts("axes").value_or(std::vector<int64_t>{});
+  if (!n.hasAttr("axes"))
+    for (int64_t a = 0; a < rank; ++a) axes.push_back(a);
+  if (target.size() != axes.size())
+    n.fail("onnx_input",
+           "shape " + listText(target) + " needs one extent per axis in " + listText(axes));
+  std::vector<int64_t> begin(static_cast<size_t>(rank), 0), end = in;
+  std::vector<std::vector<int64_t>> width(static_cast<size_t>(rank), {0, 0});
+  bool crop = false, pad = false;
+  std::set<int64_t> seen;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const int64_t a = n.normalizeAxis(axes[i], rank, "axes entry");
+    if (!seen.insert(a).second)
+      n.fail("onnx_attr", "axes " + listText(axes) + " repeat axis " + std::to_string(a));
+    const int64_t t = target[i], d = in[a];
+    if (t < 0 || t > kMaxWindowValue)
+      n.fail("onnx_input",
+             "shape " + listText(target) + " has the invalid extent " + std::to_string(t));
+    if (t < d) {
+      begin[a] = (d - t) / 2;
+      end[a] = begin[a] + t;
+      crop = true;
+    } else if (t > d) {
+      width[a] = {(t - d) / 2, t - d - (t - d) / 2};
+      pad = true;
+    }
+  }
+  Expr x = n.input(0);
+  if (crop) x = relay::stridedSlice(x, begin, end);
+  if (pad) x = relay::nn::pad(x, scalarConstant(0, n.inputDtype(0)), {.padWidth = width});
+  n.setOutput(0, x);
+}
+
 constexpr ConverterRow kRows[] = {
+    {"CenterCropPad", centerCropPad, "opset 18; constant shape; axes"},
     {"DepthToSpace", depthToSpace, "DCR and CRD modes; NCHW"},
     {"Expand", expand, "constant shape; bidirectional broadcast"},
     {"Flatten", flatten, ""},

@@ -28,8 +28,9 @@ void concat(NodeContext& n) {
   n.setOutput(0, relay::concatenate(fields, static_cast<int>(k)));
 }
 
-// Split sizes: the 'split' attribute before opset 13, an optional input since; equal parts (one
-// per output) when neither is given.
+// Split sizes: the 'split' attribute before opset 13, an optional input since; without them,
+// one part per output: equal parts before opset 18, and since 18 (with or without num_outputs)
+// parts of ceil(extent / parts) with a smaller last one, as ONNX's reference splits.
 void split(NodeContext& n) {
   const std::vector<int64_t> in = n.inputShape(0);
   const int64_t axis = n.normalizeAxis(n.attrInt("axis", 0), static_cast<int64_t>(in.size()));
@@ -43,6 +44,21 @@ void split(NodeContext& n) {
     sizes = n.attrInts("split");
   const auto parts = static_cast<int64_t>(n.numOutputs());
   if (parts == 0) n.fail("onnx_output", "Split needs at least one output");
+  if (std::optional<int64_t> count = n.opset() >= 18 ? n.attrIntOpt("num_outputs") : std::nullopt) {
+    if (sizes) n.fail("onnx_attr", "'num_outputs' and the split input are given together");
+    if (*count != parts)
+      n.fail("onnx_attr", "num_outputs is " + std::to_string(*count) + " but the node has " +
+                              std::to_string(parts) + " outputs");
+  }
+  if (!sizes && n.opset() >= 18) {
+    const int64_t chunk = (extent + parts - 1) / parts;
+    if (chunk * (parts - 1) > extent)
+      n.fail("onnx_shape", "axis " + std::to_string(axis) + " of extent " + std::to_string(extent) +
+                               " has too few elements for " + std::to_string(parts) + " parts of " +
+                               std::to_string(chunk));
+    sizes = std::vector<int64_t>(parts, chunk);
+    sizes->back() = extent - chunk * (parts - 1);
+  }
   if (!sizes) {
     if (extent % parts != 0)
       n.fail("onnx_shape", "axis " + std::to_string(axis) + " of extent " + std::to_string(extent) +
@@ -400,7 +416,9 @@ constexpr ConverterRow kRows[] = {
     {"OneHot", oneHot, "constant depth; negative indices"},
     {"Range", range, "constant start, limit and delta"},
     {"Slice", slice, "constant starts/ends/axes/steps; negative indices and steps"},
-    {"Split", split, "split attribute before opset 13, input since; equal parts"},
+    {"Split", split,
+     "split attribute before opset 13, input since; equal parts (opset 18: num_outputs, a "
+     "smaller last part)"},
     {"Tile", tile, "constant repeats"},
     {"Trilu", trilu, "k constant or run-time; static matrix shape"},
 };

@@ -147,11 +147,19 @@ std::optional<::onnx::ModelProto> convertIsolated(const ::onnx::ModelProto& mode
   return converted;
 }
 
-// A model of an opset outside the implemented range, brought into it by ONNX's own version
-// converter (the nearest implemented opset, so that as few operators as possible change).
+// A model of an opset older than the implemented range, brought into it by ONNX's own version
+// converter (to the oldest implemented opset, so that as few operators as possible change).
+// Newer opsets are refused outright: libonnx 1.12's converter knows no opset past 17, so it could
+// only fail on them, and later with a less helpful message.
 ::onnx::ModelProto convertedToImplementedOpset(const ::onnx::ModelProto& model, int64_t opset,
                                                const std::string& source) {
-  const int64_t target = std::clamp(opset, kMinOpset, kMaxOpset);
+  if (opset > kMaxOpset)
+    throwDiagnostic("onnx_opset",
+                    "opset " + std::to_string(opset) + " is newer than the implemented opsets " +
+                        std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) +
+                        ", and ONNX's version converter (libonnx 1.12) cannot convert it down",
+                    Span{}, source);
+  const int64_t target = kMinOpset;
   if (std::optional<std::string> why = unsafeForConverter(model.graph()))
     throwDiagnostic("onnx_opset",
                     "opset " + std::to_string(opset) +
@@ -361,7 +369,7 @@ relay::IRModule importModel(const ::onnx::ModelProto& model, const ImportOptions
     return GraphImporter(model.graph(), opset, options).run();
   const ::onnx::ModelProto converted =
       convertedToImplementedOpset(model, opset, options.sourceName);
-  return GraphImporter(converted.graph(), std::clamp(opset, kMinOpset, kMaxOpset), options).run();
+  return GraphImporter(converted.graph(), kMinOpset, options).run();
 }
 
 [[noreturn]] void malformed(const ImportOptions& options) {

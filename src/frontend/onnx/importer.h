@@ -1,4 +1,4 @@
-// The ONNX importer: reads an ONNX ModelProto (opsets 11 to 17) and builds a type-checked Relay
+// The ONNX importer: reads an ONNX ModelProto (opsets 11 to 18) and builds a type-checked Relay
 // IRModule whose @main takes the graph's non-initializer inputs. Protobuf stays behind this
 // header: callers see only paths, bytes and the module.
 #pragma once
@@ -16,7 +16,7 @@ namespace tessera::frontend::onnx {
 
 /// The default-domain opsets the importer accepts.
 inline constexpr int64_t kMinOpset = 11;
-inline constexpr int64_t kMaxOpset = 17;
+inline constexpr int64_t kMaxOpset = 18;
 
 /// What the caller may decide about an import.
 struct ImportOptions {
