@@ -100,7 +100,7 @@ class OnnxConvInteger : public ::testing::TestWithParam<IntCase> {};
 
 TEST_P(OnnxConvInteger, MatchesNaiveConvolution) {
   const IntCase c = GetParam();
-  const bool xSigned = c.xType == DataType::int8(), wSigned = c.wType == DataType::int8();
+  const bool xSigned = c.xType == DataType::int8();
   const NDArray x = randomTensor(c.xShape, c.xType, 11, xSigned ? -128 : 0, xSigned ? 128 : 256);
   const NDArray w = randomTensor(c.wShape, c.wType, 12, c.wLo, c.wHi);
   OnnxGraph graph(13);
