@@ -1,5 +1,5 @@
-// GraphContext and NodeContext: value bindings, the per-node type cache, attribute access with
-// type checks, and node-naming diagnostics.
+// GraphContext and NodeContext: value bindings (nested scopes for subgraphs), the per-node type
+// cache, attribute access with type checks, subgraph conversion, and node-naming diagnostics.
 #include "frontend/onnx/context.h"
 
 #include <algorithm>
@@ -17,15 +17,51 @@ using relay::ExprKind;
 
 // --- GraphContext --------------------------------------------------------------------------------
 
+// Scopes are a stack of undo records over one name map: lookups stay one map search however deep
+// the nesting, and leaving a scope puts back exactly the bindings it shadowed.
+GraphContext::Scope::Scope(GraphContext& graph, std::string where) : graph_(graph) {
+  graph_.scopes_.push_back({std::move(where) + ": ", {}});
+}
+
+GraphContext::Scope::~Scope() {
+  for (auto& [name, previous] : graph_.scopes_.back().shadowed) {
+    if (previous)
+      graph_.values_[name] = std::move(previous);
+    else
+      graph_.values_.erase(name);
+  }
+  graph_.scopes_.pop_back();
+}
+
 void GraphContext::bind(const std::string& name, Expr expr) {
-  TS_CHECK(!values_.count(name)) << "ONNX value '" << name << "' bound twice";
+  if (scopes_.empty()) {
+    TS_CHECK(!values_.count(name)) << "ONNX value '" << name << "' bound twice";
+  } else {
+    const bool fresh = scopes_.back().shadowed.emplace(name, lookup(name)).second;
+    TS_CHECK(fresh) << "ONNX value '" << name << "' bound twice in one scope";
+  }
   boundNodes_.insert(expr.get());
-  values_.emplace(name, std::move(expr));
+  values_[name] = std::move(expr);
 }
 
 Expr GraphContext::lookup(const std::string& name) const {
   auto it = values_.find(name);
   return it == values_.end() ? nullptr : it->second;
+}
+
+bool GraphContext::isBound(const std::string& name) const {
+  return scopes_.empty() ? values_.count(name) != 0 : scopes_.back().shadowed.count(name) != 0;
+}
+
+const std::string& GraphContext::scopePrefix() const {
+  static const std::string kTopLevel;
+  return scopes_.empty() ? kTopLevel : scopes_.back().prefix;
+}
+
+std::optional<NDArray> GraphContext::knownValue(const Expr& e) {
+  auto c = relay::exprAs<relay::ConstantNode>(e);
+  if (c && c->hasData()) return c->data;
+  return specializedValue(e);
 }
 
 Type GraphContext::typeOf(const Expr& root) {
@@ -47,6 +83,8 @@ Type GraphContext::typeOf(const Expr& root) {
     if (const auto* call = e->as<relay::CallNode>()) kids = call->args;
     if (const auto* tuple = e->as<relay::TupleNode>()) kids = tuple->fields;
     if (const auto* item = e->as<relay::TupleGetItemNode>()) kids = {item->tuple};
+    if (const auto* node = e->as<relay::IfNode>())
+      kids = {node->cond, node->thenBranch, node->elseBranch};
     for (const Expr& k : kids)
       if (!types_.count(k.get())) stack.emplace_back(k, false);
   }
@@ -138,6 +176,13 @@ Type GraphContext::computeType(const Expr& e) {
           << "bad projection built by the ONNX importer";
       return tuple->fields[item->index];
     }
+    case ExprKind::kIf: {
+      // The If converter builds one only over branches of equal types.
+      const auto* node = e->as<relay::IfNode>();
+      TS_CHECK(typeEqual(typeAt(node->thenBranch), typeAt(node->elseBranch)))
+          << "if branches of different types built by the ONNX importer";
+      return typeAt(node->thenBranch);
+    }
     case ExprKind::kCall:
       break;
     default:
@@ -170,7 +215,7 @@ NodeContext::NodeContext(GraphContext& graph, const ::onnx::NodeProto& node, int
     : graph_(graph), node_(node), index_(index) {}
 
 std::string NodeContext::describe() const {
-  std::string s = "node #" + std::to_string(index_);
+  std::string s = graph_.scopePrefix() + "node #" + std::to_string(index_);
   if (!node_.name().empty()) s += " '" + node_.name() + "'";
   return s + " (" + node_.op_type() + ")";
 }
@@ -201,10 +246,7 @@ const TensorTypeNode& NodeContext::inputType(size_t i) const {
 }
 
 std::optional<NDArray> NodeContext::constantInput(size_t i) const {
-  const relay::Expr e = input(i);
-  auto c = relay::exprAs<relay::ConstantNode>(e);
-  if (c && c->hasData()) return c->data;
-  return graph_.specializedValue(e);
+  return graph_.knownValue(input(i));
 }
 
 void GraphContext::setSpecializedValue(const relay::Var& param, NDArray value) {
@@ -362,10 +404,55 @@ std::optional<NDArray> NodeContext::attrTensor(const std::string& name) const {
   }
 }
 
+const ::onnx::GraphProto& NodeContext::attrGraph(const std::string& name) const {
+  const auto* a = typedAttr(name, ::onnx::AttributeProto::GRAPH);
+  if (!a) fail("onnx_attr", "attribute '" + name + "' (a graph) is required");
+  return a->g();
+}
+
 void NodeContext::badAttr(const std::string& name, const std::string& found,
                           const std::string& supported) const {
   fail("onnx_unsupported_attr",
        "attribute " + name + "=" + found + " is not supported; supported: " + supported);
+}
+
+// --- NodeContext: subgraphs ---------------------------------------------------------------------
+
+// ONNX subgraphs see every value of their enclosing graphs by name, so the nested scope only adds
+// bindings; the subgraph's own names may shadow outer ones and vanish when the scope ends. Its
+// outputs may be its inputs or outer values as well as its nodes' results.
+std::vector<Expr> NodeContext::convertSubgraph(const ::onnx::GraphProto& graph,
+                                               const std::vector<Expr>& inputs,
+                                               const std::string& label) const {
+  // Computed before the scope opens: inside it, describe() names the subgraph's nodes.
+  const std::string where = describe();
+  auto bad = [&](const std::string& code, const std::string& message) {
+    throwDiagnostic(code, label + ": " + message, Span{}, where);
+  };
+  if (graph.input_size() != static_cast<int>(inputs.size()))
+    bad("onnx_subgraph", "it must have " + std::to_string(inputs.size()) + " inputs but has " +
+                             std::to_string(graph.input_size()));
+  if (graph.sparse_initializer_size() > 0)
+    bad("onnx_tensor", "sparse initializers are not supported");
+  GraphContext::Scope scope(graph_, where + ", " + label);
+  auto define = [&](const std::string& name, Expr value, const std::string& what) {
+    if (name.empty()) bad("onnx_subgraph", what + " has no name");
+    if (graph_.isBound(name)) bad("onnx_duplicate", what + " '" + name + "' is defined twice");
+    graph_.bind(name, std::move(value));
+  };
+  for (int k = 0; k < graph.input_size(); ++k)
+    define(graph.input(k).name(), inputs[static_cast<size_t>(k)], "an input");
+  for (const ::onnx::TensorProto& t : graph.initializer())
+    define(t.name(), relay::makeConstant(tensorFromProto(t, where + ", " + label)),
+           "an initializer");
+  for (int k = 0; k < graph.node_size(); ++k) convertNode(graph_, graph.node(k), k);
+  std::vector<Expr> outputs;
+  for (const ::onnx::ValueInfoProto& info : graph.output()) {
+    Expr e = graph_.lookup(info.name());
+    if (!e) bad("onnx_undefined", "output '" + info.name() + "' is never computed");
+    outputs.push_back(e);
+  }
+  return outputs;
 }
 
 // --- NodeContext: outputs and helpers ------------------------------------------------------------

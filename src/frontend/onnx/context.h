@@ -30,16 +30,37 @@ inline constexpr int64_t kMaxRank = 64;
 
 /// The graph being imported: ONNX value names bound to Relay expressions, and a type cache over
 /// the expressions built so far (each node's type is computed once, from its op's type relation).
+/// Subgraphs (If branches, Loop bodies) are converted in nested scopes: a name bound in a scope
+/// may shadow an enclosing scope's, and leaving the scope restores the enclosing bindings.
 class GraphContext {
  public:
   explicit GraphContext(int64_t opset) : opset_(opset) {}
 
+  /// A nested scope for the lifetime of the object; `where` ("node #3 (Loop), body (iteration
+  /// 2)") prefixes how diagnostics name the nodes converted inside it.
+  class Scope {
+   public:
+    Scope(GraphContext& graph, std::string where);
+    ~Scope();
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+   private:
+    GraphContext& graph_;
+  };
+
   int64_t opset() const { return opset_; }
-  /// Binds an ONNX value name; an internal error if the name is already bound.
+  /// Binds an ONNX value name in the innermost scope; an internal error if it is already bound
+  /// there (it may shadow an enclosing scope's binding).
   void bind(const std::string& name, relay::Expr expr);
-  /// The expression bound to `name`, or null.
+  /// The expression bound to `name` in the innermost scope that binds it, or null.
   relay::Expr lookup(const std::string& name) const;
-  bool isBound(const std::string& name) const { return values_.count(name) != 0; }
+  /// True when `name` is bound in the innermost scope (where a new definition would clash).
+  bool isBound(const std::string& name) const;
+  /// "node #3 (Loop), body (iteration 2): " inside a subgraph, empty at the top level.
+  const std::string& scopePrefix() const;
+  /// The value of `e` when it is known at import: a Constant with data, or a specialised value.
+  std::optional<NDArray> knownValue(const relay::Expr& e);
   /// The type of an expression built from bound values (Var, Constant, op Call, Tuple,
   /// TupleGetItem); type errors are reported as the op's diagnostics.
   Type typeOf(const relay::Expr& e);
@@ -58,8 +79,15 @@ class GraphContext {
   std::optional<std::vector<relay::Var>> knownComputation(const relay::Expr& e, bool throughInputs);
   bool isSmall(const Type& t);
 
+  // One nested scope: the names it binds, with the binding each one shadows (null when none).
+  struct ScopeFrame {
+    std::string prefix;
+    std::map<std::string, relay::Expr> shadowed;
+  };
+
   int64_t opset_;
   std::map<std::string, relay::Expr> values_;
+  std::vector<ScopeFrame> scopes_;
   std::unordered_set<const relay::ExprNode*> boundNodes_;
   std::unordered_map<const relay::ExprNode*, std::pair<relay::Expr, Type>> types_;
   std::unordered_map<const relay::ExprNode*, NDArray> specialized_;
@@ -105,6 +133,8 @@ class NodeContext {
   std::optional<std::vector<std::string>> attrStrings(const std::string& name) const;
   std::string attrString(const std::string& name, const std::string& fallback) const;
   std::optional<NDArray> attrTensor(const std::string& name) const;
+  /// A required GRAPH attribute (an If branch, a Loop body).
+  const ::onnx::GraphProto& attrGraph(const std::string& name) const;
   /// Reports an attribute whose value the importer does not support, listing what it does.
   [[noreturn]] void badAttr(const std::string& name, const std::string& found,
                             const std::string& supported) const;
@@ -117,6 +147,15 @@ class NodeContext {
   void setOutput(size_t i, relay::Expr value);
   /// Reports a declared extra output (Dropout's mask, ...) that the importer cannot produce.
   void requireOutputsAtMost(size_t n, const std::string& why) const;
+
+  // --- subgraphs -----------------------------------------------------------------------------
+  /// Converts `graph` in a nested scope: its inputs bound to `inputs` (in order), outer values
+  /// visible by name; returns its outputs. `label` ("then_branch") names it in diagnostics.
+  std::vector<relay::Expr> convertSubgraph(const ::onnx::GraphProto& graph,
+                                           const std::vector<relay::Expr>& inputs,
+                                           const std::string& label) const;
+  /// The value of `e` when it is known at import (constant or specialised).
+  std::optional<NDArray> knownValue(const relay::Expr& e) const { return graph_.knownValue(e); }
 
   // --- helpers -------------------------------------------------------------------------------
   Type typeOf(const relay::Expr& e) const { return graph_.typeOf(e); }
@@ -172,6 +211,11 @@ std::span<const ConverterRow> einsumConverters();
 std::span<const ConverterRow> sampleConverters();
 std::span<const ConverterRow> poolExtraConverters();
 std::span<const ConverterRow> signalConverters();
+std::span<const ConverterRow> controlConverters();
+
+/// Converts one node into `graph` (importer.cc): finds its converter, type-checks and folds its
+/// outputs, and binds them. Diagnostics name the node (with its scope prefix) but not the model.
+void convertNode(GraphContext& graph, const ::onnx::NodeProto& node, int index);
 
 /// MaxPool's Indices output (convert_pool_extra.cc): for `pooled`, the nn.max_pool2d of NCHW
 /// `data` over the window (kernel, strides, dilations: (H, W); pads: top, left, bottom, right),

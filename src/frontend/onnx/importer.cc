@@ -30,12 +30,12 @@ namespace {
 using relay::Expr;
 
 // Every converter family (one per file).
-std::array<std::span<const ConverterRow>, 18> converterFamilies() {
+std::array<std::span<const ConverterRow>, 19> converterFamilies() {
   return {nnConverters(),      linalgConverters(), mathConverters(),   shapeConverters(),
           tensorConverters(),  reduceConverters(), lossConverters(),   quantizeConverters(),
           resizeConverters(),  windowConverters(), rnnConverters(),    scatterConverters(),
           reorderConverters(), einsumConverters(), sampleConverters(), poolExtraConverters(),
-          signalConverters(),  qconvConverters()};
+          signalConverters(),  qconvConverters(),  controlConverters()};
 }
 
 const ConverterRow* findConverter(const std::string& opType) {
@@ -190,6 +190,17 @@ std::string relayName(const std::string& onnxName, std::set<std::string>& used) 
   return unique;
 }
 
+// Every error raised while converting a node (ours, a type relation's, a kernel's while folding)
+// is re-issued naming the node; one that already names it (or a node of its subgraphs, whose
+// names start with it) is kept.
+Diagnostic withNode(Diagnostic d, const NodeContext& nc) {
+  if (d.context.find(nc.describe()) != std::string::npos) return d;
+  // An op's type relation or a kernel failed: keep its message, name the node first.
+  if (!d.context.empty()) d.message = d.context + ": " + d.message;
+  d.context = nc.describe();
+  return d;
+}
+
 class GraphImporter {
  public:
   GraphImporter(const ::onnx::GraphProto& graph, int64_t opset, const ImportOptions& options)
@@ -198,7 +209,15 @@ class GraphImporter {
   relay::IRModule run() {
     bindInitializers();
     bindInputs();
-    for (int i = 0; i < graph_.node_size(); ++i) convertNode(graph_.node(i), i);
+    for (int i = 0; i < graph_.node_size(); ++i) {
+      try {
+        convertNode(ctx_, graph_.node(i), i);
+      } catch (const DiagnosticError& e) {
+        Diagnostic d = e.diagnostic();
+        d.context = options_.sourceName + ": " + d.context;
+        throw DiagnosticError(d);
+      }
+    }
     return buildModule();
   }
 
@@ -289,50 +308,6 @@ class GraphImporter {
     }
   }
 
-  void convertNode(const ::onnx::NodeProto& node, int index) {
-    NodeContext nc(ctx_, node, index);
-    try {
-      if (!isDefaultDomain(node.domain()))
-        nc.fail("onnx_unsupported_op", "operator domain '" + node.domain() +
-                                           "' is not supported; only the default ONNX domain is");
-      const ConverterRow* row = findConverter(node.op_type());
-      if (!row)
-        nc.fail("onnx_unsupported_op",
-                "operator '" + node.op_type() +
-                    "' is not supported; supported operators: " + supportedList());
-      std::set<std::string> outputs;
-      for (int k = 0; k < node.output_size(); ++k)
-        if (!node.output(k).empty() &&
-            (ctx_.isBound(node.output(k)) || !outputs.insert(node.output(k)).second))
-          nc.fail("onnx_duplicate", "output '" + node.output(k) + "' is already defined");
-      row->convert(nc);
-      // Type errors surface here, naming this node. A node whose inputs are all known is
-      // evaluated now, so shape computations (Shape -> Gather -> Concat -> Reshape) reach later
-      // nodes as constants.
-      for (auto& [slot, value] : nc.outputs()) {
-        (void)ctx_.typeOf(value);
-        value = ctx_.tryFold(value);
-      }
-    } catch (const DiagnosticError& e) {
-      throw DiagnosticError(withNode(e.diagnostic(), nc));
-    }
-    for (auto& [slot, value] : nc.outputs()) ctx_.bind(node.output(static_cast<int>(slot)), value);
-  }
-
-  // Every error raised while converting a node (ours, a type relation's, a kernel's while folding)
-  // is re-issued naming the model and the node.
-  Diagnostic withNode(Diagnostic d, const NodeContext& nc) const {
-    const std::string where = options_.sourceName + ": " + nc.describe();
-    if (d.context.find(nc.describe()) != std::string::npos) {
-      d.context = options_.sourceName + ": " + d.context;
-      return d;
-    }
-    // An op's type relation or a kernel failed: keep its message, name the node first.
-    if (!d.context.empty()) d.message = d.context + ": " + d.message;
-    d.context = where;
-    return d;
-  }
-
   // Graph inputs that no node reads stay parameters, so @main's signature matches the model's.
   relay::IRModule buildModule() {
     std::vector<Expr> outputs;
@@ -357,6 +332,37 @@ class GraphImporter {
 };
 
 }  // namespace
+
+void convertNode(GraphContext& ctx, const ::onnx::NodeProto& node, int index) {
+  NodeContext nc(ctx, node, index);
+  try {
+    if (!isDefaultDomain(node.domain()))
+      nc.fail("onnx_unsupported_op", "operator domain '" + node.domain() +
+                                         "' is not supported; only the default ONNX domain is");
+    const ConverterRow* row = findConverter(node.op_type());
+    if (!row)
+      nc.fail("onnx_unsupported_op",
+              "operator '" + node.op_type() +
+                  "' is not supported; supported operators: " + supportedList());
+    // Within one scope names are single-assignment; a subgraph may shadow an enclosing name.
+    std::set<std::string> outputs;
+    for (int k = 0; k < node.output_size(); ++k)
+      if (!node.output(k).empty() &&
+          (ctx.isBound(node.output(k)) || !outputs.insert(node.output(k)).second))
+        nc.fail("onnx_duplicate", "output '" + node.output(k) + "' is already defined");
+    row->convert(nc);
+    // Type errors surface here, naming this node. A node whose inputs are all known is
+    // evaluated now, so shape computations (Shape -> Gather -> Concat -> Reshape) reach later
+    // nodes as constants.
+    for (auto& [slot, value] : nc.outputs()) {
+      (void)ctx.typeOf(value);
+      value = ctx.tryFold(value);
+    }
+  } catch (const DiagnosticError& e) {
+    throw DiagnosticError(withNode(e.diagnostic(), nc));
+  }
+  for (auto& [slot, value] : nc.outputs()) ctx.bind(node.output(static_cast<int>(slot)), value);
+}
 
 namespace {
 

@@ -61,6 +61,11 @@ OnnxNode& OnnxNode::t(const std::string& name, const NDArray& value) {
   return *this;
 }
 
+OnnxNode& OnnxNode::g(const std::string& name, const OnnxGraph& body) {
+  *add(name, ::onnx::AttributeProto::GRAPH)->mutable_g() = body.graph();
+  return *this;
+}
+
 OnnxGraph::OnnxGraph(int64_t opset) {
   model_.set_ir_version(8);
   model_.set_producer_name("tessera-test");

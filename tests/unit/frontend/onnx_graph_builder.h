@@ -11,6 +11,8 @@
 
 namespace tessera::test {
 
+class OnnxGraph;
+
 /// A fluent handle on one NodeProto: `g.node("Conv", {"x", "w"}, {"y"}).ints("pads", {1, 1, 1,
 /// 1})`.
 class OnnxNode {
@@ -22,6 +24,8 @@ class OnnxNode {
   OnnxNode& ints(const std::string& name, const std::vector<int64_t>& values);
   OnnxNode& floats(const std::string& name, const std::vector<float>& values);
   OnnxNode& t(const std::string& name, const NDArray& value);
+  /// A GRAPH attribute (an If branch, a Loop body): the graph of `body`, whose opset is ignored.
+  OnnxNode& g(const std::string& name, const OnnxGraph& body);
   ::onnx::NodeProto& proto() { return *node_; }
 
  private:
@@ -43,6 +47,7 @@ class OnnxGraph {
                 const std::vector<std::string>& outputs, const std::string& name = "");
   std::string bytes() const;
   ::onnx::ModelProto& model() { return model_; }
+  const ::onnx::GraphProto& graph() const { return model_.graph(); }
 
  private:
   ::onnx::ModelProto model_;
