@@ -122,8 +122,9 @@ TEST(OnnxControl, IfSpecialisedConditionKeepsTheIfWhenItCan) {
     EXPECT_TRUE(allClose(runOnnx1(g, {boolScalar(true), x}, options), f32({2}, {2, 4})));
     const bool kept = printed(g, options).find("if (") != std::string::npos;
     EXPECT_EQ(kept, elseOp == "Neg") << elseOp;
-    if (kept)
+    if (kept) {
       EXPECT_TRUE(allClose(runOnnx1(g, {boolScalar(false), x}, options), f32({2}, {-1, -2})));
+    }
   }
 }
 
