@@ -238,8 +238,8 @@ void det(NodeContext& n) {
   if (!dtype.isFloat()) n.fail("onnx_input", "the input must be a float tensor");
   const int64_t order = shape[rank - 1];
   if (order > kMaxDetOrder)
-    n.fail("onnx_shape", "matrices of order " + std::to_string(order) + " exceed the supported " +
-                             std::to_string(kMaxDetOrder));
+    n.fail("onnx_unsupported_size", "matrices of order " + std::to_string(order) +
+                                        " exceed the supported " + std::to_string(kMaxDetOrder));
   const std::vector<int64_t> batchShape(shape.begin(), shape.end() - 2);
   const int64_t batch = extentProduct(shape, 0, rank - 2);
   if (order == 0) {

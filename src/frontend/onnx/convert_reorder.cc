@@ -47,9 +47,9 @@ void topK(NodeContext& n) {
   const int64_t rows = shapeNumel(s) / extent;
   int64_t pairs = 0;
   if (__builtin_mul_overflow(rows, extent * extent, &pairs) || pairs > kMaxTopKPairs)
-    n.fail("onnx_shape", "TopK over " + std::to_string(rows) + " rows of " +
-                             std::to_string(extent) + " compares more than " +
-                             std::to_string(kMaxTopKPairs) + " pairs; not supported");
+    n.fail("onnx_unsupported_size", "TopK over " + std::to_string(rows) + " rows of " +
+                                        std::to_string(extent) + " compares more than " +
+                                        std::to_string(kMaxTopKPairs) + " pairs; not supported");
   const auto [perm, inverse] = axisLast(rank, axis);
   const bool moved = axis != rank - 1;
   const Expr x =

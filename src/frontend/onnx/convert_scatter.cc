@@ -65,8 +65,8 @@ int64_t boundedProduct(std::initializer_list<int64_t> extents) {
 }
 
 [[noreturn]] void tooLarge(const NodeContext& n, const std::string& what) {
-  n.fail("onnx_shape", what + " would exceed " + std::to_string(kMaxScatterElements) +
-                           " elements; scatters of this size are not supported");
+  n.fail("onnx_unsupported_size", what + " would exceed " + std::to_string(kMaxScatterElements) +
+                                      " elements; scatters of this size are not supported");
 }
 
 // Destinations known at import: layer l holds, per data row, the (l+1)-th update sent there (in

@@ -40,9 +40,9 @@ Expr dftOfRows(NodeContext& n, const Expr& x, int64_t length, bool inverse, bool
   const int64_t rows = shape[rank - 2], comps = shape[rank - 1];
   const int64_t bins = onesided ? length / 2 + 1 : length;
   if (2 * bins * rows * comps > kMaxDftTable)
-    n.fail("onnx_shape", "the DFT table of " + std::to_string(2 * bins) + " x " +
-                             std::to_string(rows * comps) + " elements exceeds the supported " +
-                             std::to_string(kMaxDftTable));
+    n.fail("onnx_unsupported_size",
+           "the DFT table of " + std::to_string(2 * bins) + " x " + std::to_string(rows * comps) +
+               " elements exceeds the supported " + std::to_string(kMaxDftTable));
   const DataType dtype = n.dtypeOf(x);
   NDArray table = NDArray::empty({2 * bins, rows * comps}, dtype);
   // Forward: X[k] = sum x[j] e^{-2 pi i jk/N}; inverse: e^{+2 pi i jk/N} / N.
@@ -136,8 +136,9 @@ void stft(NodeContext& n) {
   checkOnesided(n, onesided, comps);
   const int64_t frames = (shape[1] - frameLength) / step + 1;
   if (frames * frameLength > kMaxFoldElements)
-    n.fail("onnx_shape", "the frame table of " + std::to_string(frames * frameLength) +
-                             " elements exceeds the supported " + std::to_string(kMaxFoldElements));
+    n.fail("onnx_unsupported_size", "the frame table of " + std::to_string(frames * frameLength) +
+                                        " elements exceeds the supported " +
+                                        std::to_string(kMaxFoldElements));
   NDArray index = NDArray::empty({frames, frameLength}, DataType::int64());
   for (int64_t f = 0; f < frames; ++f)
     for (int64_t t = 0; t < frameLength; ++t) index.setInt(f * frameLength + t, f * step + t);

@@ -121,7 +121,7 @@ TEST(OnnxScatter, ScatterElementsErrors) {
             .bytes(),
         {});
   });
-  EXPECT_EQ(big.code, "onnx_shape");
+  EXPECT_EQ(big.code, "onnx_unsupported_size");
   EXPECT_NE(big.message.find("16777216"), std::string::npos) << big.message;
 }
 

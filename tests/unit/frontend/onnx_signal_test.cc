@@ -245,7 +245,7 @@ TEST(OnnxSignal, Errors) {
     return diagnosticOf([&] { frontend::onnx::importOnnxBytes(g.bytes(), {}); });
   };
   const Diagnostic big = importError("Det", {65, 65}, {});
-  EXPECT_EQ(big.code, "onnx_shape");
+  EXPECT_EQ(big.code, "onnx_unsupported_size");
   EXPECT_NE(big.message.find("order 65 exceed the supported 64"), std::string::npos) << big.message;
   EXPECT_EQ(importError("Det", {2, 3}, {}).code, "onnx_shape");
   const Diagnostic onesided = importError("DFT", {1, 8, 2}, {{"onesided", 1}});
