@@ -30,12 +30,12 @@ namespace {
 using relay::Expr;
 
 // Every converter family (one per file).
-std::array<std::span<const ConverterRow>, 19> converterFamilies() {
-  return {nnConverters(),      linalgConverters(), mathConverters(),   shapeConverters(),
-          tensorConverters(),  reduceConverters(), lossConverters(),   quantizeConverters(),
-          resizeConverters(),  windowConverters(), rnnConverters(),    scatterConverters(),
-          reorderConverters(), einsumConverters(), sampleConverters(), poolExtraConverters(),
-          signalConverters(),  qconvConverters(),  controlConverters()};
+std::array<std::span<const ConverterRow>, 20> converterFamilies() {
+  return {nnConverters(),      linalgConverters(), mathConverters(),    shapeConverters(),
+          tensorConverters(),  reduceConverters(), lossConverters(),    quantizeConverters(),
+          resizeConverters(),  windowConverters(), rnnConverters(),     scatterConverters(),
+          reorderConverters(), einsumConverters(), sampleConverters(),  poolExtraConverters(),
+          signalConverters(),  qconvConverters(),  controlConverters(), textConverters()};
 }
 
 const ConverterRow* findConverter(const std::string& opType) {
