@@ -73,7 +73,22 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transposeA, bool transposeB
 Tensor dense(const Tensor& data, const Tensor& weight, DataType outDtype) {
   if (weight.ndim() != 2) throwDiagnostic("topi_dense", "dense: the weight must be 2-D");
   if (data.ndim() >= 2) return matmul(data, weight, false, true, outDtype);
-  throwDiagnostic("topi_dense", "dense: the data must have rank >= 2");
+  if (data.ndim() != 1) throwDiagnostic("topi_dense", "dense: the data must have rank >= 1");
+  // Rank-1 data, which the type relation accepts ((K) x (N, K) -> (N)): a vector-matrix product.
+  if (outDtype.isVoid()) outDtype = data.dtype();
+  const PrimExpr& kExtent = weight.shape()[1];
+  IterVar k = te::reduceAxis(tir::Range{tir::intImm(0, kExtent->dtype), kExtent}, "k");
+  return te::compute(
+      std::vector<PrimExpr>{weight.shape()[0]},
+      [&](const std::vector<Var>& i) {
+        return te::sum(tir::cast(outDtype, data({PrimExpr(k.var)})) *
+                           tir::cast(outDtype, weight({PrimExpr(i[0]), PrimExpr(k.var)})),
+                       {k});
+      },
+      te::ComputeOptions{.name = "T_matmul_NT",
+                         .tag = "matmul",
+                         .layoutFreePlaceholders = {weight},
+                         .indexNames = axisNames(1, "i")});
 }
 
 Tensor batchMatmul(const Tensor& a, const Tensor& b, bool transposeA, bool transposeB,

@@ -31,7 +31,9 @@ WeightPacking packingOf(const CallNode& call) {
   const std::optional<std::vector<int64_t>> w = staticShape(weight->shape);
   if (!w) return {};
   if (op->name == "nn.dense") {
-    const int64_t block = w->size() == 2 ? topi::matmulBlockSize((*w)[0]) : 0;
+    // The packed product (topi::densePacked) takes data of rank 2 or more.
+    const bool packable = w->size() == 2 && data->ndim() >= 2;
+    const int64_t block = packable ? topi::matmulBlockSize((*w)[0]) : 0;
     return block ? WeightPacking{PackKind::kDense, block} : WeightPacking{};
   }
   if (op->name != "nn.conv2d" || w->size() != 4) return {};

@@ -37,7 +37,12 @@ std::optional<Message> backwardPrep(const CallNode& call, const Messages& msgs) 
     if (auto c = convChannelAxis(a, a.outLayout)) return Message{{*c}, false};
     return std::nullopt;
   }
-  if (name == "nn.dense") return Message{{1}, false};
+  // The output channel axis of dense is its last one, whatever the data's rank.
+  if (name == "nn.dense") {
+    const auto* out = call.checkedType ? call.checkedType->as<TensorTypeNode>() : nullptr;
+    if (!out || out->ndim() == 0) return std::nullopt;
+    return Message{{out->ndim() - 1}, false};
+  }
   if ((name == "nn.relu" || name == "nn.leaky_relu") && in(0)) return Message{in(0)->axes, true};
   if (name == "nn.bias_add" && in(0) && in(0)->axes.size() == 1) {
     const int ndim = tensorOf(call.args[0])->ndim();

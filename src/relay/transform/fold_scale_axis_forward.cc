@@ -34,7 +34,9 @@ std::vector<MaybeMessage> forwardPrep(const CallNode& call, const MaybeMessage& 
     const auto& a = *attrsAs<nn::Conv2DAttrs>(call.attrs.get());
     if (auto c = convChannelAxis(a, a.dataLayout)) in[0] = Message{{*c}, false};
   } else if (name == "nn.dense") {
-    in[0] = Message{{1}, false};
+    // The input channel axis is the data's last, whatever its rank (axis 1 only for 2-D data).
+    if (const TensorTypeNode* data = tensorOf(call.args[0]); data && data->ndim() > 0)
+      in[0] = Message{{data->ndim() - 1}, false};
   } else if ((name == "nn.relu" || name == "nn.leaky_relu") && out) {
     in[0] = Message{out->axes, true};
   } else if ((name == "add" || name == "subtract") && out) {

@@ -75,6 +75,9 @@ bool writesBuffer(const BlockNode* block, const BufferNode* buffer) {
 }
 
 bool isCompleteBlock(const BlockNode* block) {
+  // A block with an init is a reduction even without reduce iter vars (a reduction over no axes,
+  // e.g. mean of a rank-0 tensor): its update reads the output, which `reads` does not list.
+  if (block->init) return false;
   for (const IterVar& iv : block->iterVars) {
     if (iv.type != IterVarType::kDataPar) return false;
   }

@@ -18,7 +18,7 @@ bool hasOnlySpatialAndReduce(const BlockNode* block);
 /// Every binding is a quasi-affine expression of loop variables: sums of constants times
 /// variables, floordiv/floormod by positive constants.
 bool hasAffineBindings(const BlockRealizeNode* realize);
-/// All iter vars spatial and the block does not read a buffer it writes.
+/// No init, all iter vars spatial, and the block does not read a buffer it writes.
 bool isCompleteBlock(const BlockNode* block);
 /// Has init, only S/R iter vars, and no reduce iter var indexes a written region.
 bool isReductionBlock(const BlockNode* block);

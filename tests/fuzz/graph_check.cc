@@ -1,0 +1,228 @@
+// The differential check of graph_check.h. Every stage runs the same inputs; the oracle is the
+// interpreter on the module as generated.
+#include "graph_check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <functional>
+#include <sstream>
+
+#include "codegen/llvm/target.h"
+#include "driver/build.h"
+#include "driver/pipeline.h"
+#include "graph_gen.h"
+#include "relay/interp/interpreter.h"
+#include "relay/strategy/op_strategy.h"
+#include "relay/text/parser.h"
+#include "relay/text/printer.h"
+#include "relay/transform/pass_table.h"
+#include "relay/visit.h"
+#include "runtime/graph_executor.h"
+#include "support/check.h"
+#include "support/diagnostic.h"
+
+namespace tessera::fuzz {
+
+std::string Finding::str() const {
+  return "graph fuzzer finding at stage " + stage + ": " + symptom + "\n--- module ---\n" + module;
+}
+
+std::vector<relay::Value> graphInputs(const relay::IRModule& module, uint64_t seed) {
+  std::vector<relay::Value> inputs;
+  for (const relay::Var& p : module.main()->params) {
+    const auto* t = p->typeAnnotation ? p->typeAnnotation->as<TensorTypeNode>() : nullptr;
+    TS_CHECK(t) << "parameter %" << p->nameHint << " is not a tensor";
+    const std::optional<std::vector<int64_t>> dims = staticShape(t->shape);
+    TS_CHECK(dims) << "parameter %" << p->nameHint << " has a dynamic shape";
+    const double bound = t->dtype.isFloat() ? 1.0 : 64.0;
+    inputs.emplace_back(randomArray(*dims, t->dtype, seed + inputs.size() * 7919, -bound, bound));
+  }
+  return inputs;
+}
+
+namespace {
+
+// Tuples flattened in order, as the graph executor numbers its outputs.
+std::vector<NDArray> flatten(const relay::Value& value) {
+  std::vector<NDArray> out;
+  std::vector<const relay::Value*> stack{&value};
+  while (!stack.empty()) {
+    const relay::Value* v = stack.back();
+    stack.pop_back();
+    if (v->isTensor()) {
+      out.push_back(v->tensor());
+      continue;
+    }
+    for (auto it = v->fields().rbegin(); it != v->fields().rend(); ++it) stack.push_back(&*it);
+  }
+  return out;
+}
+
+// NaN matches NaN and an infinity matches the same infinity; other floats must be within atol
+// scaled by the tensor's largest magnitude (so cancellation in big values is not a finding) plus
+// rtol of the element.
+std::optional<std::string> compareTensor(const NDArray& got, const NDArray& want,
+                                         const CheckOptions& o) {
+  if (got.dtype() != want.dtype() || got.shape() != want.shape())
+    return "type " + got.describe() + " instead of " + want.describe();
+  const bool isFloat = want.dtype().isFloat();
+  double scale = 1;
+  if (isFloat)
+    for (int64_t i = 0; i < want.numel(); ++i)
+      if (std::isfinite(want.getFloat(i))) scale = std::max(scale, 1 + std::fabs(want.getFloat(i)));
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    if (!isFloat) {
+      if (got.getInt(i) == want.getInt(i)) continue;
+      return "element " + std::to_string(i) + " is " + std::to_string(got.getInt(i)) +
+             " instead of " + std::to_string(want.getInt(i));
+    }
+    const double x = got.getFloat(i), y = want.getFloat(i);
+    if (std::isnan(x) && std::isnan(y)) continue;
+    if (x == y) continue;
+    if (std::fabs(x - y) <= o.atol * scale + o.rtol * std::fabs(y)) continue;
+    std::ostringstream os;
+    os.precision(9);
+    os << "element " << i << " is " << x << " instead of " << y;
+    return os.str();
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> compareOutputs(const std::vector<NDArray>& got,
+                                          const std::vector<NDArray>& want, const CheckOptions& o) {
+  if (got.size() != want.size())
+    return std::to_string(got.size()) + " outputs instead of " + std::to_string(want.size());
+  for (size_t i = 0; i < want.size(); ++i)
+    if (auto problem = compareTensor(got[i], want[i], o))
+      return "output " + std::to_string(i) + ": " + *problem;
+  return std::nullopt;
+}
+
+// Runs `stage`, turning every exception into a symptom: a well-typed graph of registered ops must
+// neither fail an internal check nor be refused with a diagnostic.
+std::optional<std::string> guarded(const std::function<std::optional<std::string>()>& stage) {
+  try {
+    return stage();
+  } catch (const DiagnosticError& e) {
+    return "DiagnosticError: " + e.diagnostic().str();
+  } catch (const InternalError& e) {
+    return std::string("InternalError: ") + e.what();
+  } catch (const std::exception& e) {
+    return std::string("exception: ") + e.what();
+  }
+}
+
+std::vector<NDArray> runCompiled(const driver::BuiltModule& built, const relay::Function& main,
+                                 const std::vector<relay::Value>& inputs) {
+  runtime::GraphExecutor executor(built.model());
+  for (size_t i = 0; i < inputs.size(); ++i)
+    executor.setInput(main->params[i]->nameHint, inputs[i].tensor());
+  executor.run();
+  std::vector<NDArray> out;
+  for (int i = 0; i < executor.numOutputs(); ++i) out.push_back(executor.getOutput(i).copy());
+  return out;
+}
+
+void countOps(const relay::IRModule& module, CheckStats& stats) {
+  relay::postOrderVisit(module.main(), [&](const relay::Expr& e) {
+    const auto* call = e->as<relay::CallNode>();
+    if (!call) return;
+    if (const auto* op = call->op->as<relay::OpNode>()) ++stats.opCalls[op->name];
+  });
+}
+
+}  // namespace
+
+std::optional<Finding> checkGraph(const relay::IRModule& module, uint64_t dataSeed,
+                                  const CheckOptions& options, CheckStats* stats) {
+  CheckStats local;
+  CheckStats& s = stats ? *stats : local;
+  ++s.graphs;
+  countOps(module, s);
+  const std::vector<relay::Value> inputs = graphInputs(module, dataSeed);
+  auto finding = [&](const std::string& stage, const std::string& symptom) {
+    return Finding{stage, symptom, relay::printModule(module)};
+  };
+
+  std::vector<NDArray> expected;
+  if (auto problem = guarded([&]() -> std::optional<std::string> {
+        expected = flatten(relay::Interpreter(module).run(inputs));
+        return std::nullopt;
+      }))
+    return finding("interpreter", *problem);
+
+  // A stage that yields a module: its interpreted result must match the oracle's.
+  auto interpreted =
+      [&](const std::string& stage,
+          const std::function<relay::IRModule()>& transform) -> std::optional<Finding> {
+    ++s.stagesRun;
+    auto problem = guarded([&] {
+      const relay::IRModule after = transform();
+      return compareOutputs(flatten(relay::Interpreter(after).run(inputs)), expected, options);
+    });
+    if (problem) return finding(stage, *problem);
+    return std::nullopt;
+  };
+
+  if (auto f = interpreted("TextRoundTrip", [&] {
+        return relay::parseModule(relay::printRoundTrip(module), "graph-fuzz");
+      }))
+    return f;
+
+  if (options.passes) {
+    // Target hooks (AlterOpLayout) act only with a target and its strategies, as in build().
+    relay::strategy::registerStrategies();
+    auto context = [] {
+      relay::PassContext ctx;
+      ctx.optLevel = 3;
+      ctx.target = codegen::hostTarget();
+      return ctx;
+    };
+    for (const relay::PassTableRow& row : relay::passTable()) {
+      if (auto f = interpreted(row.name, [&] {
+            relay::PassContext ctx = context();
+            return (*row.factory())(module, ctx);
+          }))
+        return f;
+    }
+    if (auto f = interpreted("OptimizationPipeline", [&] {
+          relay::PassContext ctx = context();
+          return driver::optimize(module, ctx);
+        }))
+      return f;
+  }
+
+  auto compiled = [&](const std::string& stage,
+                      const driver::BuildOptions& build) -> std::optional<Finding> {
+    ++s.stagesRun;
+    auto problem = guarded([&] {
+      const driver::BuiltModule built = driver::build(module, codegen::hostTarget(), {}, build);
+      return compareOutputs(runCompiled(built, module.main(), inputs), expected, options);
+    });
+    if (problem) return finding(stage, *problem);
+    return std::nullopt;
+  };
+  if (options.build)
+    if (auto f = compiled("build", {.optLevel = 3, .defaultSchedules = true})) return f;
+  if (options.plainBuild)
+    if (auto f =
+            compiled("build(opt_level=0, plain loops)", {.optLevel = 0, .defaultSchedules = false}))
+      return f;
+  return std::nullopt;
+}
+
+std::optional<Finding> checkSeed(uint64_t seed, const CheckOptions& options, CheckStats* stats) {
+  Choices choices(seed);
+  relay::IRModule module;
+  try {
+    module = generateGraph(choices);
+  } catch (const IllTypedGraph& e) {
+    return Finding{"generate", e.what(), "(seed " + std::to_string(seed) + ")"};
+  }
+  std::optional<Finding> f = checkGraph(module, choices.dataSeed(), options, stats);
+  if (f) f->stage += " (seed " + std::to_string(seed) + ")";
+  return f;
+}
+
+}  // namespace tessera::fuzz

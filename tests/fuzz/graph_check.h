@@ -1,0 +1,56 @@
+// The graph fuzzer's differential check: a generated module runs on the reference interpreter (the
+// oracle), then after a text round trip, after each graph pass of the pass table on its own, after
+// the default optimization pipeline, and compiled by build() for the host on the graph executor;
+// every result must match the oracle's (integers and bools exactly, floats within a tolerance).
+// A mismatch, a crash, an internal error or a DiagnosticError on a well-typed graph is a finding.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "relay/module.h"
+#include "relay/value.h"
+
+namespace tessera::fuzz {
+
+struct CheckOptions {
+  bool passes = true;       ///< each pass of the pass table, and the optimization pipeline
+  bool build = true;        ///< build() at opt level 3 with the target's schedules
+  bool plainBuild = false;  ///< also build() at opt level 0 with plain loop nests
+  double rtol = 1e-3;
+  double atol = 1e-4;  ///< scaled by 1 + the largest magnitude of the oracle's tensor
+};
+
+/// What went wrong, where: the stage ("interpreter", a pass name, "build", ...), the symptom, and
+/// the module printed as text.
+struct Finding {
+  std::string stage;
+  std::string symptom;
+  std::string module;
+  /// A report of all three, for a test failure or the fuzzer's abort message.
+  std::string str() const;
+};
+
+/// Counters over many checks, for the summary a long run prints.
+struct CheckStats {
+  int graphs = 0;
+  int stagesRun = 0;
+  std::map<std::string, int> opCalls;  ///< calls per op name over the checked graphs
+};
+
+/// Seeded random arguments for @main's parameters: floats in [-1, 1), integers in [-64, 64).
+std::vector<relay::Value> graphInputs(const relay::IRModule& module, uint64_t seed);
+
+/// Runs every stage on `module` with inputs from `dataSeed`; returns the first finding.
+std::optional<Finding> checkGraph(const relay::IRModule& module, uint64_t dataSeed,
+                                  const CheckOptions& options = {}, CheckStats* stats = nullptr);
+
+/// Generates the graph for `seed` (graph_gen.h) and checks it; a generator failure (an ill-typed
+/// graph) is a finding of stage "generate".
+std::optional<Finding> checkSeed(uint64_t seed, const CheckOptions& options = {},
+                                 CheckStats* stats = nullptr);
+
+}  // namespace tessera::fuzz
