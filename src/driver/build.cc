@@ -1,6 +1,8 @@
 // build(): the pipeline of driver/pipeline.cc run through, packaged for the graph executor.
 #include "driver/build.h"
 
+#include <utility>
+
 #include "codegen/llvm/target.h"
 #include "driver/pipeline.h"
 
@@ -38,13 +40,13 @@ std::vector<std::string> explainStrategy(const KernelStrategy& kernel) {
   return lines;
 }
 
-BuiltModule build(const relay::IRModule& module, const target::Target& target,
+BuiltModule build(relay::IRModule module, const target::Target& target,
                   const std::map<std::string, NDArray>& params, const BuildOptions& options) {
   relay::PassContext ownContext;
   relay::PassContext& ctx = options.context ? *options.context : ownContext;
   ctx.optLevel = options.optLevel;
   // Resolved before any work: an unusable target is an error before the graph passes start.
-  CompileState state{.module = module,
+  CompileState state{.module = std::move(module),
                      .target = codegen::withHostDefaults(target),
                      .params = params,
                      .strategies = options.defaultSchedules};

@@ -69,8 +69,9 @@ std::vector<tir::PrimFunc> graphKernels(const relay::IRModule& optimized,
 /// Builds @main of `module` for `target`: runs driver/pipeline.h's steps. `params` are bound into
 /// @main first (BindParams), so they become constants of the graph. Throws DiagnosticError for what
 /// cannot be compiled: a non-static input shape, control flow or calls to other globals in @main,
-/// an op without a compute.
-BuiltModule build(const relay::IRModule& module, const target::Target& target,
+/// an op without a compute. Move in a module nothing else holds to keep peak memory low: its
+/// weights are then released as they become the graph's (packed) params.
+BuiltModule build(relay::IRModule module, const target::Target& target,
                   const std::map<std::string, NDArray>& params = {},
                   const BuildOptions& options = {});
 

@@ -77,7 +77,8 @@ void runOptimize(CompileState& s, relay::PassContext& ctx) {
 }
 
 void runLowerGraphToTIR(CompileState& s, relay::PassContext&) {
-  s.lowered = lower::lowerGraphToTIR(s.module, s.strategies ? &s.target : nullptr);
+  // Moved: the weights then leave memory as lowering makes them params (packed or not).
+  s.lowered = lower::lowerGraphToTIR(std::move(s.module), s.strategies ? &s.target : nullptr);
   s.kernels.clear();
   for (const lower::GraphKernel& k : s.lowered.kernels) s.kernels.push_back(k.func);
 }
@@ -103,11 +104,13 @@ void runLowerTIR(CompileState& s, relay::PassContext& ctx) {
   for (tir::PrimFunc& k : s.kernels) k = withTarget(k, s.target);
 }
 
-void runCodegen(CompileState& s, relay::PassContext&) {
+void runCodegen(CompileState& s, relay::PassContext& ctx) {
   tir::TirModule module;
   for (const tir::PrimFunc& k : s.kernels) module.add(k);
-  // A graph that only forwards inputs or constants has nothing to compile.
-  if (!module.empty()) s.lib = codegen::compile(module, s.target);
+  // A graph that only forwards inputs or constants has nothing to compile. The LLVM IR is kept
+  // only to be printed.
+  if (!module.empty())
+    s.lib = codegen::compile(module, s.target, {.keepIR = relay::printsAfter(ctx, "CodegenLLVM")});
 }
 
 void runPlanMemory(CompileState& s, relay::PassContext&) {

@@ -32,7 +32,9 @@ relay::IRModule optimize(const relay::IRModule& module, relay::PassContext& ctx,
 
 /// What the compile steps hand to each other.
 struct CompileState {
-  relay::IRModule module;                 ///< the graph; optimized by the first step
+  /// The graph: optimized by the first step, then moved into LowerGraphToTIR (empty after it), so
+  /// that each weight leaves memory once lowering has made it a param.
+  relay::IRModule module;
   target::Target target;                  ///< resolved (codegen::withHostDefaults)
   std::map<std::string, NDArray> params;  ///< bound into @main before the graph passes
   /// Choose implementations with the target's op strategies and schedule the kernels; off,

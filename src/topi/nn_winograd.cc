@@ -53,20 +53,33 @@ NDArray winogradWeightTransform(const NDArray& weight, int64_t kb) {
   static const double g[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
   // (4, 4, K/kb, C, kb): for each of the 16 products a packed dense weight.
   NDArray u = NDArray::empty({4, 4, k / kb, c, kb}, weight.dtype());
-  for (int64_t ko = 0; ko < k; ++ko)
-    for (int64_t ci = 0; ci < c; ++ci) {
-      double w[3][3];
-      for (int a = 0; a < 3; ++a)
-        for (int b = 0; b < 3; ++b) w[a][b] = weight.getFloat(((ko * c + ci) * 3 + a) * 3 + b);
-      for (int e = 0; e < 4; ++e)
-        for (int n = 0; n < 4; ++n) {
-          double sum = 0;
-          for (int a = 0; a < 3; ++a)
-            for (int b = 0; b < 3; ++b) sum += g[e][a] * w[a][b] * g[n][b];
-          const int64_t index = (((e * 4 + n) * (k / kb) + ko / kb) * c + ci) * kb + ko % kb;
-          u.setFloat(index, sum);
-        }
-    }
+  // `load` and `store` are the element accessors: typed pointers for float32 (the common case;
+  // the generic accessors' per-element dtype dispatch cost a large model a second), getFloat and
+  // setFloat otherwise. Both compute in double and round once on the store.
+  auto transform = [&](auto load, auto store) {
+    for (int64_t ko = 0; ko < k; ++ko)
+      for (int64_t ci = 0; ci < c; ++ci) {
+        double w[3][3];
+        for (int a = 0; a < 3; ++a)
+          for (int b = 0; b < 3; ++b) w[a][b] = load(((ko * c + ci) * 3 + a) * 3 + b);
+        for (int e = 0; e < 4; ++e)
+          for (int n = 0; n < 4; ++n) {
+            double sum = 0;
+            for (int a = 0; a < 3; ++a)
+              for (int b = 0; b < 3; ++b) sum += g[e][a] * w[a][b] * g[n][b];
+            store((((e * 4 + n) * (k / kb) + ko / kb) * c + ci) * kb + ko % kb, sum);
+          }
+      }
+  };
+  if (weight.dtype() == DataType::float32()) {
+    const float* in = weight.as<float>();
+    float* out = u.as<float>();
+    transform([in](int64_t i) { return static_cast<double>(in[i]); },
+              [out](int64_t i, double v) { out[i] = static_cast<float>(v); });
+  } else {
+    transform([&](int64_t i) { return weight.getFloat(i); },
+              [&](int64_t i, double v) { u.setFloat(i, v); });
+  }
   return u;
 }
 

@@ -1,8 +1,12 @@
 // `tessera compile FILE -o OUT_DIR`: relay.build from the command line. Writes the compiled
 // kernels, the graph executor description and the parameters to a directory that `tessera run`
 // (or driver::loadBuilt) runs without recompiling.
+#include <sys/resource.h>
+
 #include <algorithm>
+#include <chrono>
 #include <iostream>
+#include <utility>
 
 #include "cli.h"
 #include "codegen/llvm/target.h"
@@ -33,9 +37,22 @@ const char* const kCompileUsage =
     "  --print-after NAME  print the program to stderr after the step or pass NAME (repeatable;\n"
     "                      `all` for every one): Optimize, LowerGraphToTIR, ScheduleKernels,\n"
     "                      LowerTIR, CodegenLLVM, PlanMemory, any graph pass or TIR pass\n"
-    "  --time-passes       report the time of every step and pass on stderr\n";
+    "  --time-passes       report the time of every step and pass on stderr, with the import,\n"
+    "                      the export and the peak memory\n";
 
 namespace {
+
+// The process's peak resident memory so far, in MiB (Linux reports kilobytes).
+long peakMemoryMiB() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss / 1024;
+}
+
+double millisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
 
 int parseOptLevel(Args& args) {
   std::optional<std::string> level = args.value("--opt-level");
@@ -96,15 +113,26 @@ int cmdCompile(Args& args) {
       codegen::withHostDefaults(target::Target::parse(targetText.empty() ? "llvm" : targetText));
   std::map<std::string, NDArray> params;
   if (paramsPath) params = readNpz(*paramsPath);
-  const relay::IRModule module = loadModule(files[0], inputShapes);
+  auto start = std::chrono::steady_clock::now();
+  relay::IRModule module = loadModule(files[0], inputShapes);
+  const double importMs = millisecondsSince(start);
+  const long importPeak = peakMemoryMiB();
   driver::BuildOptions options;
   options.optLevel = optLevel;
   options.context = &ctx;
-  const driver::BuiltModule built = driver::build(module, target, params, options);
-  if (ctx.timePasses)
+  // Moved in: the weights leave memory as they become the graph's (packed) params.
+  const driver::BuiltModule built = driver::build(std::move(module), target, params, options);
+  const long buildPeak = peakMemoryMiB();
+  start = std::chrono::steady_clock::now();
+  driver::exportBuilt(built, *out);
+  if (ctx.timePasses) {
+    std::cerr << "Import: " << importMs << " ms\n";
     for (const relay::PassTiming& t : ctx.timings)
       std::cerr << std::string(2 * t.depth, ' ') << t.name << ": " << t.milliseconds << " ms\n";
-  driver::exportBuilt(built, *out);
+    std::cerr << "Export: " << millisecondsSince(start) << " ms\n"
+              << "peak memory: " << importPeak << " MiB after Import, " << buildPeak
+              << " MiB after PlanMemory, " << peakMemoryMiB() << " MiB after Export\n";
+  }
 
   std::cout << "compiled " << files[0] << " for llvm -mtriple=" << target.triple
             << " -mcpu=" << target.cpu << " to " << *out << "\n"

@@ -1,5 +1,6 @@
-// compile(): TirModule -> LLVM IR -> O3 -> one object file, which is both linked in-process by ORC
-// LLJIT and kept for exportLibrary (`cc -shared`). The JIT's symbols are bound as a
+// compile(): TirModule -> LLVM IR -> O3 -> object files (the functions split into parts compiled
+// concurrently), which are both linked in-process by ORC LLJIT and kept for exportLibrary
+// (`cc -shared`). The JIT's symbols are bound as a
 // runtime::Module (slots filled from the runtime's C-function registry), exactly as
 // runtime::loadModule binds an exported library.
 #include "codegen/llvm/build.h"
@@ -9,10 +10,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -35,7 +39,7 @@ struct CompiledModule::Impl {
   std::vector<std::string> names;
   std::string entry;
   std::string ir;
-  std::string object;  ///< empty for a loaded library
+  std::vector<std::string> objects;  ///< one per part; none for a loaded library
   std::string triple;
 };
 
@@ -58,9 +62,12 @@ void linkInProcess(CompiledModule::Impl& impl) {
       jit->getDataLayout().getGlobalPrefix());
   if (!generator) throwDiagnostic("codegen", llvmError(generator.takeError()));
   jit->getMainJITDylib().addGenerator(std::move(*generator));
-  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(impl.object, "tessera_module.o");
-  if (llvm::Error error = jit->addObjectFile(std::move(buffer))) {
-    throwDiagnostic("codegen", "cannot load compiled code: " + llvmError(std::move(error)));
+  for (size_t i = 0; i < impl.objects.size(); ++i) {
+    auto buffer = llvm::MemoryBuffer::getMemBufferCopy(
+        impl.objects[i], "tessera_module_" + std::to_string(i) + ".o");
+    if (llvm::Error error = jit->addObjectFile(std::move(buffer))) {
+      throwDiagnostic("codegen", "cannot load compiled code: " + llvmError(std::move(error)));
+    }
   }
   auto lookup = [jit](const char* symbol) -> void* {
     auto address = jit->lookup(symbol);
@@ -99,28 +106,73 @@ int runProcess(const std::vector<std::string>& argv, std::string* output) {
 
 }  // namespace
 
-CompiledModule compile(const tir::TirModule& module, const target::Target& requested) {
-  const target::Target target = withHostDefaults(requested);
-  auto impl = std::make_shared<CompiledModule::Impl>();
+namespace {
+
+struct CompiledPart {
+  std::string ir;
+  std::string object;
+};
+
+// Functions `part`, `part + parts`, ... of `functions` as one LLVM module (its own context and
+// target machine: LLVM contexts are single-threaded), optimized and emitted. Part 0 also defines
+// the runtime slots and the module info listing every function (`names`).
+CompiledPart compilePart(const std::vector<tir::PrimFunc>& functions,
+                         const std::vector<std::string>& names, size_t part, size_t parts,
+                         const target::Target& target, const CompileOptions& options) {
   std::unique_ptr<llvm::TargetMachine> machine = createTargetMachine(target);
   llvm::LLVMContext ctx;
   llvm::Module llvmModule("tessera", ctx);
   llvmModule.setTargetTriple(target.triple);
   llvmModule.setDataLayout(machine->createDataLayout());
-  CodeGenLLVM codegen(ctx, llvmModule);
-  for (const tir::PrimFunc& func : module.functions()) {
-    codegen.addFunction(func);
-    impl->names.push_back(CodeGenLLVM::symbolOf(func));
-  }
-  codegen.addModuleInfo(impl->names);
-  if (impl->names.size() == 1) impl->entry = impl->names[0];
+  CodeGenLLVM codegen(ctx, llvmModule, /*definesSlots=*/part == 0);
+  for (size_t i = part; i < functions.size(); i += parts) codegen.addFunction(functions[i]);
+  if (part == 0) codegen.addModuleInfo(names);
   std::string problems;
   llvm::raw_string_ostream problemStream(problems);
   TS_CHECK(!llvm::verifyModule(llvmModule, &problemStream)) << "invalid LLVM IR: " << problems;
   optimizeModule(llvmModule, *machine);
-  llvm::raw_string_ostream irStream(impl->ir);
-  llvmModule.print(irStream, nullptr);
-  impl->object = emitObject(llvmModule, *machine);
+  CompiledPart out;
+  if (options.keepIR) {
+    llvm::raw_string_ostream irStream(out.ir);
+    llvmModule.print(irStream, nullptr);
+  }
+  out.object = emitObject(llvmModule, *machine);
+  return out;
+}
+
+}  // namespace
+
+CompiledModule compile(const tir::TirModule& module, const target::Target& requested,
+                       const CompileOptions& options) {
+  const target::Target target = withHostDefaults(requested);
+  auto impl = std::make_shared<CompiledModule::Impl>();
+  const std::vector<tir::PrimFunc>& functions = module.functions();
+  for (const tir::PrimFunc& func : functions) impl->names.push_back(CodeGenLLVM::symbolOf(func));
+  if (impl->names.size() == 1) impl->entry = impl->names[0];
+  // LLVM's time grows with the number of kernels (a DenseNet has over a hundred): they are
+  // compiled in parts on threads of their own, as many as the runtime uses.
+  const size_t parts = std::clamp<size_t>(
+      options.threads > 0 ? static_cast<size_t>(options.threads) : runtime::numThreads(), 1,
+      std::max<size_t>(functions.size(), 1));
+  std::vector<CompiledPart> compiled(parts);
+  std::vector<std::exception_ptr> errors(parts);
+  auto run = [&](size_t part) {
+    try {
+      compiled[part] = compilePart(functions, impl->names, part, parts, target, options);
+    } catch (...) {
+      errors[part] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t part = 1; part < parts; ++part) threads.emplace_back(run, part);
+  run(0);
+  for (std::thread& t : threads) t.join();
+  for (const std::exception_ptr& error : errors)
+    if (error) std::rethrow_exception(error);
+  for (CompiledPart& part : compiled) {
+    impl->ir += part.ir;
+    impl->objects.push_back(std::move(part.object));
+  }
   impl->triple = target.triple;
   if (isHostCompatible(target)) linkInProcess(*impl);
   return CompiledModule(impl);
@@ -169,18 +221,29 @@ const std::string& CompiledModule::llvmIR() const {
 }
 
 void CompiledModule::exportLibrary(const std::string& path) const {
-  if (!impl_ || impl_->object.empty()) {
+  if (!impl_ || impl_->objects.empty()) {
     throwDiagnostic("codegen_export", "only a module built by compile() can be exported", {}, path);
   }
-  std::string objectPath = path + ".o";
-  {
-    std::ofstream out(objectPath, std::ios::binary);
-    out.write(impl_->object.data(), static_cast<std::streamsize>(impl_->object.size()));
-    if (!out) throwDiagnostic("codegen_export", "cannot write " + objectPath, {}, path);
+  std::vector<std::string> argv = {"cc", "-shared", "-o", path};
+  std::vector<std::string> objectPaths;
+  auto removeObjects = [&] {
+    for (const std::string& p : objectPaths) std::remove(p.c_str());
+  };
+  for (size_t i = 0; i < impl_->objects.size(); ++i) {
+    const std::string& object = impl_->objects[i];
+    objectPaths.push_back(path + "." + std::to_string(i) + ".o");
+    std::ofstream out(objectPaths.back(), std::ios::binary);
+    out.write(object.data(), static_cast<std::streamsize>(object.size()));
+    if (!out) {
+      removeObjects();
+      throwDiagnostic("codegen_export", "cannot write " + objectPaths.back(), {}, path);
+    }
   }
+  argv.insert(argv.end(), objectPaths.begin(), objectPaths.end());
+  argv.push_back("-lm");
   std::string log;
-  int rc = runProcess({"cc", "-shared", "-o", path, objectPath, "-lm"}, &log);
-  std::remove(objectPath.c_str());
+  int rc = runProcess(argv, &log);
+  removeObjects();
   if (rc != 0)
     throwDiagnostic("codegen_export", "linking the shared library failed: " + log, {}, path);
 }

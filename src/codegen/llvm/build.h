@@ -33,7 +33,7 @@ class CompiledModule {
   const std::vector<std::string>& functionNames() const;
   /// The name of the module's entry function ("" unless the module has exactly one function).
   std::string entryName() const;
-  /// The optimized LLVM IR (empty for a module loaded from a library).
+  /// The optimized LLVM IR (empty for a module loaded from a library or compiled without keepIR).
   const std::string& llvmIR() const;
   /// Writes a shared library that loadLibrary reopens (in this or another process). Throws
   /// DiagnosticError (code "codegen_export") when linking fails.
@@ -49,12 +49,21 @@ class CompiledModule {
   std::shared_ptr<Impl> impl_;
 };
 
-/// Compiles every function of `module` for `target` with LLVM's O3 pipeline. The module can be
-/// called in-process only when the target is host-compatible; otherwise only exported. Throws
+struct CompileOptions {
+  /// Keep the optimized LLVM IR for llvmIR() (printing it costs a few percent of the time).
+  bool keepIR = true;
+  /// Threads compiling parts of the module concurrently (0: runtime::numThreads()).
+  int threads = 0;
+};
+
+/// Compiles every function of `module` for `target` with LLVM's O3 pipeline; the functions are
+/// split into parts compiled concurrently (one object file each, linked together). The module can
+/// be called in-process only when the target is host-compatible; otherwise only exported. Throws
 /// DiagnosticError (code "codegen") for IR it cannot compile (blocks, nested parallel loops,
 /// unknown intrinsics).
 CompiledModule compile(const tir::TirModule& module,
-                       const target::Target& target = target::Target::llvm());
+                       const target::Target& target = target::Target::llvm(),
+                       const CompileOptions& options = {});
 /// Opens a library written by exportLibrary (runtime::loadModule, wrapped). Throws
 /// DiagnosticError (code "codegen_load").
 CompiledModule loadLibrary(const std::string& path);

@@ -27,17 +27,20 @@ constexpr int64_t kMaxStackAlloca = 16 * 1024;
 
 }  // namespace
 
-CodeGenLLVM::CodeGenLLVM(llvm::LLVMContext& ctx, llvm::Module& module)
+CodeGenLLVM::CodeGenLLVM(llvm::LLVMContext& ctx, llvm::Module& module, bool definesSlots)
     : ctx_(ctx), module_(module), builder_(ctx) {
   // Every module defines the CPU runtime's slots and lists them (kSlotListSymbol), so the loader
   // fills exactly what the code may call from the runtime's C-function registry.
   for (const std::string& name : runtime::cpuRuntimeSlots()) {
     auto* ptrTy = llvm::PointerType::getUnqual(ctx_);
-    auto* slot = new llvm::GlobalVariable(module_, ptrTy, false, llvm::GlobalValue::ExternalLinkage,
-                                          llvm::ConstantPointerNull::get(ptrTy), name);
+    auto* slot = new llvm::GlobalVariable(
+        module_, ptrTy, false, llvm::GlobalValue::ExternalLinkage,
+        definesSlots ? llvm::ConstantPointerNull::get(ptrTy) : nullptr, name);
     slot->setAlignment(llvm::Align(8));
     // Bind references to this module's own slot even when another module defines the same name.
-    slot->setVisibility(llvm::GlobalValue::ProtectedVisibility);
+    // A declaration keeps default visibility: it is reached through the GOT, which the linker
+    // (or the JIT) binds to the defining part's protected slot.
+    if (definesSlots) slot->setVisibility(llvm::GlobalValue::ProtectedVisibility);
     slots_[name] = slot;
   }
 }

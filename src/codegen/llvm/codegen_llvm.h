@@ -1,8 +1,8 @@
 // CodeGenLLVM: translates lowered TensorIR into an llvm::Module. One instance per module; each
-// PrimFunc becomes an external function with the C signature of runtime/module.h, each parallel loop a
-// private task function. Split by concern: codegen_llvm.cc (functions, statements), codegen_expr.cc
-// (expressions), codegen_math.cc (intrinsic calls and vectorizable math), codegen_parallel.cc
-// (parallel loops), codegen_packed_api.cc (argument checks and binding).
+// PrimFunc becomes an external function with the C signature of runtime/module.h, each parallel
+// loop a private task function. Split by concern: codegen_llvm.cc (functions, statements),
+// codegen_expr.cc (expressions), codegen_math.cc (intrinsic calls and vectorizable math),
+// codegen_parallel.cc (parallel loops), codegen_packed_api.cc (argument checks and binding).
 #pragma once
 
 #include <memory>
@@ -20,7 +20,9 @@ namespace tessera::codegen {
 
 class CodeGenLLVM {
  public:
-  CodeGenLLVM(llvm::LLVMContext& ctx, llvm::Module& module);
+  /// `definesSlots`: the module defines the runtime C-function slots (runtime/module.h); a module
+  /// linked beside one that does (a part of a module compiled in parallel) only declares them.
+  CodeGenLLVM(llvm::LLVMContext& ctx, llvm::Module& module, bool definesSlots = true);
 
   /// Emits `func` as an exported function named by its global_symbol (else its name).
   void addFunction(const tir::PrimFunc& func);

@@ -203,8 +203,11 @@ Diagnostic withNode(Diagnostic d, const NodeContext& nc) {
 
 class GraphImporter {
  public:
-  GraphImporter(const ::onnx::GraphProto& graph, int64_t opset, const ImportOptions& options)
-      : graph_(graph), ctx_(opset), options_(options) {}
+  // `consumable`, when given, is `graph` itself, which the importer may empty as it goes: each
+  // initializer's bytes are freed once its constant holds them.
+  GraphImporter(const ::onnx::GraphProto& graph, int64_t opset, const ImportOptions& options,
+                ::onnx::GraphProto* consumable = nullptr)
+      : graph_(graph), consumable_(consumable), ctx_(opset), options_(options) {}
 
   relay::IRModule run() {
     bindInitializers();
@@ -231,12 +234,17 @@ class GraphImporter {
   void bindInitializers() {
     if (graph_.sparse_initializer_size() > 0)
       fail("onnx_tensor", "sparse initializers are not supported", "graph");
-    for (const ::onnx::TensorProto& t : graph_.initializer()) {
+    for (int i = 0; i < graph_.initializer_size(); ++i) {
+      const ::onnx::TensorProto& t = graph_.initializer(i);
       const std::string what = "initializer '" + t.name() + "'";
       if (t.name().empty()) fail("onnx_tensor", "an initializer has no name", "graph");
       if (ctx_.isBound(t.name())) fail("onnx_duplicate", "the name is defined twice", what);
       ctx_.bind(t.name(),
                 relay::makeConstant(tensorFromProto(t, options_.sourceName + ": " + what)));
+      // The constant holds a copy now: freeing the parsed bytes keeps a large model's weights
+      // from being held twice (release, not clear: a cleared string keeps its buffer).
+      if (consumable_ && t.has_raw_data())
+        delete consumable_->mutable_initializer(i)->release_raw_data();
     }
   }
 
@@ -325,6 +333,7 @@ class GraphImporter {
   }
 
   const ::onnx::GraphProto& graph_;
+  ::onnx::GraphProto* consumable_;
   GraphContext ctx_;
   const ImportOptions& options_;
   std::vector<relay::Var> params_;
@@ -366,16 +375,16 @@ void convertNode(GraphContext& ctx, const ::onnx::NodeProto& node, int index) {
 
 namespace {
 
-relay::IRModule importModel(const ::onnx::ModelProto& model, const ImportOptions& options) {
+// Consumes `model`: the initializers' bytes are freed as they become constants.
+relay::IRModule importModel(::onnx::ModelProto& model, const ImportOptions& options) {
   if (!model.has_graph())
     throwDiagnostic("onnx_parse", "not a valid ONNX model: it has no graph", Span{},
                     options.sourceName);
   const int64_t opset = defaultOpset(model, options.sourceName);
   if (opset >= kMinOpset && opset <= kMaxOpset)
-    return GraphImporter(model.graph(), opset, options).run();
-  const ::onnx::ModelProto converted =
-      convertedToImplementedOpset(model, opset, options.sourceName);
-  return GraphImporter(converted.graph(), kMinOpset, options).run();
+    return GraphImporter(model.graph(), opset, options, model.mutable_graph()).run();
+  ::onnx::ModelProto converted = convertedToImplementedOpset(model, opset, options.sourceName);
+  return GraphImporter(converted.graph(), kMinOpset, options, converted.mutable_graph()).run();
 }
 
 [[noreturn]] void malformed(const ImportOptions& options) {

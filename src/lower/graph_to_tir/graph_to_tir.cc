@@ -84,9 +84,11 @@ Function wrapOpCall(const relay::CallNode& call) {
 class GraphBuilder {
  public:
   // `target` null: the generic computes, nothing packed, no strategies (the reference build).
-  GraphBuilder(const Function& main, const target::Target* target) : main_(main), target_(target) {}
+  GraphBuilder(Function main, const target::Target* target)
+      : main_(std::move(main)), target_(target) {}
 
   void run() {
+    detachConstants();
     for (const relay::Var& p : main_->params) {
       const Type& type = p->checkedType ? p->checkedType : p->typeAnnotation;
       const auto tensors = flattenTensorTypes(type, "%" + p->nameHint);
@@ -169,6 +171,57 @@ class GraphBuilder {
     return order;
   }
 
+  // @main's constants leave the IR for constantData_, each released after its last call, so a
+  // weight packed for its kernels is not held unpacked as well until the end of lowering (for a
+  // large model, twice its weights at the peak). @main is rebuilt around data-less constants;
+  // the caller's graph keeps its own, and its memory goes only where nothing else holds it.
+  void detachConstants() {
+    std::unordered_map<const relay::ExprNode*, Expr> rebuilt;
+    for (const Expr& e : evaluationOrder()) {
+      Expr now = e;
+      if (const auto* c = e->as<relay::ConstantNode>()) {
+        if (!c->hasData()) continue;
+        now = relay::makeConstantWithoutData(c->declaredType, e->span);
+        constantData_[now.get()] = c->data;
+      } else if (e->kind != ExprKind::kVar) {
+        std::vector<Expr> children = relay::exprChildren(e);
+        for (Expr& child : children)
+          if (auto it = child ? rebuilt.find(child.get()) : rebuilt.end(); it != rebuilt.end())
+            child = it->second;
+        now = relay::withChildren(e, children);
+      }
+      if (now == e) continue;
+      now->checkedType = e->checkedType;
+      rebuilt[e.get()] = now;
+    }
+    letValues_.clear();
+    auto body = rebuilt.find(main_->body.get());
+    if (body == rebuilt.end()) return;
+    Function detached =
+        relay::makeFunction(main_->params, body->second, main_->retType, main_->attrs, main_->span);
+    detached->checkedType = main_->checkedType;
+    rebuilt.clear();
+    main_ = std::move(detached);
+    for (const Expr& e : evaluationOrder())
+      if (const auto* call = e->as<relay::CallNode>())
+        for (const Expr& arg : call->args)
+          if (constantData_.count(arg.get())) ++constantUses_[arg.get()];
+  }
+
+  const NDArray& constantData(const Expr& e) const {
+    auto it = constantData_.find(e.get());
+    if (it != constantData_.end()) return it->second;
+    return e->as<relay::ConstantNode>()->data;
+  }
+
+  // After a call: a detached constant none of the remaining calls uses is released.
+  void releaseConstants(const relay::CallNode& call) {
+    for (const Expr& arg : call.args) {
+      auto uses = constantUses_.find(arg.get());
+      if (uses != constantUses_.end() && --uses->second == 0) constantData_.erase(arg.get());
+    }
+  }
+
   int newEntry(const TensorTypeNode* type, const std::string& where) {
     std::optional<std::vector<int64_t>> dims = staticShape(type->shape);
     if (!dims)
@@ -198,7 +251,7 @@ class GraphBuilder {
       }
       case ExprKind::kConstant: {
         const auto* c = e->as<relay::ConstantNode>();
-        if (!c->hasData())
+        if (!c->hasData() && !constantData_.count(e.get()))
           throwDiagnostic("build", "a constant has no data (the text had no metadata section)",
                           e->span, "@main");
         return;  // becomes a parameter entry when something uses it (entriesFor)
@@ -226,8 +279,7 @@ class GraphBuilder {
   // constant that only ever reaches kernels packed is not stored unpacked as well.
   const std::vector<int>& entriesFor(const Expr& e) {
     std::vector<int>& entries = entriesOf_.at(e.get());
-    if (entries.empty())
-      if (const auto* c = e->as<relay::ConstantNode>()) entries = {newParam(c->data)};
+    if (entries.empty() && e->kind == ExprKind::kConstant) entries = {newParam(constantData(e))};
     return entries;
   }
 
@@ -236,8 +288,7 @@ class GraphBuilder {
   int packedParam(const Expr& constant, const relay::strategy::WeightPacking& packing) {
     for (const auto& [node, p, entry] : packedParams_)
       if (node == constant.get() && p == packing) return entry;
-    const NDArray& weight = constant->as<relay::ConstantNode>()->data;
-    const int entry = newParam(relay::strategy::packWeight(weight, packing));
+    const int entry = newParam(relay::strategy::packWeight(constantData(constant), packing));
     packedParams_.push_back({constant.get(), packing, entry});
     return entry;
   }
@@ -296,6 +347,7 @@ class GraphBuilder {
         << kernel.name << ": argument count differs from the lowered function";
     out = node.outputs;
     graph.calls.push_back(std::move(node));
+    releaseConstants(call);
   }
 
   // Identical primitive functions (FuseOps outlines each group separately) called with constants
@@ -322,8 +374,10 @@ class GraphBuilder {
     return kernels_.back();
   }
 
-  const Function& main_;
+  Function main_;
   const target::Target* target_;
+  std::unordered_map<const relay::ExprNode*, NDArray> constantData_;  // see detachConstants
+  std::unordered_map<const relay::ExprNode*, int> constantUses_;      // calls yet to come
   std::unordered_map<const relay::ExprNode*, std::vector<int>> entriesOf_;
   struct PackedConstant {
     const relay::ExprNode* constant;
@@ -338,8 +392,10 @@ class GraphBuilder {
 
 }  // namespace
 
-LoweredGraph lowerGraphToTIR(const relay::IRModule& optimized, const target::Target* target) {
-  GraphBuilder builder(optimized.main(), target);
+LoweredGraph lowerGraphToTIR(relay::IRModule optimized, const target::Target* target) {
+  Function main = optimized.main();
+  optimized = relay::IRModule();  // `main` is then the builder's alone, when the caller moved it in
+  GraphBuilder builder(std::move(main), target);
   builder.run();
   return LoweredGraph{std::move(builder.graph), std::move(builder.params),
                       std::move(builder.kernels)};

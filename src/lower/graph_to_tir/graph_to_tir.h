@@ -38,8 +38,10 @@ struct LoweredGraph {
 /// Lowers @main of an optimized module. `target` (resolved) chooses the implementations and the
 /// weights packed at compile time; null: every op's generic compute, nothing packed (the plain
 /// loop nests). The walk is iterative. DiagnosticError (code "build") for what a graph executor
-/// cannot run: a non-static shape, control flow, calls of other globals, tuple inputs.
-LoweredGraph lowerGraphToTIR(const relay::IRModule& optimized, const target::Target* target);
+/// cannot run: a non-static shape, control flow, calls of other globals, tuple inputs. Each
+/// weight is released once its last call is lowered (a packed weight's unpacked values do not
+/// outlive its packing), so move a module in that nothing else holds to keep peak memory low.
+LoweredGraph lowerGraphToTIR(relay::IRModule optimized, const target::Target* target);
 
 /// `func` named `name` (its name and global_symbol), as kernels are named.
 tir::PrimFunc withKernelName(const tir::PrimFunc& func, const std::string& name);
