@@ -2,6 +2,7 @@
 
 #include "relay/interp/interpreter.h"
 #include "relay/type_infer.h"
+#include "tensor_values.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -14,19 +15,7 @@ namespace tessera::test {
 
 NDArray randomTensor(const std::vector<int64_t>& shape, DataType dtype, uint64_t seed, double lo,
                      double hi) {
-  NDArray a = NDArray::empty(shape, dtype);
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> dist(lo, hi);
-  for (int64_t i = 0; i < a.numel(); ++i) {
-    const double v = dist(rng);
-    if (dtype.isFloat())
-      a.setFloat(i, v);
-    else if (dtype.isBool())
-      a.setInt(i, v > (lo + hi) / 2 ? 1 : 0);
-    else
-      a.setInt(i, static_cast<int64_t>(std::floor(v)));
-  }
-  return a;
+  return uniformTensor(shape, dtype, seed, lo, hi);
 }
 
 NDArray tensorOf(const std::vector<int64_t>& shape, DataType dtype,
@@ -101,8 +90,9 @@ std::vector<relay::Value> randomInputs(const relay::IRModule& module, uint64_t s
   return inputs;
 }
 
-::testing::AssertionResult sameBehaviour(const relay::IRModule& before, const relay::IRModule& after,
-                                         int trials, double rtol, double atol) {
+::testing::AssertionResult sameBehaviour(const relay::IRModule& before,
+                                         const relay::IRModule& after, int trials, double rtol,
+                                         double atol) {
   relay::Interpreter a(before);
   relay::Interpreter b(after);
   for (int trial = 0; trial < trials; ++trial) {

@@ -36,28 +36,13 @@ std::vector<relay::Value> graphInputs(const relay::IRModule& module, uint64_t se
     const std::optional<std::vector<int64_t>> dims = staticShape(t->shape);
     TS_CHECK(dims) << "parameter %" << p->nameHint << " has a dynamic shape";
     const double bound = t->dtype.isFloat() ? 1.0 : 64.0;
-    inputs.emplace_back(randomArray(*dims, t->dtype, seed + inputs.size() * 7919, -bound, bound));
+    inputs.emplace_back(
+        test::uniformTensor(*dims, t->dtype, seed + inputs.size() * 7919, -bound, bound));
   }
   return inputs;
 }
 
 namespace {
-
-// Tuples flattened in order, as the graph executor numbers its outputs.
-std::vector<NDArray> flatten(const relay::Value& value) {
-  std::vector<NDArray> out;
-  std::vector<const relay::Value*> stack{&value};
-  while (!stack.empty()) {
-    const relay::Value* v = stack.back();
-    stack.pop_back();
-    if (v->isTensor()) {
-      out.push_back(v->tensor());
-      continue;
-    }
-    for (auto it = v->fields().rbegin(); it != v->fields().rend(); ++it) stack.push_back(&*it);
-  }
-  return out;
-}
 
 // NaN matches NaN and an infinity matches the same infinity; other floats must be within atol
 // scaled by the tensor's largest magnitude (so cancellation in big values is not a finding) plus
@@ -147,7 +132,7 @@ std::optional<Finding> checkGraph(const relay::IRModule& module, uint64_t dataSe
 
   std::vector<NDArray> expected;
   if (auto problem = guarded([&]() -> std::optional<std::string> {
-        expected = flatten(relay::Interpreter(module).run(inputs));
+        expected = test::flattenTensors(relay::Interpreter(module).run(inputs));
         return std::nullopt;
       }))
     return finding("interpreter", *problem);
@@ -159,7 +144,8 @@ std::optional<Finding> checkGraph(const relay::IRModule& module, uint64_t dataSe
     ++s.stagesRun;
     auto problem = guarded([&] {
       const relay::IRModule after = transform();
-      return compareOutputs(flatten(relay::Interpreter(after).run(inputs)), expected, options);
+      return compareOutputs(test::flattenTensors(relay::Interpreter(after).run(inputs)), expected,
+                            options);
     });
     if (problem) return finding(stage, *problem);
     return std::nullopt;

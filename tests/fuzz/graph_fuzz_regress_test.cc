@@ -25,7 +25,7 @@ relay::IRModule parseWithConstants(const std::string& text, uint64_t seed = 1) {
           if (!c || c->hasData()) return relay::withChildren(node, children);
           const auto* t = c->declaredType->as<TensorTypeNode>();
           return relay::Expr(relay::makeConstant(
-              randomArray(*staticShape(t->shape), t->dtype, seed++, -1, 1), c->span));
+              test::uniformTensor(*staticShape(t->shape), t->dtype, seed++, -1, 1), c->span));
         });
     out.add(name, relay::exprAs<relay::FunctionNode>(rewritten));
   }

@@ -48,23 +48,6 @@ bool broadcastable(const std::vector<int64_t>& a, const std::vector<int64_t>& b)
   return true;
 }
 
-NDArray randomArray(const std::vector<int64_t>& shape, DataType dtype, uint64_t seed, double lo,
-                    double hi) {
-  NDArray a = NDArray::empty(shape, dtype);
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> dist(lo, hi);
-  for (int64_t i = 0; i < a.numel(); ++i) {
-    const double v = dist(rng);
-    if (dtype.isFloat())
-      a.setFloat(i, v);
-    else if (dtype.isBool())
-      a.setInt(i, v > (lo + hi) / 2 ? 1 : 0);
-    else
-      a.setInt(i, static_cast<int64_t>(std::floor(v)));
-  }
-  return a;
-}
-
 std::optional<GenValue> GraphGen::pick(const std::function<bool(const GenValue&)>& accept) {
   std::vector<size_t> fits;
   for (size_t i = 0; i < values_.size(); ++i)
@@ -89,7 +72,7 @@ GenValue GraphGen::input(const std::vector<int64_t>& shape, DataType dtype) {
 
 relay::Expr GraphGen::constant(const std::vector<int64_t>& shape, DataType dtype, double lo,
                                double hi) {
-  return relay::constant(randomArray(shape, dtype, choices_.dataSeed(), lo, hi));
+  return relay::constant(test::uniformTensor(shape, dtype, choices_.dataSeed(), lo, hi));
 }
 
 relay::Expr GraphGen::weight(const std::vector<int64_t>& shape, DataType dtype, double lo,

@@ -19,6 +19,7 @@
 #include "relay/module.h"
 #include "runtime/data_type.h"
 #include "runtime/ndarray.h"
+#include "tensor_values.h"
 
 namespace tessera::fuzz {
 
@@ -131,9 +132,6 @@ bool isBool(const GenValue& v);
 int64_t numel(const std::vector<int64_t>& shape);
 /// Whether `a` and `b` broadcast (numpy rules).
 bool broadcastable(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
-/// Seeded random data in [lo, hi) (integers rounded down; bool: coin flips).
-NDArray randomArray(const std::vector<int64_t>& shape, DataType dtype, uint64_t seed, double lo,
-                    double hi);
 
 struct GenOptions {
   int maxOps = 16;  ///< op generator applications (a guarded op counts once)

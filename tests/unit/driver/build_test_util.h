@@ -8,12 +8,13 @@
 #include <gtest/gtest.h>
 
 #include "driver/build.h"
-#include "runtime/graph_executor.h"
 #include "relay/interp/interpreter.h"
 #include "relay/module.h"
 #include "relay/text/parser.h"
 #include "relay/type_infer.h"
 #include "relay/visit.h"
+#include "runtime/graph_executor.h"
+#include "tensor_values.h"
 #include "test_util.h"
 
 namespace tessera::driver::test {
@@ -22,18 +23,7 @@ using runtime::GraphExecutor;
 
 /// The interpreter's result flattened to the graph's outputs (tuples in order).
 inline std::vector<NDArray> flatten(const relay::Value& value) {
-  std::vector<NDArray> out;
-  std::vector<const relay::Value*> stack{&value};
-  while (!stack.empty()) {
-    const relay::Value* v = stack.back();
-    stack.pop_back();
-    if (v->isTensor()) {
-      out.push_back(v->tensor());
-      continue;
-    }
-    for (auto it = v->fields().rbegin(); it != v->fields().rend(); ++it) stack.push_back(&*it);
-  }
-  return out;
+  return tessera::test::flattenTensors(value);
 }
 
 /// `module` with every constant that has no data (text without a metadata section) given seeded
