@@ -5,6 +5,7 @@
 
 #include <unordered_map>
 
+#include "runtime/amx_permission.h"
 #include "runtime/c_functions.h"
 #include "runtime/thread_pool.h"
 #include "support/diagnostic.h"
@@ -44,6 +45,9 @@ std::vector<std::string> slotsOf(const SymbolLookup& lookup) {
 Module Module::bind(const SymbolLookup& lookup, std::vector<std::string> names, std::string entry,
                     std::shared_ptr<void> owner, const std::string& errorCode,
                     const std::string& where) {
+  // Kernels compiled for a processor with AMX may use its tiles (int8 convolutions do); asking
+  // costs one system call per process, and nothing where there is no AMX.
+  requestAmxTileData();
   auto impl = std::make_shared<Impl>();
   impl->owner = std::move(owner);
   impl->names = std::move(names);

@@ -3,7 +3,8 @@
 // The first argument names the intrinsic; the others are its operands. An operand whose type
 // differs from the intrinsic's parameter only in how its bits are split into lanes (int8x64 for
 // <16 x i32>) is bitcast, so a TIR expression need not spell LLVM's exact types, which also
-// change between LLVM versions.
+// change between LLVM versions. `tir.address_of(B[i])` is the address of one buffer element, for
+// intrinsics that take a pointer (AMX's tile loads and stores).
 #include <llvm/IR/Intrinsics.h>
 
 #include "codegen/llvm/codegen_llvm.h"
@@ -45,7 +46,10 @@ llvm::Value* CodeGenLLVM::emitLlvmIntrinsic(const CallNode* op) {
   for (unsigned i = 0; i < type->getNumParams(); ++i) {
     llvm::Value* v = emitExpr(op->args[i + 1]);
     llvm::Type* want = type->getParamType(i);
-    if (v->getType() != want) {
+    if (v->getType() != want && v->getType()->isIntegerTy() && want->isIntegerTy()) {
+      // An immediate operand (AMX's tile numbers are i8) written as a plain integer.
+      v = builder_.CreateSExtOrTrunc(v, want);
+    } else if (v->getType() != want) {
       if (!sameBits(v->getType(), want))
         throwDiagnostic("codegen", "function '" + funcName_ + "': operand " + std::to_string(i) +
                                        " of '" + intrinsic + "' has " +
@@ -57,6 +61,8 @@ llvm::Value* CodeGenLLVM::emitLlvmIntrinsic(const CallNode* op) {
     args.push_back(v);
   }
   llvm::Value* result = builder_.CreateCall(fn, args);
+  // An intrinsic called for its effect (AMX's tile loads, stores and products) returns nothing.
+  if (result->getType()->isVoidTy()) return result;
   llvm::Type* ret = llvmType(op->dtype);
   if (result->getType() == ret) return result;
   if (!sameBits(result->getType(), ret))
@@ -64,6 +70,15 @@ llvm::Value* CodeGenLLVM::emitLlvmIntrinsic(const CallNode* op) {
                                    "' returns a different size than the call's " +
                                    op->dtype.name());
   return builder_.CreateBitCast(result, ret);
+}
+
+llvm::Value* CodeGenLLVM::emitAddressOf(const CallNode* op) {
+  const auto* load = op->args.size() == 1 ? op->args[0]->as<BufferLoadNode>() : nullptr;
+  if (load == nullptr || load->dtype.lanes() != 1)
+    throwDiagnostic("codegen",
+                    "function '" + funcName_ + "': tir.address_of takes one scalar buffer element");
+  return builder_.CreateInBoundsGEP(memoryType(load->buffer->dtype), bufferPointer(load->buffer),
+                                    emitExpr(flatIndex(load->buffer, load->indices)));
 }
 
 }  // namespace tessera::codegen

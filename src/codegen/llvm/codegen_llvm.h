@@ -67,6 +67,8 @@ class CodeGenLLVM {
   /// `tir.call_llvm_pure_intrin` / `tir.call_llvm_intrin`: a named, non-overloaded LLVM
   /// intrinsic; operands and result are bitcast where only the element type differs.
   llvm::Value* emitLlvmIntrinsic(const tir::CallNode* op);
+  /// `tir.address_of(B[i])`: the address of one (flattened) buffer element.
+  llvm::Value* emitAddressOf(const tir::CallNode* op);
   llvm::Value* emitIfThenElse(const tir::CallNode* op);
   llvm::Value* emitExp(llvm::Value* x);
   llvm::Value* emitLog(llvm::Value* x);

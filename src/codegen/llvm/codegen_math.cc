@@ -267,6 +267,7 @@ llvm::Value* CodeGenLLVM::emitCall(const CallNode* op) {
   if (name == "tir.if_then_else") return emitIfThenElse(op);
   if (name == "tir.call_llvm_pure_intrin" || name == "tir.call_llvm_intrin")
     return emitLlvmIntrinsic(op);
+  if (name == "tir.address_of") return emitAddressOf(op);
   if (name == "tir.call_extern" || name == "tir.call_pure_extern") {
     std::vector<llvm::Value*> args;
     std::vector<llvm::Type*> types;

@@ -7,6 +7,7 @@
 #include "relay/op/nn.h"
 #include "relay/strategy/strategy_util.h"
 #include "topi/nn_int8.h"
+#include "topi/nn_int8_amx.h"
 
 namespace tessera::relay::strategy {
 namespace {
@@ -65,6 +66,8 @@ NDArray packWeight(const NDArray& weight, const WeightPacking& packing) {
       return topi::winogradWeightTransform(weight, packing.block);
     case PackKind::kInt8:
       return topi::packInt8Weight(weight);
+    case PackKind::kInt8Amx:
+      return topi::packInt8WeightAmx(weight);
     case PackKind::kNone:
       break;
   }
@@ -89,6 +92,10 @@ std::vector<int64_t> packedShape(const std::vector<int64_t>& s, const WeightPack
               topi::kInt8Lanes,
               topi::kInt8Depth};
     }
+    case PackKind::kInt8Amx:
+      return {s[0] / topi::kAmxTileRows,
+              (s[1] + topi::kAmxStepChannels - 1) / topi::kAmxStepChannels * s[2] * s[3],
+              topi::kAmxTileRows, topi::kAmxStepChannels};
     case PackKind::kNone:
       break;
   }

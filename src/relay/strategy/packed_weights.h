@@ -19,6 +19,7 @@ enum class PackKind : uint8_t {
   kConv2d,    ///< (O, I, KH, KW) -> (O/ob, I, KH, KW, ob)
   kWinograd,  ///< (O, I, 3, 3) -> G g G^T as (4, 4, O/ob, I, ob)
   kInt8,      ///< int8 (O, I, KH, KW) or (N, K) -> topi::packInt8Weight's groups of 16 x 4
+  kInt8Amx,   ///< int8 (O, I, KH, KW) -> topi::packInt8WeightAmx's 16 x 64 tiles
 };
 
 struct WeightPacking {

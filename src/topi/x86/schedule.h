@@ -68,5 +68,9 @@ Applicability scheduleConv2dInt8(tir::Schedule& sch, const ScheduleOptions& opti
 Applicability scheduleConv2d1x1Int8(tir::Schedule& sch, const ScheduleOptions& options);
 /// The int8 dense `dense_int8` of (M, K) data: tiles of up to 8 rows x 16 columns (same).
 Applicability scheduleDenseInt8(tir::Schedule& sch, const ScheduleOptions& options);
+/// The int8 conv2d `conv2d_int8_amx` (topi/nn_int8_amx.h) on AMX: units of 32 output channels x
+/// 32 pixels over the whole reduction, each one AMX tensor intrinsic (same contract; the target
+/// must have amx-tile and amx-int8).
+Applicability scheduleConv2dInt8Amx(tir::Schedule& sch, const ScheduleOptions& options);
 
 }  // namespace tessera::topi::x86

@@ -4,6 +4,9 @@
 
 #include <string>
 
+#include "runtime/data_type.h"
+#include "topi/nn_int8_amx.h"
+
 namespace tessera::topi::x86 {
 
 /// 16 int32 accumulators, each += the 4 products of 4 uint8 data values (one group, shared by all
@@ -19,5 +22,12 @@ inline const std::string kVnniDot16x4SharedWeight = "x86.vnni_dot_16x4_u8s8i32_s
 
 /// Registers the intrinsics above (once; later calls do nothing).
 void registerTensorIntrinsics();
+
+/// The AMX tile unit of an int8 convolution of geometry `g` over `dataDtype` (int8 or uint8) data
+/// (topi/x86/tensor_intrin_amx.cc): description C[b, lane, m] += amxConvProduct over b < 2, lane <
+/// 16, m < 32 and the whole reduction (W (2, steps, 16, 64) int8, D (groups, 32 + reach, 4), C (2,
+/// 16, 32) int32); implementation 2 x 2 accumulator tiles kept in AMX tile registers, with
+/// TDPBSSD (TDPBSUD for uint8 data). Registered on first use; returns its name.
+std::string amxConvIntrinsic(const AmxConvGeometry& g, DataType dataDtype);
 
 }  // namespace tessera::topi::x86

@@ -45,14 +45,15 @@ inline relay::IRModule withRandomConstants(const relay::IRModule& module, uint64
   return relay::inferTypes(out);
 }
 
-/// Builds `module` for the host, runs it with the graph executor and the original module with
-/// the interpreter on the same seeded inputs, and compares every output (exact for integers).
-inline ::testing::AssertionResult matchesInterpreter(const relay::IRModule& module, uint64_t seed,
-                                                     double rtol = 1e-4, double atol = 1e-5,
-                                                     int optLevel = 3) {
+/// Builds `module` for the host (or `target`, which must run here), runs it with the graph
+/// executor and the original module with the interpreter on the same seeded inputs, and compares
+/// every output (exact for integers).
+inline ::testing::AssertionResult matchesInterpreter(
+    const relay::IRModule& module, uint64_t seed, double rtol = 1e-4, double atol = 1e-5,
+    int optLevel = 3, const target::Target& target = codegen::hostTarget()) {
   BuildOptions options;
   options.optLevel = optLevel;
-  const BuiltModule built = build(module, codegen::hostTarget(), {}, options);
+  const BuiltModule built = build(module, target, {}, options);
   const std::vector<relay::Value> inputs = tessera::test::randomInputs(module, seed);
   const std::vector<NDArray> expected = flatten(relay::Interpreter(module).run(inputs));
 

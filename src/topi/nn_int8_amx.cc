@@ -1,0 +1,176 @@
+// The AMX convolution compute (topi/nn_int8_amx.h): its geometry, the weight packing into tiles,
+// and the three stages (data repacking, tile products, output).
+#include "topi/nn_int8_amx.h"
+
+#include <cstring>
+
+#include "support/check.h"
+#include "support/diagnostic.h"
+
+namespace tessera::topi {
+namespace {
+
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+int64_t roundUp(int64_t a, int64_t b) {
+  return ceilDiv(a, b) * b;
+}
+
+}  // namespace
+
+std::optional<AmxConvGeometry> amxConvGeometry(const std::vector<int64_t>& ds,
+                                               const std::vector<int64_t>& ws,
+                                               const Conv2DParams& p) {
+  if (ds.size() != 4 || ws.size() != 4 || p.groups != 1 || ws[1] != ds[1]) return std::nullopt;
+  if (p.dilation != std::array<int64_t, 2>{1, 1}) return std::nullopt;
+  AmxConvGeometry g;
+  g.kh = ws[2];
+  g.kw = ws[3];
+  const bool pointwise = g.kh == 1 && g.kw == 1;
+  const bool unpadded = p.padding == std::array<int64_t, 4>{0, 0, 0, 0};
+  g.subsample = pointwise && unpadded && p.strides != std::array<int64_t, 2>{1, 1};
+  if (p.strides != std::array<int64_t, 2>{1, 1} && !g.subsample) return std::nullopt;
+  // Fewer channels or pixels than a tile holds waste most of each product.
+  if (ds[1] < kAmxUnit || ws[0] % kAmxUnit != 0) return std::nullopt;
+  if (g.subsample) {
+    g.outHeight = (ds[2] - 1) / p.strides[0] + 1;
+    g.outWidth = (ds[3] - 1) / p.strides[1] + 1;
+    g.imageRows = g.outHeight;
+    g.pitch = g.outWidth;
+  } else {
+    g.imageRows = ds[2] + p.padding[0] + p.padding[2];
+    g.pitch = ds[3] + p.padding[1] + p.padding[3];
+    g.outHeight = g.imageRows - g.kh + 1;
+    g.outWidth = g.pitch - g.kw + 1;
+  }
+  if (g.outHeight <= 0 || g.outWidth <= 0 || g.outHeight * g.outWidth < kAmxTileRows)
+    return std::nullopt;
+  g.groups = roundUp(ceilDiv(ds[1], 4), kAmxTileRows);
+  g.steps = g.groups / kAmxTileRows * g.kh * g.kw;
+  g.blocks = ws[0] / kAmxTileRows;
+  g.pixels = roundUp((g.outHeight - 1) * g.pitch + g.outWidth, kAmxUnit);
+  g.reach = (g.kh - 1) * g.pitch + g.kw - 1;
+  g.dataPixels = g.pixels + g.reach;
+  return g;
+}
+
+NDArray packInt8WeightAmx(const NDArray& weight) {
+  const std::vector<int64_t>& s = weight.shape();
+  TS_CHECK(weight.dtype() == DataType::int8() && s.size() == 4 && s[0] % kAmxUnit == 0)
+      << "packInt8WeightAmx: needs an int8 (O, I, KH, KW) weight with O a multiple of 32";
+  const int64_t outC = s[0], inC = s[1], kh = s[2], kw = s[3];
+  const int64_t chunks = ceilDiv(inC, kAmxStepChannels);
+  const int64_t steps = chunks * kh * kw;
+  NDArray packed =
+      NDArray::empty({outC / kAmxTileRows, steps, kAmxTileRows, kAmxStepChannels}, weight.dtype());
+  auto* dst = static_cast<int8_t*>(packed.data());
+  std::memset(dst, 0, packed.nbytes());
+  const auto* src = static_cast<const int8_t*>(weight.data());
+  for (int64_t o = 0; o < outC; ++o)
+    for (int64_t i = 0; i < inC; ++i)
+      for (int64_t y = 0; y < kh; ++y)
+        for (int64_t x = 0; x < kw; ++x) {
+          const int64_t step = ((i / kAmxStepChannels) * kh + y) * kw + x;
+          const int64_t at = ((o / kAmxTileRows * steps + step) * kAmxTileRows + o % kAmxTileRows) *
+                                 kAmxStepChannels +
+                             i % kAmxStepChannels;
+          dst[at] = src[((o * inC + i) * kh + y) * kw + x];
+        }
+  return packed;
+}
+
+PrimExpr amxConvProduct(const AmxConvGeometry& g, const AmxOperand& w, const AmxOperand& d,
+                        const AmxConvIndex& at) {
+  const bool taps = g.kh * g.kw > 1;
+  PrimExpr step = taps ? addIdx(mulIdx(addIdx(mulIdx(at.c, g.kh), at.ky), g.kw), at.kx) : at.c;
+  PrimExpr pixel = taps ? addIdx(addIdx(at.pixel, mulIdx(at.ky, g.pitch)), at.kx) : at.pixel;
+  const DataType i32 = DataType::int32();
+  return tir::cast(i32, w({at.block, step, at.lane, addIdx(mulIdx(at.group, 4), at.k)})) *
+         tir::cast(i32, d({addIdx(mulIdx(at.c, kAmxTileRows), at.group), pixel, at.k}));
+}
+
+Tensor conv2dNchwInt8Amx(const Tensor& data, const Tensor& packed, const AmxConvGeometry& g,
+                         const Conv2DParams& p, int64_t outChannels) {
+  const std::string op = "conv2d_int8_amx";
+  if ((data.dtype() != DataType::int8() && data.dtype() != DataType::uint8()) ||
+      packed.dtype() != DataType::int8() || p.outDtype != DataType::int32())
+    throwDiagnostic("topi_int8", op + ": needs int8 or uint8 data, an int8 weight, int32 output");
+  const std::vector<int64_t> ds = constShape(data, op), ws = constShape(packed, op);
+  if (ds.size() != 4 ||
+      ws != std::vector<int64_t>{g.blocks, g.steps, kAmxTileRows, kAmxStepChannels} ||
+      outChannels != g.blocks * kAmxTileRows)
+    throwDiagnostic("topi_int8",
+                    op + ": the weight is not packed by packInt8WeightAmx for this geometry");
+  const int64_t channels = ds[1];
+
+  // (N, groups, dataPixels, 4): the image's rows end to end, 4 channels per pixel; padding,
+  // missing channels and the pixels past the image read 0.
+  Tensor repacked = te::compute(
+      shapeOf({ds[0], g.groups, g.dataPixels, 4}),
+      [&](Var n, Var c, Var q, Var k) -> PrimExpr {
+        PrimExpr channel = addIdx(mulIdx(c, 4), k);
+        PrimExpr pitch = tir::intImm(g.pitch, q->dtype);
+        PrimExpr y = tir::floordiv(q, pitch), x = tir::floormod(q, pitch);
+        PrimExpr inside = tir::lt(y, tir::intImm(g.imageRows, q->dtype));
+        auto require = [&](PrimExpr cond) { inside = tir::logicalAnd(inside, cond); };
+        if (channels % kAmxStepChannels != 0) require(tir::lt(channel, tir::intImm(channels)));
+        PrimExpr source;
+        if (g.subsample) {
+          source = data(n, channel, mulIdx(y, p.strides[0]), mulIdx(x, p.strides[1]));
+        } else {
+          if (p.padding[0] != 0) require(tir::ge(y, tir::intImm(p.padding[0], q->dtype)));
+          if (p.padding[2] != 0) require(tir::lt(y, tir::intImm(ds[2] + p.padding[0], q->dtype)));
+          if (p.padding[1] != 0) require(tir::ge(x, tir::intImm(p.padding[1], q->dtype)));
+          if (p.padding[3] != 0) require(tir::lt(x, tir::intImm(ds[3] + p.padding[1], q->dtype)));
+          source = data(n, channel, addIdx(y, -p.padding[0]), addIdx(x, -p.padding[1]));
+        }
+        return tir::ifThenElse(inside, source, tir::intImm(0, data.dtype()));
+      },
+      te::ComputeOptions{.name = "data_amx", .tag = "injective,pad"});
+
+  const bool taps = g.kh * g.kw > 1;
+  IterVar rc = te::reduceAxis(0, g.groups / kAmxTileRows, "rc");
+  IterVar ry = te::reduceAxis(0, g.kh, "ry");
+  IterVar rx = te::reduceAxis(0, g.kw, "rx");
+  IterVar rg = te::reduceAxis(0, kAmxTileRows, "rg");
+  IterVar rk = te::reduceAxis(0, 4, "rk");
+  // Reduction axes of extent 1 are left out (blockize would drop them from the tile unit, which the
+  // tensor intrinsic's description could then not match).
+  const bool chunks = g.groups > kAmxTileRows;
+  std::vector<IterVar> axes;
+  if (chunks) axes.push_back(rc);
+  if (taps) axes.insert(axes.end(), {ry, rx});
+  axes.insert(axes.end(), {rg, rk});
+  Tensor acc = te::compute(
+      shapeOf({ds[0], g.blocks, kAmxTileRows, g.pixels}),
+      [&](Var n, Var b, Var lane, Var m) {
+        AmxOperand w = [&](const std::vector<PrimExpr>& i) { return packed(i); };
+        AmxOperand d = [&](const std::vector<PrimExpr>& i) {
+          return repacked({n, i[0], i[1], i[2]});
+        };
+        AmxConvIndex at{b,
+                        lane,
+                        m,
+                        chunks ? PrimExpr(rc.var) : tir::intImm(0),
+                        taps ? PrimExpr(ry.var) : PrimExpr(),
+                        taps ? PrimExpr(rx.var) : PrimExpr(),
+                        rg.var,
+                        rk.var};
+        return te::sum(amxConvProduct(g, w, d, at), axes);
+      },
+      te::ComputeOptions{.name = op, .tag = op, .indexNames = {"n", "block", "lane", "pixel"}});
+  return te::compute(
+      shapeOf({ds[0], outChannels, g.outHeight, g.outWidth}),
+      [&](Var n, Var c, Var y, Var x) {
+        PrimExpr sixteen = tir::intImm(kAmxTileRows, c->dtype);
+        return acc(n, tir::floordiv(c, sixteen), tir::floormod(c, sixteen),
+                   addIdx(mulIdx(y, g.pitch), x));
+      },
+      te::ComputeOptions{.name = "T_conv2d_int8_amx_unpack",
+                         .tag = "injective",
+                         .indexNames = {"n", "c", "h", "w"}});
+}
+
+}  // namespace tessera::topi

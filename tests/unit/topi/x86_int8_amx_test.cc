@@ -1,0 +1,143 @@
+// The int8 convolution on AMX tiles (topi/nn_int8_amx.h, topi/x86/schedule_int8_amx.cc,
+// topi/x86/tensor_intrin_amx.cc): int8 and uint8 data, constant int8 weights, int32 output, alone
+// and with the requantizing epilogue relay.quantize's realize produces, over the shapes the AMX
+// compute takes (3x3 and 1x1, padding or not, strided 1x1, channels that are not whole steps of 64,
+// images whose rows do not fill the last unit of 32 pixels, batch 2). Each is compiled for the host
+// and compared bit for bit with the reference interpreter; on a host with AMX-INT8 the tests also
+// check that the AMX implementation was chosen and that its kernel issues tile products, and that
+// the shapes it does not take fall to the VNNI kernels.
+#include <gtest/gtest.h>
+
+#include "../driver/build_test_util.h"
+#include "relay/builder.h"
+#include "runtime/amx_permission.h"
+#include "tir/printer.h"
+#include "topi/nn_int8_amx.h"
+
+namespace tessera::driver::test {
+namespace {
+
+using relay::Expr;
+
+bool hostHasAmx() {
+  const target::Target host = codegen::hostTarget();
+  return host.hasFeature("amx-int8") && host.hasFeature("amx-tile") &&
+         runtime::requestAmxTileData();
+}
+
+Expr int8Weight(const std::vector<int64_t>& shape, uint64_t seed) {
+  return relay::constant(tessera::test::randomTensor(shape, DataType::int8(), seed, -128, 128));
+}
+
+// What realize makes of a quantized layer's output: + bias, fixed-point rescale, clip, int8.
+Expr requantize(Expr acc, int64_t channels) {
+  Expr bias = relay::constant(
+      tessera::test::randomTensor({channels, 1, 1}, DataType::int32(), 11, -5000, 5000));
+  Expr y = relay::callOp("add", {std::move(acc), bias});
+  y = relay::callOp(
+      "fixed_point_multiply", {y},
+      {{"multiplier", AttrValue::integer(1518500250)}, {"shift", AttrValue::integer(-9)}});
+  y = relay::callOp("clip", {y},
+                    {{"a_min", AttrValue::floating(-127)}, {"a_max", AttrValue::floating(127)}});
+  return relay::callOp("cast", {y}, {{"dtype", AttrValue::string("int8")}});
+}
+
+struct AmxCase {
+  int64_t n, c, h, w, oc, k, stride, pad;
+  bool epilogue;
+  DataType dtype = DataType::int8();
+  bool amx = true;  ///< whether the AMX compute takes the shape
+};
+
+relay::IRModule convModule(const AmxCase& c) {
+  relay::Conv2DAttrs attrs;
+  attrs.strides = {c.stride, c.stride};
+  attrs.padding = {c.pad, c.pad};
+  attrs.channels = c.oc;
+  attrs.kernelSize = std::vector<int64_t>{c.k, c.k};
+  attrs.outDtype = DataType::int32();
+  Expr y = relay::nn::conv2d(relay::var("x", tensorType({c.n, c.c, c.h, c.w}, c.dtype)),
+                             int8Weight({c.oc, c.c, c.k, c.k}, 3), attrs);
+  if (c.epilogue) y = requantize(y, c.oc);
+  return relay::inferTypes(relay::IRModule::fromExpr(relay::function(y)));
+}
+
+class X86Int8AmxConv2d : public ::testing::TestWithParam<AmxCase> {};
+
+TEST_P(X86Int8AmxConv2d, MatchesInterpreterBitForBit) {
+  const AmxCase c = GetParam();
+  const relay::IRModule mod = convModule(c);
+  EXPECT_TRUE(matchesInterpreter(mod, 5));
+  if (!hostHasAmx()) GTEST_SKIP() << "the host has no AMX-INT8: VNNI or generic kernels only";
+  const BuiltModule built = build(mod, codegen::hostTarget());
+  std::vector<std::string> chosen;
+  for (const KernelStrategy& k : built.strategies)
+    for (const std::string& line : explainStrategy(k)) chosen.push_back(line);
+  bool tiles = false;
+  for (const tir::PrimFunc& f : built.kernels)
+    tiles = tiles || tir::toScript(f).find(c.dtype == DataType::uint8()
+                                               ? "llvm.x86.tdpbsud"
+                                               : "llvm.x86.tdpbssd") != std::string::npos;
+  bool amxChosen = false;
+  for (const std::string& line : chosen)
+    amxChosen = amxChosen || line.find("nn.conv2d: conv2d_nchw_int8_amx.x86") != std::string::npos;
+  EXPECT_EQ(amxChosen, c.amx) << ::testing::PrintToString(chosen);
+  EXPECT_EQ(tiles, c.amx);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, X86Int8AmxConv2d,
+    ::testing::Values(AmxCase{1, 64, 14, 14, 64, 3, 1, 1, true},   // ResNet 3x3, 2 units of 32
+                      AmxCase{1, 64, 56, 56, 64, 3, 1, 1, true},   // ResNet's first stage
+                      AmxCase{1, 128, 7, 7, 32, 3, 1, 1, false},   // 7x7: 61 of 64 pixels read
+                      AmxCase{2, 64, 9, 11, 64, 3, 1, 0, true},    // batch 2, unpadded, odd
+                      AmxCase{1, 96, 10, 10, 32, 3, 1, 1, true},   // 96 channels: 1.5 steps
+                      AmxCase{1, 40, 6, 6, 64, 3, 1, 1, false},    // 40 channels: a partial step
+                      AmxCase{1, 256, 14, 14, 64, 1, 1, 0, true},  // pointwise
+                      AmxCase{1, 64, 28, 28, 128, 1, 2, 0, true},  // strided pointwise
+                      AmxCase{1, 64, 13, 13, 32, 1, 2, 0, false},  // strided, odd size
+                      AmxCase{1, 64, 8, 8, 32, 3, 1, 1, true, DataType::uint8()},
+                      AmxCase{1, 64, 5, 7, 32, 3, 1, 2, true},  // padding 2
+                      // Not taken: a 3x3 stride 2, 16 output channels, 16 input channels.
+                      AmxCase{1, 64, 14, 14, 64, 3, 2, 1, true, DataType::int8(), false},
+                      AmxCase{1, 64, 8, 8, 16, 3, 1, 1, true, DataType::int8(), false},
+                      AmxCase{1, 16, 8, 8, 32, 3, 1, 1, true, DataType::int8(), false}));
+
+TEST(X86Int8AmxGeometry, ReadsEveryTapOfEveryOutputPixelInsideTheRepackedImage) {
+  topi::Conv2DParams p;
+  p.padding = {1, 1, 1, 1};
+  const std::optional<topi::AmxConvGeometry> g =
+      topi::amxConvGeometry({1, 64, 56, 56}, {64, 64, 3, 3}, p);
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->pitch, 58);
+  EXPECT_EQ(g->outHeight, 56);
+  EXPECT_EQ(g->outWidth, 56);
+  // The last output pixel, 55 * 58 + 55 = 3245, rounded up to whole units.
+  EXPECT_EQ(g->pixels, 3264);
+  EXPECT_EQ(g->reach, 2 * 58 + 2);
+  EXPECT_EQ(g->dataPixels, 3264 + 118);
+  EXPECT_EQ(g->steps, 9);
+  EXPECT_EQ(g->groups, 16);
+  EXPECT_EQ(g->blocks, 4);
+  p.strides = {2, 2};
+  EXPECT_FALSE(topi::amxConvGeometry({1, 64, 56, 56}, {64, 64, 3, 3}, p));
+}
+
+TEST(X86Int8AmxWeight, PacksSixteenChannelsTimesSixtyFourBytesPerTile) {
+  NDArray w = tessera::test::randomTensor({32, 70, 3, 3}, DataType::int8(), 9, -128, 128);
+  NDArray packed = topi::packInt8WeightAmx(w);
+  ASSERT_EQ(packed.shape(), (std::vector<int64_t>{2, 18, 16, 64}));
+  const auto* src = static_cast<const int8_t*>(w.data());
+  const auto* dst = static_cast<const int8_t*>(packed.data());
+  auto at = [&](int64_t b, int64_t s, int64_t l, int64_t i) {
+    return dst[((b * 18 + s) * 16 + l) * 64 + i];
+  };
+  // Channel 65 of output channel 17 at tap (2, 1): chunk 1, step (1 * 3 + 2) * 3 + 1 = 16.
+  EXPECT_EQ(at(1, 16, 1, 1), src[((17 * 70 + 65) * 3 + 2) * 3 + 1]);
+  EXPECT_EQ(at(0, 0, 0, 0), src[0]);
+  // Channels past 70 are zero.
+  EXPECT_EQ(at(1, 16, 1, 6), 0);
+}
+
+}  // namespace
+}  // namespace tessera::driver::test
