@@ -52,7 +52,8 @@ std::optional<AmxConvGeometry> amxConvGeometry(const std::vector<int64_t>& ds,
   g.blocks = ws[0] / kAmxTileRows;
   g.pixels = roundUp((g.outHeight - 1) * g.pitch + g.outWidth, kAmxUnit);
   g.reach = (g.kh - 1) * g.pitch + g.kw - 1;
-  g.dataPixels = g.pixels + g.reach;
+  // Whole rows, so that a schedule can split the repacking's pixels into rows and columns.
+  g.dataPixels = roundUp(g.pixels + g.reach, g.pitch);
   return g;
 }
 
@@ -81,14 +82,22 @@ NDArray packInt8WeightAmx(const NDArray& weight) {
   return packed;
 }
 
-PrimExpr amxConvProduct(const AmxConvGeometry& g, const AmxOperand& w, const AmxOperand& d,
-                        const AmxConvIndex& at) {
+PrimExpr amxConvProduct(const AmxConvGeometry& g, DataType dataDtype, const AmxOperand& w,
+                        const AmxOperand& d, const AmxConvIndex& at) {
   const bool taps = g.kh * g.kw > 1;
   PrimExpr step = taps ? addIdx(mulIdx(addIdx(mulIdx(at.c, g.kh), at.ky), g.kw), at.kx) : at.c;
   PrimExpr pixel = taps ? addIdx(addIdx(at.pixel, mulIdx(at.ky, g.pitch)), at.kx) : at.pixel;
+  PrimExpr word = d({addIdx(mulIdx(at.c, kAmxTileRows), at.group), pixel});
   const DataType i32 = DataType::int32();
-  return tir::cast(i32, w({at.block, step, at.lane, addIdx(mulIdx(at.group, 4), at.k)})) *
-         tir::cast(i32, d({addIdx(mulIdx(at.c, kAmxTileRows), at.group), pixel, at.k}));
+  PrimExpr sum;
+  for (int64_t k = 0; k < 4; ++k) {
+    PrimExpr bits =
+        k == 0 ? word : tir::call(i32, "tir.shift_right", {word, tir::intImm(8 * k, i32)});
+    PrimExpr term = tir::cast(i32, w({at.block, step, at.lane, addIdx(mulIdx(at.group, 4), k)})) *
+                    tir::cast(i32, tir::cast(dataDtype, bits));
+    sum = sum ? sum + term : term;
+  }
+  return sum;
 }
 
 Tensor conv2dNchwInt8Amx(const Tensor& data, const Tensor& packed, const AmxConvGeometry& g,
@@ -105,28 +114,40 @@ Tensor conv2dNchwInt8Amx(const Tensor& data, const Tensor& packed, const AmxConv
                     op + ": the weight is not packed by packInt8WeightAmx for this geometry");
   const int64_t channels = ds[1];
 
-  // (N, groups, dataPixels, 4): the image's rows end to end, 4 channels per pixel; padding,
-  // missing channels and the pixels past the image read 0.
+  // (N, groups, dataPixels): the image's rows end to end, the 4 bytes of a channel quadruple in
+  // one int32 per pixel (written whole, a vector of a row's pixels at a time); padding, missing
+  // channels and the pixels past the image are 0.
   Tensor repacked = te::compute(
-      shapeOf({ds[0], g.groups, g.dataPixels, 4}),
-      [&](Var n, Var c, Var q, Var k) -> PrimExpr {
-        PrimExpr channel = addIdx(mulIdx(c, 4), k);
+      shapeOf({ds[0], g.groups, g.dataPixels}),
+      [&](Var n, Var c, Var q) -> PrimExpr {
         PrimExpr pitch = tir::intImm(g.pitch, q->dtype);
         PrimExpr y = tir::floordiv(q, pitch), x = tir::floormod(q, pitch);
-        PrimExpr inside = tir::lt(y, tir::intImm(g.imageRows, q->dtype));
-        auto require = [&](PrimExpr cond) { inside = tir::logicalAnd(inside, cond); };
-        if (channels % kAmxStepChannels != 0) require(tir::lt(channel, tir::intImm(channels)));
-        PrimExpr source;
-        if (g.subsample) {
-          source = data(n, channel, mulIdx(y, p.strides[0]), mulIdx(x, p.strides[1]));
-        } else {
-          if (p.padding[0] != 0) require(tir::ge(y, tir::intImm(p.padding[0], q->dtype)));
-          if (p.padding[2] != 0) require(tir::lt(y, tir::intImm(ds[2] + p.padding[0], q->dtype)));
-          if (p.padding[1] != 0) require(tir::ge(x, tir::intImm(p.padding[1], q->dtype)));
-          if (p.padding[3] != 0) require(tir::lt(x, tir::intImm(ds[3] + p.padding[1], q->dtype)));
-          source = data(n, channel, addIdx(y, -p.padding[0]), addIdx(x, -p.padding[1]));
+        PrimExpr word;
+        for (int64_t k = 0; k < 4; ++k) {
+          PrimExpr channel = addIdx(mulIdx(c, 4), k);
+          PrimExpr inside = tir::lt(y, tir::intImm(g.imageRows, q->dtype));
+          auto require = [&](PrimExpr cond) { inside = tir::logicalAnd(inside, cond); };
+          if (channels % kAmxStepChannels != 0) require(tir::lt(channel, tir::intImm(channels)));
+          PrimExpr source;
+          if (g.subsample) {
+            source = data(n, channel, mulIdx(y, p.strides[0]), mulIdx(x, p.strides[1]));
+          } else {
+            if (p.padding[0] != 0) require(tir::ge(y, tir::intImm(p.padding[0], q->dtype)));
+            if (p.padding[2] != 0) require(tir::lt(y, tir::intImm(ds[2] + p.padding[0], q->dtype)));
+            if (p.padding[1] != 0) require(tir::ge(x, tir::intImm(p.padding[1], q->dtype)));
+            if (p.padding[3] != 0) require(tir::lt(x, tir::intImm(ds[3] + p.padding[1], q->dtype)));
+            source = data(n, channel, addIdx(y, -p.padding[0]), addIdx(x, -p.padding[1]));
+          }
+          PrimExpr byte =
+              tir::cast(DataType::int32(),
+                        tir::cast(DataType::uint8(),
+                                  tir::ifThenElse(inside, source, tir::intImm(0, data.dtype()))));
+          if (k > 0)
+            byte = tir::call(DataType::int32(), "tir.shift_left",
+                             {byte, tir::intImm(8 * k, DataType::int32())});
+          word = word ? tir::call(DataType::int32(), "tir.bitwise_or", {word, byte}) : byte;
         }
-        return tir::ifThenElse(inside, source, tir::intImm(0, data.dtype()));
+        return word;
       },
       te::ComputeOptions{.name = "data_amx", .tag = "injective,pad"});
 
@@ -135,30 +156,26 @@ Tensor conv2dNchwInt8Amx(const Tensor& data, const Tensor& packed, const AmxConv
   IterVar ry = te::reduceAxis(0, g.kh, "ry");
   IterVar rx = te::reduceAxis(0, g.kw, "rx");
   IterVar rg = te::reduceAxis(0, kAmxTileRows, "rg");
-  IterVar rk = te::reduceAxis(0, 4, "rk");
   // Reduction axes of extent 1 are left out (blockize would drop them from the tile unit, which the
   // tensor intrinsic's description could then not match).
   const bool chunks = g.groups > kAmxTileRows;
   std::vector<IterVar> axes;
   if (chunks) axes.push_back(rc);
   if (taps) axes.insert(axes.end(), {ry, rx});
-  axes.insert(axes.end(), {rg, rk});
+  axes.push_back(rg);
   Tensor acc = te::compute(
       shapeOf({ds[0], g.blocks, kAmxTileRows, g.pixels}),
       [&](Var n, Var b, Var lane, Var m) {
         AmxOperand w = [&](const std::vector<PrimExpr>& i) { return packed(i); };
-        AmxOperand d = [&](const std::vector<PrimExpr>& i) {
-          return repacked({n, i[0], i[1], i[2]});
-        };
+        AmxOperand d = [&](const std::vector<PrimExpr>& i) { return repacked({n, i[0], i[1]}); };
         AmxConvIndex at{b,
                         lane,
                         m,
                         chunks ? PrimExpr(rc.var) : tir::intImm(0),
                         taps ? PrimExpr(ry.var) : PrimExpr(),
                         taps ? PrimExpr(rx.var) : PrimExpr(),
-                        rg.var,
-                        rk.var};
-        return te::sum(amxConvProduct(g, w, d, at), axes);
+                        rg.var};
+        return te::sum(amxConvProduct(g, data.dtype(), w, d, at), axes);
       },
       te::ComputeOptions{.name = op, .tag = op, .indexNames = {"n", "block", "lane", "pixel"}});
   return te::compute(

@@ -36,7 +36,7 @@ struct AmxConvGeometry {
   int64_t blocks = 0;      ///< blocks of 16 output channels, even
   int64_t pixels = 0;      ///< accumulator pixels: those the output reads, to a multiple of 32
   int64_t reach = 0;       ///< (kh - 1) * pitch + kw - 1: the farthest tap's offset
-  int64_t dataPixels = 0;  ///< repacked pixels: pixels + reach
+  int64_t dataPixels = 0;  ///< repacked pixels: pixels + reach, to whole rows of `pitch`
   bool subsample = false;  ///< a strided 1x1 convolution: only the pixels it reads are repacked
 };
 
@@ -52,22 +52,25 @@ std::optional<AmxConvGeometry> amxConvGeometry(const std::vector<int64_t>& dataS
 NDArray packInt8WeightAmx(const NDArray& weight);
 
 /// conv2d of int8 or uint8 NCHW data over a packInt8WeightAmx weight, int32 out: `data_amx` (N,
-/// groups, dataPixels, 4), `conv2d_int8_amx` (N, blocks, 16, pixels) and `T_conv2d_int8_amx_unpack`
-/// (N, O, OH, OW). `g` is the amxConvGeometry of the data, the unpacked weight and `p`.
+/// groups, dataPixels) int32, each the 4 bytes of a channel quadruple (little-endian),
+/// `conv2d_int8_amx` (N, blocks, 16, pixels) and `T_conv2d_int8_amx_unpack` (N, O, OH, OW). `g` is
+/// the amxConvGeometry of the data, the unpacked weight and `p`.
 Tensor conv2dNchwInt8Amx(const Tensor& data, const Tensor& packed, const AmxConvGeometry& g,
                          const Conv2DParams& p, int64_t outChannels);
 
 /// Reads one element of an operand at the given indices (a tensor access or a buffer load).
 using AmxOperand = std::function<PrimExpr(const std::vector<PrimExpr>&)>;
 /// The iteration of one product: output block, lane and pixel; reduction step's channel block c,
-/// tap (ky, kx; null for a 1x1 kernel), quadruple and byte.
+/// tap (ky, kx; null for a 1x1 kernel) and channel quadruple.
 struct AmxConvIndex {
-  PrimExpr block, lane, pixel, c, ky, kx, group, k;
+  PrimExpr block, lane, pixel, c, ky, kx, group;
 };
 /// The accumulator's update, shared by the compute and the tensor intrinsic's description so that
-/// tensorize finds them equal: int32(w[b, s, lane, 4g + k]) * int32(d[16c + g, m + ky * pitch +
-/// kx, k]) with s = (c * KH + ky) * KW + kx.
-PrimExpr amxConvProduct(const AmxConvGeometry& g, const AmxOperand& w, const AmxOperand& d,
-                        const AmxConvIndex& at);
+/// tensorize finds them equal: the sum over k < 4 of int32(w[b, s, lane, 4g + k]) * int32(byte k
+/// of d[16c + g, m + ky * pitch + kx]) with s = (c * KH + ky) * KW + kx; `d` holds 4 bytes of
+/// `dataDtype` per int32. (The 4 bytes are terms, not a reduction axis: a byte's shift would then
+/// be an expression of an iter var, which blockize rewrites.)
+PrimExpr amxConvProduct(const AmxConvGeometry& g, DataType dataDtype, const AmxOperand& w,
+                        const AmxOperand& d, const AmxConvIndex& at);
 
 }  // namespace tessera::topi

@@ -12,7 +12,9 @@
 #include "driver/pipeline.h"
 #include "lower/graph_to_tir/graph_to_tir.h"
 #include "relay/strategy/strategy.h"
+#include "relay/transform/passes.h"
 #include "relay/visit.h"
+#include "runtime/npy.h"
 #include "support/diagnostic.h"
 #include "tir/printer.h"
 #include "tir/schedule/schedule.h"
@@ -24,7 +26,7 @@ namespace tessera::cli {
 const char* const kTirUsage =
     "usage: tessera tir FILE [--func NAME] [--trace TRACE.json] [--seed N] [--lower]\n"
     "                        [--print-after PASS] [--opt-level N] [--input-shape NAME=D0,...]\n"
-    "                        [--list] [--default-schedule] [-o OUT]\n"
+    "                        [--params FILE.npz] [--list] [--default-schedule] [-o OUT]\n"
     "\n"
     "Prints the TensorIR kernels of the model in FILE (Relay text or ONNX): the module is\n"
     "optimized and fused, and every fused primitive function becomes one PrimFunc named\n"
@@ -41,6 +43,8 @@ const char* const kTirUsage =
     "                     'all' for every pass) on stderr\n"
     "  --opt-level N      graph optimization level (default 3)\n"
     "  --input-shape NAME=D0,D1,...  shape of an ONNX graph input (repeatable)\n"
+    "  --params FILE.npz  bind these arrays to @main's parameters of the same names first, as\n"
+    "                     `tessera compile --params` does (constant weights get packed)\n"
     "  -o OUT             write the result to OUT (whole or not at all)\n";
 
 int cmdTir(Args& args) {
@@ -57,6 +61,7 @@ int cmdTir(Args& args) {
   const std::optional<std::string> out = args.value("-o");
   const std::vector<std::string> printAfter = args.values("--print-after");
   const std::vector<std::string> inputShapes = args.values("--input-shape");
+  const std::optional<std::string> paramsPath = args.value("--params");
   const bool lower = args.flag("--lower");
   const bool scheduled = args.flag("--default-schedule");
   const bool list = args.flag("--list");
@@ -74,7 +79,8 @@ int cmdTir(Args& args) {
     }
   }
 
-  const relay::IRModule module = loadModule(files[0], inputShapes);
+  relay::IRModule module = loadModule(files[0], inputShapes);
+  if (paramsPath) module = relay::bindParams(module, readNpz(*paramsPath));
   const relay::IRModule optimized = driver::optimize(module, ctx);
   // The kernels as build() compiles them (same names as `tessera compile` and `run --profile`);
   // a module build() cannot compile (control flow, functions other than @main) is walked whole.

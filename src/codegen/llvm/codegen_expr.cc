@@ -342,6 +342,23 @@ llvm::Value* CodeGenLLVM::emitLoad(const BufferLoadNode* op) {
   return fromMemory(result);
 }
 
+llvm::Value* CodeGenLLVM::emitMaskedLoad(const PrimExpr& value, llvm::Value* mask,
+                                         const PrimExpr& otherwise) {
+  const auto* load = value->as<BufferLoadNode>();
+  if (load == nullptr || load->dtype.lanes() == 1 || load->buffer->dtype.isBool()) return nullptr;
+  const PrimExpr index = flatIndex(load->buffer, load->indices);
+  const PrimExpr* base = contiguousBase(index);
+  if (base == nullptr) return nullptr;
+  llvm::Type* memElem = memoryType(load->buffer->dtype);
+  llvm::Value* addr =
+      builder_.CreateInBoundsGEP(memElem, bufferPointer(load->buffer), emitExpr(*base));
+  llvm::Value* passThrough = emitExpr(otherwise);
+  llvm::Type* type = memoryType(load->dtype);
+  if (passThrough->getType() != type) return nullptr;
+  return builder_.CreateMaskedLoad(type, addr, llvm::Align(load->buffer->dtype.bytes()), mask,
+                                   passThrough);
+}
+
 void CodeGenLLVM::emitStore(const BufferStoreNode* op) {
   llvm::Value* ptr = bufferPointer(op->buffer);
   PrimExpr index = flatIndex(op->buffer, op->indices);

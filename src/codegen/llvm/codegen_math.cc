@@ -240,6 +240,9 @@ llvm::Value* CodeGenLLVM::emitIntPow(DataType dtype, llvm::Value* base, llvm::Va
 llvm::Value* CodeGenLLVM::emitIfThenElse(const CallNode* op) {
   llvm::Value* cond = emitExpr(op->args[0]);
   if (cond->getType()->isVectorTy()) {
+    // A contiguous load under a per-lane condition (a padded row) reads only the lanes whose
+    // condition holds: the others may lie outside the buffer.
+    if (llvm::Value* masked = emitMaskedLoad(op->args[1], cond, op->args[2])) return masked;
     return builder_.CreateSelect(cond, emitExpr(op->args[1]), emitExpr(op->args[2]));
   }
   // Lazy: only the taken branch runs (it may load out of bounds otherwise).

@@ -1,7 +1,8 @@
 // VectorizeLoop: a `vectorized` loop of constant extent L runs its body once on L lanes. The loop
 // variable becomes Ramp(min, 1, L); affine index arithmetic keeps ramps as ramps (so contiguous
 // accesses stay vector loads/stores), other vector values are element-wise nodes with scalars
-// broadcast. Anything that has no vector meaning here (a condition that differs per lane, a store
+// broadcast; a per-lane condition selects between a contiguous load and a constant (a masked
+// load). Anything that has no vector meaning here (another condition that differs per lane, a store
 // of a vector to one address, a gather, an allocation, an extern call) makes the loop serial.
 #include <set>
 #include <string>
@@ -130,6 +131,20 @@ class Vectorizer {
     throw NotVectorizable{};
   }
 
+  static bool isContiguousLoad(const PrimExpr& e) {
+    const auto* load = e->as<BufferLoadNode>();
+    if (load == nullptr || load->indices.size() != 1) return false;
+    const auto* ramp = load->indices[0]->as<RampNode>();
+    return ramp != nullptr && isConstInt(ramp->stride, 1);
+  }
+  static bool readsMemory(const PrimExpr& e) {
+    bool reads = false;
+    postOrderVisitExpr(e, [&](const PrimExpr& x) {
+      reads = reads || x->kind == ExprKind::kBufferLoad || x->kind == ExprKind::kCall;
+    });
+    return reads;
+  }
+
   PrimExpr callExpr(const CallNode* c) {
     std::vector<PrimExpr> args;
     bool anyVec = false;
@@ -141,6 +156,13 @@ class Vectorizer {
     if (c->op == "tir.likely") return args[0];
     if (c->op == "tir.if_then_else" && !isVec(args[0]))
       return call(c->dtype.withLanes(lanes_), c->op, {args[0], widen(args[1]), widen(args[2])});
+    // A condition per lane: both branches are evaluated for every lane, which is safe when the
+    // taken one is a contiguous load (code generation reads only the lanes whose condition holds,
+    // a masked load) and the other reads nothing (padding's constant).
+    if (c->op == "tir.if_then_else") {
+      if (!isContiguousLoad(args[1]) || readsMemory(args[2])) throw NotVectorizable{};
+      return call(c->dtype.withLanes(lanes_), c->op, {args[0], args[1], widen(args[2])});
+    }
     if (!isElementwiseCall(c->op)) throw NotVectorizable{};
     for (PrimExpr& a : args) a = widen(a);
     return call(c->dtype.withLanes(lanes_), c->op, args);

@@ -22,9 +22,9 @@ Applicability scheduleConv2dInt8Amx(tir::Schedule& sch, const ScheduleOptions& o
     return notApplicable(anchor, "the kernel needs its repacking, one conv2d and one output");
   const tir::BlockNode* block = sch.get(*conv);
   // n, block, lane, pixel, then the reduction: channel chunk (when more than one), tap (ky, kx;
-  // when not 1x1), quadruple, byte.
+  // when not 1x1), quadruple.
   const size_t iters = block->iterVars.size();
-  if (iters < 6 || iters > 9) return notApplicable(anchor, "unexpected accumulator");
+  if (iters < 5 || iters > 8) return notApplicable(anchor, "unexpected accumulator");
   auto extent = [&](size_t i) -> int64_t {
     const int64_t* e = tir::asConstInt(block->iterVars[i].dom.extent);
     return e ? *e : 0;
@@ -38,8 +38,8 @@ Applicability scheduleConv2dInt8Amx(tir::Schedule& sch, const ScheduleOptions& o
 
   // The geometry the compute was built with, read back from the shapes.
   AmxConvGeometry g;
-  const bool taps = iters == 9 || iters == 8;
-  const bool chunks = iters == 9 || iters == 7;
+  const bool taps = iters == 8 || iters == 7;
+  const bool chunks = iters == 8 || iters == 6;
   const int64_t chunkCount = chunks ? extent(4) : 1;
   const size_t tap = chunks ? 5 : 4;
   g.kh = taps ? extent(tap) : 1;
@@ -52,10 +52,14 @@ Applicability scheduleConv2dInt8Amx(tir::Schedule& sch, const ScheduleOptions& o
   g.outWidth = *width;
   g.pitch = g.outWidth + g.kw - 1;
   g.reach = (g.kh - 1) * g.pitch + g.kw - 1;
-  g.dataPixels = g.pixels + g.reach;
+  g.dataPixels = (g.pixels + g.reach + g.pitch - 1) / g.pitch * g.pitch;
   if (g.pixels % kAmxUnit != 0 || g.groups == 0)
     return notApplicable(anchor, "the accumulator is not in units of 32 pixels");
-  const std::string intrin = amxConvIntrinsic(g, sch.get(*data)->writes.at(0).buffer->dtype);
+  // The data's dtype: the repacking reads it (int8 or uint8) into words.
+  DataType dataDtype = DataType::int8();
+  for (const tir::BufferRegion& r : sch.get(*data)->reads)
+    if (r.buffer->dtype == DataType::uint8()) dataDtype = DataType::uint8();
+  const std::string intrin = amxConvIntrinsic(g, dataDtype);
 
   // Output: n, channel block of 32, its channels, rows, columns; the accumulators of a block are
   // computed under it.
@@ -71,16 +75,29 @@ Applicability scheduleConv2dInt8Amx(tir::Schedule& sch, const ScheduleOptions& o
   std::vector<tir::LoopRV> order = {m[0], unit[1], unit[2], m[1]};
   order.insert(order.end(), unit.begin() + 4, unit.end());
   sch.reorder(order);
-  tir::BlockRV init = sch.decomposeReduction(*conv, unit[1]);
-  sch.tensorize(unit[1], intrin);
-  vectorizeTile(sch, innerLoops(sch, init, 4));  // below n, co, n, m[0]: block, lane, pixel
+  // The accumulators are zeroed first (below n, co, n: units, block, lane, a unit's pixels as one
+  // vector), then one intrinsic computes every unit.
+  tir::BlockRV init = sch.decomposeReduction(*conv, m[0]);
+  sch.tensorize(m[0], intrin);
+  std::vector<tir::LoopRV> zero = innerLoops(sch, init, 3);
+  if (!zero.empty()) sch.vectorize(zero.back());
 
-  // The epilogue writes whole rows: vector loops over the columns.
-  const int64_t lanes = largestDivisorAtMost(*width, kAmxTileRows);
+  // The epilogue writes whole rows: vector loops over the columns (a row of up to 64 is one).
+  const int64_t lanes = *width <= 64 ? *width : largestDivisorAtMost(*width, 64);
   std::vector<tir::LoopRV> col = sch.split(loops[3], {std::monostate{}, lanes});
   sch.vectorize(col[1]);
-  if (*channels * g.pixels * g.steps * kAmxStepChannels >= options.minParallelWork)
-    parallelTiles(sch, {loops[0], co[0]}, options.numCores);
+  const bool parallel =
+      *channels * g.pixels * g.steps * kAmxStepChannels >= options.minParallelWork;
+  if (parallel) parallelTiles(sch, {loops[0], co[0]}, options.numCores);
+
+  // The repacking, a row of the image at a time: n, group, row, then the row's columns as vectors
+  // (masked loads where the padding is).
+  std::vector<tir::LoopRV> repack = sch.getLoops(*data);
+  if (repack.size() != 3) return notApplicable(anchor, "unexpected repacking loops");
+  std::vector<tir::LoopRV> row = sch.split(repack[2], {std::monostate{}, g.pitch});
+  const int64_t rowLanes = g.pitch <= 64 ? g.pitch : largestDivisorAtMost(g.pitch, 64);
+  sch.vectorize(sch.split(row[1], {std::monostate{}, rowLanes})[1]);
+  if (parallel) parallelTiles(sch, {repack[0], repack[1]}, options.numCores);
   return Applicability::yes();
 }
 

@@ -1,7 +1,8 @@
-// The AMX tensor intrinsic of the int8 convolution (topi/nn_int8_amx.h): 32 output channels x 32
-// pixels over the whole reduction, as 2 x 2 int32 tiles that stay in tile registers from the first
-// step to the last. One is registered per geometry (the reduction's extent and the operands'
-// strides are part of the description), on first use.
+// The AMX tensor intrinsic of the int8 convolution (topi/nn_int8_amx.h): 32 output channels x all
+// pixels, in units of 32 pixels over the whole reduction, each unit's 2 x 2 int32 tiles staying in
+// tile registers from its first step to its last. The tile configuration (a serialising
+// instruction) is loaded once per call. One is registered per geometry (the reduction's extent and
+// the operands' strides are part of the description), on first use.
 #include <mutex>
 #include <set>
 
@@ -21,16 +22,16 @@ constexpr int64_t kTiles = 8;
 // are 4 + b; the data of half h is 6 + h.
 constexpr int64_t kWeightTile = 4, kDataTile = 6;
 
-// The operands, shaped as the regions the unit reads and writes: the weights of 2 blocks at every
-// step, the data its 32 pixels reach, the 2 x 16 x 32 accumulators.
+// The operands, shaped as the regions the intrinsic reads and writes: the weights of 2 blocks at
+// every step, the data every pixel reaches, the 2 x 16 x pixels accumulators.
 struct AmxBuffers {
   Buffer w, d, c;
   explicit AmxBuffers(const AmxConvGeometry& g, DataType dataDtype)
       : w(makeBuffer("W",
                      {intImm(2), intImm(g.steps), intImm(kAmxTileRows), intImm(kAmxStepChannels)},
                      DataType::int8())),
-        d(makeBuffer("D", {intImm(g.groups), intImm(kAmxUnit + g.reach), intImm(4)}, dataDtype)),
-        c(makeBuffer("C", {intImm(2), intImm(kAmxTileRows), intImm(kAmxUnit)}, DataType::int32())) {
+        d(makeBuffer("D", {intImm(g.groups), intImm(g.pixels + g.reach)}, DataType::int32())),
+        c(makeBuffer("C", {intImm(2), intImm(kAmxTileRows), intImm(g.pixels)}, DataType::int32())) {
   }
 };
 
@@ -41,17 +42,18 @@ PrimFunc rootFunction(const std::vector<Buffer>& buffers, Stmt body) {
   return makePrimFunc("main", buffers, blockRealize({}, boolImm(true), root));
 }
 
-// for b < 2, lane < 16, m < 32, c, ky, kx, g < 16, k < 4: C[b, lane, m] += the product of
-// amxConvProduct, as the compute's reduction block (after decompose_reduction) is written.
-PrimFunc description(const AmxConvGeometry& g, const AmxBuffers& p) {
+// for mo < pixels / 32, b < 2, lane < 16, mi < 32, c, ky, kx, g < 16: C[b, lane, 32 mo + mi] +=
+// amxConvProduct, as the compute's reduction block is written once the schedule has split its
+// pixels into units of 32 and decomposed the reduction.
+PrimFunc description(const AmxConvGeometry& g, const AmxBuffers& p, DataType dataDtype) {
   const bool taps = g.kh * g.kw > 1;
   // As in the compute, reduction axes of extent 1 are left out.
   const bool chunks = g.groups > kAmxTileRows;
   std::vector<std::pair<std::string, int64_t>> dims = {
-      {"b", 2}, {"lane", kAmxTileRows}, {"m", kAmxUnit}};
+      {"b", 2}, {"lane", kAmxTileRows}, {"m", g.pixels}};
   if (chunks) dims.push_back({"c", g.groups / kAmxTileRows});
   if (taps) dims.insert(dims.end(), {{"ky", g.kh}, {"kx", g.kw}});
-  dims.insert(dims.end(), {{"g", kAmxTileRows}, {"k", 4}});
+  dims.push_back({"g", kAmxTileRows});
   std::vector<Var> loops, iters;
   std::vector<PrimExpr> extents;
   auto block = std::make_shared<BlockNode>();
@@ -73,8 +75,7 @@ PrimFunc description(const AmxConvGeometry& g, const AmxBuffers& p) {
                   chunks ? PrimExpr(iters[3]) : intImm(0),
                   taps ? PrimExpr(iters[t]) : PrimExpr(),
                   taps ? PrimExpr(iters[t + 1]) : PrimExpr(),
-                  iters[r],
-                  iters[r + 1]};
+                  iters[r]};
   AmxOperand w = [&](const std::vector<PrimExpr>& i) { return bufferLoad(p.w, i); };
   AmxOperand d = [&](const std::vector<PrimExpr>& i) { return bufferLoad(p.d, i); };
   std::vector<PrimExpr> out = {iters[0], iters[1], iters[2]};
@@ -85,10 +86,19 @@ PrimFunc description(const AmxConvGeometry& g, const AmxBuffers& p) {
   };
   block->reads = {whole(p.c), whole(p.w), whole(p.d)};
   block->writes = {whole(p.c)};
-  block->body = bufferStore(p.c, bufferLoad(p.c, out) + amxConvProduct(g, w, d, at), out);
+  block->body =
+      bufferStore(p.c, bufferLoad(p.c, out) + amxConvProduct(g, dataDtype, w, d, at), out);
+  // The loops: the pixels' units outermost, then b, lane, the unit's pixels and the reduction.
+  Var mo = makeVar("mo"), mi = makeVar("mi");
   std::vector<PrimExpr> values(loops.begin(), loops.end());
+  values[2] = PrimExpr(mo) * kAmxUnit + mi;
+  std::vector<Var> nest = {mo, loops[0], loops[1], mi};
+  std::vector<PrimExpr> nestExtents = {intImm(g.pixels / kAmxUnit), extents[0], extents[1],
+                                       intImm(kAmxUnit)};
+  nest.insert(nest.end(), loops.begin() + 3, loops.end());
+  nestExtents.insert(nestExtents.end(), extents.begin() + 3, extents.end());
   return rootFunction({p.w, p.d, p.c},
-                      loopNest(loops, extents, blockRealize(values, boolImm(true), block)));
+                      loopNest(nest, nestExtents, blockRealize(values, boolImm(true), block)));
 }
 
 PrimExpr addressOf(const Buffer& b, std::vector<PrimExpr> index) {
@@ -127,18 +137,21 @@ PrimFunc implementation(const AmxConvGeometry& g, const AmxBuffers& p, DataType 
   const PrimExpr cStride = intImm(g.pixels * 4, DataType::int64());
   Buffer cfg = makeBuffer("tile_config", {intImm(64)}, DataType::uint8(), "local");
   std::vector<Stmt> body = configureTiles(cfg);
+  // One unit of 32 pixels (mo) at a time: its accumulators in, every step, back out.
+  Var mo = makeVar("mo");
+  std::vector<Stmt> unit;
   auto accumulator = [&](int64_t b, int64_t h) {
-    return addressOf(p.c, {intImm(b), intImm(0), intImm(h * kAmxTileRows)});
+    return addressOf(p.c, {intImm(b), intImm(0), PrimExpr(mo) * kAmxUnit + h * kAmxTileRows});
   };
   for (int64_t b = 0; b < 2; ++b)
     for (int64_t h = 0; h < 2; ++h)
-      body.push_back(
+      unit.push_back(
           intrinsic("llvm.x86.tileloadd64", {tile(2 * b + h), accumulator(b, h), cStride}));
 
   Var c = makeVar("c"), ky = makeVar("ky"), kx = makeVar("kx");
   const bool taps = g.kh * g.kw > 1;
   PrimExpr step = taps ? (PrimExpr(c) * g.kh + ky) * g.kw + kx : PrimExpr(c);
-  PrimExpr offset = taps ? PrimExpr(ky) * g.pitch + kx : intImm(0);
+  PrimExpr offset = PrimExpr(mo) * kAmxUnit + (taps ? PrimExpr(ky) * g.pitch + kx : intImm(0));
   std::vector<Stmt> stepBody;
   for (int64_t b = 0; b < 2; ++b)
     stepBody.push_back(intrinsic(
@@ -148,27 +161,26 @@ PrimFunc implementation(const AmxConvGeometry& g, const AmxBuffers& p, DataType 
     stepBody.push_back(intrinsic(
         "llvm.x86.tileloadd64",
         {tile(kDataTile + h),
-         addressOf(p.d, {PrimExpr(c) * kAmxTileRows, offset + h * kAmxTileRows, intImm(0)}),
-         dStride}));
+         addressOf(p.d, {PrimExpr(c) * kAmxTileRows, offset + h * kAmxTileRows}), dStride}));
   for (int64_t b = 0; b < 2; ++b)
     for (int64_t h = 0; h < 2; ++h)
       stepBody.push_back(
           intrinsic(product, {tile(2 * b + h), tile(kWeightTile + b), tile(kDataTile + h)}));
   Stmt steps = seq(stepBody);
   if (taps) steps = loopNest({ky, kx}, {intImm(g.kh), intImm(g.kw)}, steps);
-  body.push_back(forLoop(c, intImm(0), intImm(g.groups / kAmxTileRows), ForKind::kSerial, steps));
-
+  unit.push_back(forLoop(c, intImm(0), intImm(g.groups / kAmxTileRows), ForKind::kSerial, steps));
   for (int64_t b = 0; b < 2; ++b)
     for (int64_t h = 0; h < 2; ++h)
-      body.push_back(
+      unit.push_back(
           intrinsic("llvm.x86.tilestored64", {tile(2 * b + h), accumulator(b, h), cStride}));
+  body.push_back(forLoop(mo, intImm(0), intImm(g.pixels / kAmxUnit), ForKind::kSerial, seq(unit)));
   body.push_back(intrinsic("llvm.x86.tilerelease", {}));
 
-  auto unit = std::make_shared<BlockNode>();
-  unit->name = "amx_tiles";
-  unit->allocBuffers = {cfg};
-  unit->body = seq(body);
-  return rootFunction({p.w, p.d, p.c}, blockRealize({}, boolImm(true), unit));
+  auto tiles = std::make_shared<BlockNode>();
+  tiles->name = "amx_tiles";
+  tiles->allocBuffers = {cfg};
+  tiles->body = seq(body);
+  return rootFunction({p.w, p.d, p.c}, blockRealize({}, boolImm(true), tiles));
 }
 
 }  // namespace
@@ -184,7 +196,7 @@ std::string amxConvIntrinsic(const AmxConvGeometry& g, DataType dataDtype) {
   std::lock_guard<std::mutex> lock(mutex);
   if (registered.insert(name).second) {
     AmxBuffers desc(g, dataDtype), impl(g, dataDtype);
-    registerTensorIntrin(name, description(g, desc), implementation(g, impl, dataDtype),
+    registerTensorIntrin(name, description(g, desc, dataDtype), implementation(g, impl, dataDtype),
                          /*override=*/true);
   }
   return name;

@@ -115,7 +115,8 @@ TEST(X86Int8AmxGeometry, ReadsEveryTapOfEveryOutputPixelInsideTheRepackedImage) 
   // The last output pixel, 55 * 58 + 55 = 3245, rounded up to whole units.
   EXPECT_EQ(g->pixels, 3264);
   EXPECT_EQ(g->reach, 2 * 58 + 2);
-  EXPECT_EQ(g->dataPixels, 3264 + 118);
+  // 3264 + 118 pixels, to whole rows of 58.
+  EXPECT_EQ(g->dataPixels, 59 * 58);
   EXPECT_EQ(g->steps, 9);
   EXPECT_EQ(g->groups, 16);
   EXPECT_EQ(g->blocks, 4);
