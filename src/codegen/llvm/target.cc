@@ -2,6 +2,7 @@
 #include "codegen/llvm/target.h"
 
 #include <algorithm>
+#include <map>
 #include <vector>
 
 #include <llvm/ADT/StringMap.h>
@@ -23,6 +24,26 @@ std::string hostFeatures() {
   std::sort(features.begin(), features.end());
   std::string out;
   for (const std::string& f : features) out += (out.empty() ? "" : ",") + f;
+  return out;
+}
+
+// `base` ("+a,-b,...") with each feature of `changes` replacing its entry (or added), sorted.
+std::string withChanges(const std::string& base, const std::string& changes) {
+  std::map<std::string, char> features;
+  auto add = [&](const std::string& list) {
+    size_t start = 0;
+    while (start < list.size()) {
+      size_t comma = list.find(',', start);
+      if (comma == std::string::npos) comma = list.size();
+      const std::string f = list.substr(start, comma - start);
+      if (f.size() > 1 && (f[0] == '+' || f[0] == '-')) features[f.substr(1)] = f[0];
+      start = comma + 1;
+    }
+  };
+  add(base);
+  add(changes);
+  std::string out;
+  for (const auto& [name, sign] : features) out += (out.empty() ? "" : ",") + (sign + name);
   return out;
 }
 
@@ -49,7 +70,9 @@ target::Target withHostDefaults(const target::Target& target) {
   if (t.triple.empty()) t.triple = llvm::sys::getProcessTriple();
   // The host's CPU and features are only a sensible default when compiling for the host.
   if (!cpuSet) t.cpu = isHostCompatible(t) ? llvm::sys::getHostCPUName().str() : "generic";
-  if (t.features.empty() && !cpuSet && isHostCompatible(t)) t.features = hostFeatures();
+  // Features given without a CPU change the host's (as -mattr changes -mcpu's defaults for LLVM):
+  // `-mattr=-amx-int8` is the host without AMX, which is also what the strategies then see.
+  if (!cpuSet && isHostCompatible(t)) t.features = withChanges(hostFeatures(), t.features);
   return t;
 }
 

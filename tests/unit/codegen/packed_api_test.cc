@@ -1,5 +1,5 @@
-// The packed calling convention (runtime/module.h): argument checks and their messages, symbolic shape
-// binding, scalar parameters, targets, and inputs codegen rejects.
+// The packed calling convention (runtime/module.h): argument checks and their messages, symbolic
+// shape binding, scalar parameters, targets, and inputs codegen rejects.
 #include <gtest/gtest.h>
 
 #include "codegen_test_util.h"
@@ -161,10 +161,18 @@ TEST(CodegenTarget, FillsInTheHostsDefaults) {
   EXPECT_FALSE(host.triple.empty());
   EXPECT_FALSE(host.cpu.empty());
   EXPECT_TRUE(isHostCompatible(host));
-  // What the string sets is kept; what it leaves out is the host's.
-  const target::Target t = withHostDefaults(target::Target::parse("llvm -mattr=+avx2"));
-  EXPECT_EQ(t.features, "+avx2");
+  // What the string sets is kept; what it leaves out is the host's. Features without a CPU change
+  // the host's, as LLVM reads -mattr against -mcpu's defaults.
+  const target::Target t = withHostDefaults(target::Target::parse("llvm -mattr=+avx2,-fma"));
+  EXPECT_TRUE(t.hasFeature("avx2"));
+  EXPECT_FALSE(t.hasFeature("fma"));
+  EXPECT_NE(t.features.find("-fma"), std::string::npos);
+  for (const std::string f : {"sse2", "avx512f", "amx-int8"})
+    EXPECT_EQ(t.hasFeature(f), host.hasFeature(f)) << f;
   EXPECT_EQ(t.triple, host.triple);
+  // With a CPU, the features are exactly the string's.
+  EXPECT_EQ(withHostDefaults(target::Target::parse("llvm -mcpu=haswell -mattr=+avx2")).features,
+            "+avx2");
   // Another architecture gets LLVM's generic CPU, not the host's.
   EXPECT_EQ(withHostDefaults(target::Target::parse("llvm -mtriple=aarch64-linux-gnu")).cpu,
             "generic");
