@@ -45,7 +45,16 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const target::Target& t
 void optimizeModule(llvm::Module& module, llvm::TargetMachine& machine) {
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = true;
-  tuning.SLPVectorization = true;
+  // No SLP vectorizer: LLVM 19's miscompiles fully unrolled plain loop nests. On softmax along
+  // axis 2 of (2, 2, 6, 3) it gathered the per-column sums of the last nest into vectors with
+  // repeated lanes and then shuffled in the wrong lanes (and poison), so outputs were divided by
+  // a neighbour's sum (`opt -passes=slp-vectorizer` alone reproduces it on the IR we emit; the
+  // IR before it is right). Our schedules vectorize in TIR (Ramp/Broadcast) and the loop
+  // vectorizer still runs, so SLP only vectorized unrolled scalar code (e.g. Winograd's small
+  // transforms, which may lose some speed). Re-enable it only with an LLVM that passes
+  // CodegenLowered.MiddleAxisReductionsOfUnrolledLoops and the PlainCompiledMatchesInterpreter
+  // cases.
+  tuning.SLPVectorization = false;
   tuning.LoopUnrolling = true;
   tuning.LoopInterleaving = true;
   llvm::PassBuilder builder(&machine, tuning);

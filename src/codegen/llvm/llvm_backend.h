@@ -17,7 +17,8 @@ void initializeLLVM();
 /// A machine for `target` (position-independent code, aggressive optimization). Throws
 /// DiagnosticError (code "target") for a triple LLVM does not know.
 std::unique_ptr<llvm::TargetMachine> createTargetMachine(const target::Target& target);
-/// Runs LLVM's O3 pipeline (new pass manager) with loop and SLP vectorization for `machine`.
+/// Runs LLVM's O3 pipeline (new pass manager) with loop vectorization (no SLP vectorizer: it
+/// miscompiles unrolled loop nests in LLVM 19, see the .cc) for `machine`.
 void optimizeModule(llvm::Module& module, llvm::TargetMachine& machine);
 /// The module as a relocatable object file.
 std::string emitObject(llvm::Module& module, llvm::TargetMachine& machine);

@@ -51,5 +51,34 @@ TEST(CodegenLowered, ExpAndIntegerIndexing) {
                                                      NDArray::empty({6, 10}, DataType::float32())});
 }
 
+// Softmax along axis 2 of (2, 2, 6, 3) as plain loop nests (graph fuzzer seed 2316): LLVM fully
+// unrolls the four nests, and LLVM 19's SLP vectorizer then built wrong shuffles for the divisors
+// of the last nest (sums gathered with repeated lanes), so four outputs were divided by the sum
+// of a neighbouring column or by poison. The lowered TIR and the unoptimized LLVM IR are right;
+// the O3 pipeline runs without the SLP vectorizer since (codegen/llvm/llvm_backend.cc).
+TEST(CodegenLowered, MiddleAxisReductionsOfUnrolledLoops) {
+  te::Tensor x = te::placeholder({2, 2, 6, 3}, DataType::float32(), "x");
+  IterVar k = te::reduceAxis(0, 6, "k");
+  te::Tensor m = te::compute(
+      {2, 2, 3}, [&](Var a, Var b, Var c) { return te::max(x(a, b, k.var, c), {k}); }, "m");
+  te::Tensor e = te::compute(
+      {2, 2, 6, 3},
+      [&](Var a, Var b, Var i, Var c) {
+        return call(DataType::float32(), "tir.exp", {x(a, b, i, c) - m(a, b, c)});
+      },
+      "e");
+  IterVar k2 = te::reduceAxis(0, 6, "k2");
+  te::Tensor s = te::compute(
+      {2, 2, 3}, [&](Var a, Var b, Var c) { return te::sum(e(a, b, k2.var, c), {k2}); }, "s");
+  te::Tensor y = te::compute(
+      {2, 2, 6, 3}, [&](Var a, Var b, Var i, Var c) { return truncdiv(e(a, b, i, c), s(a, b, c)); },
+      "y");
+  for (uint64_t seed : {1, 2, 3}) {
+    expectSameAsEvaluator(te::createPrimFunc({x, y}),
+                          {randomTensor({2, 2, 6, 3}, DataType::float32(), seed),
+                           NDArray::empty({2, 2, 6, 3}, DataType::float32())});
+  }
+}
+
 }  // namespace
 }  // namespace tessera::codegen::test

@@ -159,6 +159,28 @@ std::vector<OpCase> build() {
                .hi = 4,
                .rtol = tol,
                .atol = tol});
+  // Normalizations over a middle axis of a rank-4 tensor (graph fuzzer seed 2316: the plain loop
+  // nests of softmax over axis 2 of this shape were miscompiled by LLVM's SLP vectorizer).
+  const std::string x4 = "%x: Tensor[(2, 2, 6, 3), float32]";
+  for (const char* axis : {"1", "2"}) {
+    c.push_back({.name = std::string("softmax_rank4_axis") + axis,
+                 .text = fn(x4, std::string("nn.softmax(%x, axis=") + axis + ")"),
+                 .lo = -4,
+                 .hi = 4,
+                 .rtol = tol,
+                 .atol = 1e-6});
+    c.push_back({.name = std::string("log_softmax_rank4_axis") + axis,
+                 .text = fn(x4, std::string("nn.log_softmax(%x, axis=") + axis + ")"),
+                 .lo = -4,
+                 .hi = 4,
+                 .rtol = tol,
+                 .atol = tol});
+  }
+  c.push_back({.name = "layer_norm_rank4_axis2",
+               .text = fn(x4 + ", %g: Tensor[(6), float32], %b: Tensor[(6), float32]",
+                          "nn.layer_norm(%x, %g, %b, axis=2)"),
+               .rtol = tol,
+               .atol = tol});
   const std::string pimg = "%x: Tensor[(1, 3, 7, 8), float32]";
   c.push_back(
       {.name = "max_pool2d",

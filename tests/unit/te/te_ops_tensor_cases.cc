@@ -14,6 +14,14 @@ std::vector<OpCase> build() {
   std::vector<OpCase> c;
   // Reductions.
   c.push_back({.name = "sum_axis1", .text = fn(x3, "sum(%x, axis=[1])")});
+  // Middle axes of a rank-4 tensor, kept (the shape of softmax's reductions, see nn's cases).
+  const std::string x4 = "%x: Tensor[(2, 2, 6, 3), float32]";
+  for (const char* axis : {"1", "2"}) {
+    for (const char* op : {"sum", "max", "mean"}) {
+      c.push_back({.name = std::string(op) + "_rank4_keepdims_axis" + axis,
+                   .text = fn(x4, std::string(op) + "(%x, axis=[" + axis + "], keepdims=True)")});
+    }
+  }
   c.push_back({.name = "sum_all", .text = fn(x3, "sum(%x)")});
   c.push_back({.name = "sum_keepdims_neg", .text = fn(x3, "sum(%x, axis=[-1, 0], keepdims=True)")});
   c.push_back({.name = "sum_i32", .text = fn(i3, "sum(%x, axis=[2])"), .lo = -50, .hi = 50});

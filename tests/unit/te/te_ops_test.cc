@@ -26,6 +26,12 @@ TEST_P(OpDiffTest, CompiledMatchesInterpreter) {
   EXPECT_TRUE(compiledMatchesInterpreter(GetParam()));
 }
 
+// The same cases compiled as plain loop nests (opt level 0, no default schedules): what LLVM's
+// optimizer makes of unscheduled kernels, e.g. fully unrolled small reductions.
+TEST_P(OpDiffTest, PlainCompiledMatchesInterpreter) {
+  EXPECT_TRUE(compiledMatchesInterpreter(GetParam(), /*plainLoops=*/true));
+}
+
 std::string caseName(const ::testing::TestParamInfo<OpCase>& info) {
   return info.param.name;
 }
@@ -49,8 +55,7 @@ TEST(OpStrategyTest, EveryCatalogueOpHasAComputeAndADifferentialCase) {
 TEST(OpStrategyTest, RegisterComputesIsIdempotent) {
   relay::strategy::registerComputes();
   relay::strategy::registerComputes();
-  EXPECT_NE(relay::strategy::kComputeMap.get("add"),
-            nullptr);
+  EXPECT_NE(relay::strategy::kComputeMap.get("add"), nullptr);
 }
 
 TEST(OpStrategyTest, LoweredFunctionNamesAndParameters) {

@@ -5,7 +5,6 @@
 
 #include "codegen/llvm/target.h"
 #include "driver/build.h"
-#include "runtime/graph_executor.h"
 #include "relay/interp/interpreter.h"
 #include "relay/op/op_common.h"
 #include "relay/op_registry.h"
@@ -14,6 +13,7 @@
 #include "relay/transform/passes.h"
 #include "relay/type_infer.h"
 #include "relay/visit.h"
+#include "runtime/graph_executor.h"
 #include "test_util.h"
 #include "tir/eval.h"
 
@@ -130,9 +130,11 @@ std::vector<Value> rangedInputs(const relay::IRModule& m, uint64_t seed, double 
   return ::testing::AssertionSuccess();
 }
 
-::testing::AssertionResult compiledMatchesInterpreter(const OpCase& c) {
+::testing::AssertionResult compiledMatchesInterpreter(const OpCase& c, bool plainLoops) {
   const relay::IRModule m = relay::inferTypes(relay::parseModule(c.text));
-  const driver::BuiltModule built = driver::build(m, codegen::hostTarget());
+  driver::BuildOptions options;
+  if (plainLoops) options = {.optLevel = 0, .defaultSchedules = false};
+  const driver::BuiltModule built = driver::build(m, codegen::hostTarget(), {}, options);
   runtime::GraphExecutor executor(built.model());
   relay::Interpreter interp(m);
   for (uint64_t seed : {1u, 2u}) {

@@ -42,7 +42,9 @@ std::vector<relay::Value> rangedInputs(const relay::IRModule& m, uint64_t seed, 
 
 /// Interpreter vs compiled code: the module is built with driver::build (optimization, FuseOps,
 /// default x86 schedules, lowering, LLVM) and run by the graph executor, on two seeds.
-::testing::AssertionResult compiledMatchesInterpreter(const OpCase& c);
+/// `plainLoops`: built at opt level 0 without the default schedules instead (the graph fuzzer's
+/// plain build: every kernel is the plain loop nest of its TE computes).
+::testing::AssertionResult compiledMatchesInterpreter(const OpCase& c, bool plainLoops = false);
 
 /// The op names a case's module calls (for the catalogue-coverage test).
 std::vector<std::string> opsCalled(const std::string& text);
