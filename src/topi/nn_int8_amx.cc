@@ -18,7 +18,19 @@ int64_t roundUp(int64_t a, int64_t b) {
   return ceilDiv(a, b) * b;
 }
 
+// The annotation that carries the geometry to the schedule (and so to the tensor intrinsic).
+DictAttrs geometryAnnotation(const AmxConvGeometry& g) {
+  DictAttrs attrs;
+  attrs.set(kAmxGeometryAnnotation, amxGeometryAttr(g));
+  return attrs;
+}
+
 }  // namespace
+
+int64_t AmxConvGeometry::tapOffset(int64_t ky, int64_t kx) const {
+  if (stride == 1) return ky * pitch + kx;
+  return ((ky % 2) * 2 + kx % 2) * phasePixels + (ky / 2) * pitch + kx / 2;
+}
 
 std::optional<AmxConvGeometry> amxConvGeometry(const std::vector<int64_t>& ds,
                                                const std::vector<int64_t>& ws,
@@ -30,30 +42,59 @@ std::optional<AmxConvGeometry> amxConvGeometry(const std::vector<int64_t>& ds,
   g.kw = ws[3];
   const bool pointwise = g.kh == 1 && g.kw == 1;
   const bool unpadded = p.padding == std::array<int64_t, 4>{0, 0, 0, 0};
-  g.subsample = pointwise && unpadded && p.strides != std::array<int64_t, 2>{1, 1};
-  if (p.strides != std::array<int64_t, 2>{1, 1} && !g.subsample) return std::nullopt;
+  const bool unit = p.strides == std::array<int64_t, 2>{1, 1};
+  g.subsample = pointwise && unpadded && !unit;
+  if (!unit && !g.subsample) {
+    if (p.strides != std::array<int64_t, 2>{2, 2}) return std::nullopt;
+    g.stride = 2;
+  }
   // Fewer channels or pixels than a tile holds waste most of each product.
   if (ds[1] < kAmxUnit || ws[0] % kAmxUnit != 0) return std::nullopt;
   if (g.subsample) {
     g.outHeight = (ds[2] - 1) / p.strides[0] + 1;
     g.outWidth = (ds[3] - 1) / p.strides[1] + 1;
     g.imageRows = g.outHeight;
-    g.pitch = g.outWidth;
+    g.imageColumns = g.pitch = g.outWidth;
   } else {
     g.imageRows = ds[2] + p.padding[0] + p.padding[2];
-    g.pitch = ds[3] + p.padding[1] + p.padding[3];
-    g.outHeight = g.imageRows - g.kh + 1;
-    g.outWidth = g.pitch - g.kw + 1;
+    g.imageColumns = ds[3] + p.padding[1] + p.padding[3];
+    g.outHeight = (g.imageRows - g.kh) / g.stride + 1;
+    g.outWidth = (g.imageColumns - g.kw) / g.stride + 1;
+    g.pitch = ceilDiv(g.imageColumns, g.stride);
   }
-  if (g.outHeight <= 0 || g.outWidth <= 0 || g.outHeight * g.outWidth < kAmxTileRows)
+  if (g.imageRows < g.kh || g.imageColumns < g.kw || g.outHeight * g.outWidth < kAmxTileRows)
     return std::nullopt;
   g.groups = roundUp(ceilDiv(ds[1], 4), kAmxTileRows);
   g.steps = g.groups / kAmxTileRows * g.kh * g.kw;
   g.blocks = ws[0] / kAmxTileRows;
   g.pixels = roundUp((g.outHeight - 1) * g.pitch + g.outWidth, kAmxUnit);
-  g.reach = (g.kh - 1) * g.pitch + g.kw - 1;
+  g.reach = (g.kh - 1) / g.stride * g.pitch + (g.kw - 1) / g.stride;
   // Whole rows, so that a schedule can split the repacking's pixels into rows and columns.
-  g.dataPixels = roundUp(g.pixels + g.reach, g.pitch);
+  g.phasePixels = roundUp(g.pixels + g.reach, g.pitch);
+  g.dataPixels = g.phasePixels * g.stride * g.stride;
+  return g;
+}
+
+AttrValue amxGeometryAttr(const AmxConvGeometry& g) {
+  std::vector<AttrValue> v;
+  for (int64_t x : {g.kh, g.kw, g.stride, g.pitch, g.imageRows, g.imageColumns, g.outHeight,
+                    g.outWidth, g.groups, g.steps, g.blocks, g.pixels, g.reach, g.phasePixels,
+                    g.dataPixels, int64_t{g.subsample}})
+    v.push_back(AttrValue::integer(x, DataType::int64()));
+  return AttrValue::array(std::move(v));
+}
+
+std::optional<AmxConvGeometry> amxGeometryOf(const AttrValue* attr) {
+  if (attr == nullptr || attr->kind() != AttrValue::Kind::kArray || attr->asArray().size() != 16)
+    return std::nullopt;
+  std::vector<int64_t> v;
+  for (const AttrValue& x : attr->asArray()) v.push_back(x.asInt());
+  AmxConvGeometry g;
+  int64_t* fields[] = {&g.kh,           &g.kw,        &g.stride,   &g.pitch,       &g.imageRows,
+                       &g.imageColumns, &g.outHeight, &g.outWidth, &g.groups,      &g.steps,
+                       &g.blocks,       &g.pixels,    &g.reach,    &g.phasePixels, &g.dataPixels};
+  for (size_t i = 0; i < 15; ++i) *fields[i] = v[i];
+  g.subsample = v[15] != 0;
   return g;
 }
 
@@ -86,7 +127,17 @@ PrimExpr amxConvProduct(const AmxConvGeometry& g, DataType dataDtype, const AmxO
                         const AmxOperand& d, const AmxConvIndex& at) {
   const bool taps = g.kh * g.kw > 1;
   PrimExpr step = taps ? addIdx(mulIdx(addIdx(mulIdx(at.c, g.kh), at.ky), g.kw), at.kx) : at.c;
-  PrimExpr pixel = taps ? addIdx(addIdx(at.pixel, mulIdx(at.ky, g.pitch)), at.kx) : at.pixel;
+  PrimExpr pixel = at.pixel;
+  if (taps && g.stride == 1) {
+    pixel = addIdx(addIdx(at.pixel, mulIdx(at.ky, g.pitch)), at.kx);
+  } else if (taps) {
+    // Phase (ky % 2, kx % 2), pixel (ky / 2, kx / 2) within it.
+    PrimExpr two = tir::intImm(2, at.ky->dtype);
+    PrimExpr phase = addIdx(mulIdx(tir::floormod(at.ky, two), 2), tir::floormod(at.kx, two));
+    pixel = addIdx(addIdx(addIdx(at.pixel, mulIdx(phase, g.phasePixels)),
+                          mulIdx(tir::floordiv(at.ky, two), g.pitch)),
+                   tir::floordiv(at.kx, two));
+  }
   PrimExpr word = d({addIdx(mulIdx(at.c, kAmxTileRows), at.group), pixel});
   const DataType i32 = DataType::int32();
   PrimExpr sum;
@@ -120,12 +171,25 @@ Tensor conv2dNchwInt8Amx(const Tensor& data, const Tensor& packed, const AmxConv
   Tensor repacked = te::compute(
       shapeOf({ds[0], g.groups, g.dataPixels}),
       [&](Var n, Var c, Var q) -> PrimExpr {
+        // The pixel's row and column in the padded image (of its phase image at stride 2).
         PrimExpr pitch = tir::intImm(g.pitch, q->dtype);
-        PrimExpr y = tir::floordiv(q, pitch), x = tir::floormod(q, pitch);
+        PrimExpr y, x;
+        if (g.stride == 1) {
+          y = tir::floordiv(q, pitch);
+          x = tir::floormod(q, pitch);
+        } else {
+          PrimExpr phasePixels = tir::intImm(g.phasePixels, q->dtype);
+          PrimExpr phase = tir::floordiv(q, phasePixels), r = tir::floormod(q, phasePixels);
+          PrimExpr two = tir::intImm(2, q->dtype);
+          y = addIdx(mulIdx(tir::floordiv(r, pitch), 2), tir::floordiv(phase, two));
+          x = addIdx(mulIdx(tir::floormod(r, pitch), 2), tir::floormod(phase, two));
+        }
         PrimExpr word;
         for (int64_t k = 0; k < 4; ++k) {
           PrimExpr channel = addIdx(mulIdx(c, 4), k);
           PrimExpr inside = tir::lt(y, tir::intImm(g.imageRows, q->dtype));
+          if (g.stride != 1)
+            inside = tir::logicalAnd(inside, tir::lt(x, tir::intImm(g.imageColumns, q->dtype)));
           auto require = [&](PrimExpr cond) { inside = tir::logicalAnd(inside, cond); };
           if (channels % kAmxStepChannels != 0) require(tir::lt(channel, tir::intImm(channels)));
           PrimExpr source;
@@ -177,7 +241,10 @@ Tensor conv2dNchwInt8Amx(const Tensor& data, const Tensor& packed, const AmxConv
                         rg.var};
         return te::sum(amxConvProduct(g, data.dtype(), w, d, at), axes);
       },
-      te::ComputeOptions{.name = op, .tag = op, .indexNames = {"n", "block", "lane", "pixel"}});
+      te::ComputeOptions{.name = op,
+                         .tag = op,
+                         .attrs = geometryAnnotation(g),
+                         .indexNames = {"n", "block", "lane", "pixel"}});
   return te::compute(
       shapeOf({ds[0], outChannels, g.outHeight, g.outWidth}),
       [&](Var n, Var c, Var y, Var x) {

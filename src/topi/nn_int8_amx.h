@@ -14,6 +14,7 @@
 #include <functional>
 #include <optional>
 
+#include "ir/attr_value.h"
 #include "runtime/ndarray.h"
 #include "topi/nn.h"
 
@@ -25,24 +26,39 @@ inline constexpr int64_t kAmxTileRows = 16;
 /// Output channels and pixels a schedule's tile unit covers (2 x 2 tiles).
 inline constexpr int64_t kAmxUnit = 32;
 
-/// The sizes of one AMX convolution, fixed by the shapes.
+/// The sizes of one AMX convolution, fixed by the shapes. A stride-2 convolution reads its padded
+/// image as 4 phase images (even/odd rows x even/odd columns, each `pitch` wide), so that it too
+/// reads pixel m + offset(ky, kx) for output pixel m: tap (ky, kx) is pixel (ky / 2, kx / 2) of
+/// phase (ky % 2, kx % 2).
 struct AmxConvGeometry {
   int64_t kh = 1, kw = 1;
-  int64_t pitch = 0;      ///< pixels per row of the repacked image
-  int64_t imageRows = 0;  ///< rows of the repacked image (with padding)
+  int64_t stride = 1;        ///< of the products: 1, or 2 (phase images)
+  int64_t pitch = 0;         ///< pixels per row of the repacked (phase) image
+  int64_t imageRows = 0;     ///< rows of the repacked image (with padding; of the padded image at
+                             ///< stride 2)
+  int64_t imageColumns = 0;  ///< columns of the padded image (at stride 1, the pitch)
   int64_t outHeight = 0, outWidth = 0;
-  int64_t groups = 0;      ///< input-channel quadruples, a multiple of 16
-  int64_t steps = 0;       ///< reduction steps: groups / 16 * kh * kw
-  int64_t blocks = 0;      ///< blocks of 16 output channels, even
-  int64_t pixels = 0;      ///< accumulator pixels: those the output reads, to a multiple of 32
-  int64_t reach = 0;       ///< (kh - 1) * pitch + kw - 1: the farthest tap's offset
-  int64_t dataPixels = 0;  ///< repacked pixels: pixels + reach, to whole rows of `pitch`
-  bool subsample = false;  ///< a strided 1x1 convolution: only the pixels it reads are repacked
+  int64_t groups = 0;       ///< input-channel quadruples, a multiple of 16
+  int64_t steps = 0;        ///< reduction steps: groups / 16 * kh * kw
+  int64_t blocks = 0;       ///< blocks of 16 output channels, even
+  int64_t pixels = 0;       ///< accumulator pixels: those the output reads, to a multiple of 32
+  int64_t reach = 0;        ///< the farthest tap's offset within its (phase) image
+  int64_t phasePixels = 0;  ///< pixels of one (phase) image: pixels + reach, to whole rows
+  int64_t dataPixels = 0;   ///< repacked pixels: phasePixels times the phases (1 or 4)
+  bool subsample = false;   ///< a strided 1x1 convolution: only the pixels it reads are repacked
+
+  /// The offset of tap (ky, kx) in the repacked pixels.
+  int64_t tapOffset(int64_t ky, int64_t kx) const;
 };
 
+/// The geometry as the annotation the accumulator block carries to the schedule, and back.
+AttrValue amxGeometryAttr(const AmxConvGeometry& g);
+std::optional<AmxConvGeometry> amxGeometryOf(const AttrValue* attr);
+inline constexpr const char* kAmxGeometryAnnotation = "amx_geometry";
+
 /// The geometry of a conv2d (NCHW data, OIHW weight shapes) the AMX compute takes: groups 1, unit
-/// dilation, unit stride (or a strided unpadded 1x1), at least 32 input channels, output channels
-/// a multiple of 32 and at least 16 output pixels; nullopt otherwise.
+/// dilation, stride 1 or 2 (or a strided unpadded 1x1), at least 32 input channels, output
+/// channels a multiple of 32 and at least 16 output pixels; nullopt otherwise.
 std::optional<AmxConvGeometry> amxConvGeometry(const std::vector<int64_t>& dataShape,
                                                const std::vector<int64_t>& weightShape,
                                                const Conv2DParams& p);
@@ -67,7 +83,7 @@ struct AmxConvIndex {
 };
 /// The accumulator's update, shared by the compute and the tensor intrinsic's description so that
 /// tensorize finds them equal: the sum over k < 4 of int32(w[b, s, lane, 4g + k]) * int32(byte k
-/// of d[16c + g, m + ky * pitch + kx]) with s = (c * KH + ky) * KW + kx; `d` holds 4 bytes of
+/// of d[16c + g, m + offset(ky, kx)]) with s = (c * KH + ky) * KW + kx; `d` holds 4 bytes of
 /// `dataDtype` per int32. (The 4 bytes are terms, not a reduction axis: a byte's shift would then
 /// be an expression of an iter var, which blockize rewrites.)
 PrimExpr amxConvProduct(const AmxConvGeometry& g, DataType dataDtype, const AmxOperand& w,

@@ -348,15 +348,29 @@ llvm::Value* CodeGenLLVM::emitMaskedLoad(const PrimExpr& value, llvm::Value* mas
   if (load == nullptr || load->dtype.lanes() == 1 || load->buffer->dtype.isBool()) return nullptr;
   const PrimExpr index = flatIndex(load->buffer, load->indices);
   const PrimExpr* base = contiguousBase(index);
-  if (base == nullptr) return nullptr;
+  const int64_t stride = base ? 1 : smallStrideOf(index);
+  if (stride == 0) return nullptr;
   llvm::Type* memElem = memoryType(load->buffer->dtype);
-  llvm::Value* addr =
-      builder_.CreateInBoundsGEP(memElem, bufferPointer(load->buffer), emitExpr(*base));
+  llvm::Value* addr = builder_.CreateInBoundsGEP(
+      memElem, bufferPointer(load->buffer), emitExpr(base ? *base : index->as<RampNode>()->base));
   llvm::Value* passThrough = emitExpr(otherwise);
   llvm::Type* type = memoryType(load->dtype);
   if (passThrough->getType() != type) return nullptr;
-  return builder_.CreateMaskedLoad(type, addr, llvm::Align(load->buffer->dtype.bytes()), mask,
-                                   passThrough);
+  const llvm::Align align(load->buffer->dtype.bytes());
+  if (stride == 1) return builder_.CreateMaskedLoad(type, addr, align, mask, passThrough);
+  // Every stride-th element of a span: the span's load is masked to the lanes' elements, which
+  // are then picked out (as emitLoad does for a small stride).
+  const int lanes = load->dtype.lanes();
+  const int span = static_cast<int>((lanes - 1) * stride + 1);
+  std::vector<int> spread(span, lanes);  // index `lanes`: a lane of the all-false vector
+  for (int i = 0; i < lanes; ++i) spread[i * stride] = i;
+  llvm::Value* spanMask =
+      builder_.CreateShuffleVector(mask, llvm::Constant::getNullValue(mask->getType()), spread);
+  llvm::Value* wide =
+      builder_.CreateMaskedLoad(llvm::FixedVectorType::get(memElem, span), addr, align, spanMask);
+  std::vector<int> pick;
+  for (int i = 0; i < lanes; ++i) pick.push_back(static_cast<int>(i * stride));
+  return builder_.CreateSelect(mask, builder_.CreateShuffleVector(wide, pick), passThrough);
 }
 
 void CodeGenLLVM::emitStore(const BufferStoreNode* op) {

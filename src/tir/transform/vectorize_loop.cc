@@ -134,8 +134,10 @@ class Vectorizer {
   static bool isContiguousLoad(const PrimExpr& e) {
     const auto* load = e->as<BufferLoadNode>();
     if (load == nullptr || load->indices.size() != 1) return false;
+    // Unit stride, or a small one (code generation loads the span, masked, and picks the lanes).
     const auto* ramp = load->indices[0]->as<RampNode>();
-    return ramp != nullptr && isConstInt(ramp->stride, 1);
+    const int64_t* stride = ramp ? asConstInt(ramp->stride) : nullptr;
+    return stride != nullptr && *stride >= 1 && *stride <= 4;
   }
   static bool readsMemory(const PrimExpr& e) {
     bool reads = false;

@@ -25,10 +25,6 @@ Applicability scheduleConv2dInt8Amx(tir::Schedule& sch, const ScheduleOptions& o
   // when not 1x1), quadruple.
   const size_t iters = block->iterVars.size();
   if (iters < 5 || iters > 8) return notApplicable(anchor, "unexpected accumulator");
-  auto extent = [&](size_t i) -> int64_t {
-    const int64_t* e = tir::asConstInt(block->iterVars[i].dom.extent);
-    return e ? *e : 0;
-  };
   std::vector<tir::LoopRV> loops = sch.getLoops(*out);
   if (loops.size() != 4) return notApplicable(anchor, "the output is not NCHW");
   const std::optional<int64_t> channels = extentOf(sch, loops[1]);
@@ -36,25 +32,12 @@ Applicability scheduleConv2dInt8Amx(tir::Schedule& sch, const ScheduleOptions& o
   if (!channels || !height || !width || *channels % kAmxUnit != 0)
     return notApplicable(anchor, "symbolic shape or channels not in blocks of 32");
 
-  // The geometry the compute was built with, read back from the shapes.
-  AmxConvGeometry g;
-  const bool taps = iters == 8 || iters == 7;
-  const bool chunks = iters == 8 || iters == 6;
-  const int64_t chunkCount = chunks ? extent(4) : 1;
-  const size_t tap = chunks ? 5 : 4;
-  g.kh = taps ? extent(tap) : 1;
-  g.kw = taps ? extent(tap + 1) : 1;
-  g.groups = chunkCount * kAmxTileRows;
-  g.steps = chunkCount * g.kh * g.kw;
-  g.blocks = extent(1);
-  g.pixels = extent(3);
-  g.outHeight = *height;
-  g.outWidth = *width;
-  g.pitch = g.outWidth + g.kw - 1;
-  g.reach = (g.kh - 1) * g.pitch + g.kw - 1;
-  g.dataPixels = (g.pixels + g.reach + g.pitch - 1) / g.pitch * g.pitch;
-  if (g.pixels % kAmxUnit != 0 || g.groups == 0)
-    return notApplicable(anchor, "the accumulator is not in units of 32 pixels");
+  // The geometry the compute was built with (the accumulator block carries it).
+  const std::optional<AmxConvGeometry> geometry =
+      amxGeometryOf(block->annotations.find(kAmxGeometryAnnotation));
+  if (!geometry || geometry->outHeight != *height || geometry->outWidth != *width)
+    return notApplicable(anchor, "the accumulator does not carry its geometry");
+  const AmxConvGeometry g = *geometry;
   // The data's dtype: the repacking reads it (int8 or uint8) into words.
   DataType dataDtype = DataType::int8();
   for (const tir::BufferRegion& r : sch.get(*data)->reads)
@@ -78,7 +61,9 @@ Applicability scheduleConv2dInt8Amx(tir::Schedule& sch, const ScheduleOptions& o
   // The accumulators are zeroed first (below n, co, n: units, block, lane, a unit's pixels as one
   // vector), then one intrinsic computes every unit.
   tir::BlockRV init = sch.decomposeReduction(*conv, m[0]);
-  sch.tensorize(m[0], intrin);
+  // Without unit outer iters, the taps stay plain inner iter vars (their phase is a floormod of
+  // them, which tensorize compares with the description as it is).
+  sch.tensorize(m[0], intrin, /*preserveUnitIters=*/false);
   std::vector<tir::LoopRV> zero = innerLoops(sch, init, 3);
   if (!zero.empty()) sch.vectorize(zero.back());
 
@@ -90,11 +75,13 @@ Applicability scheduleConv2dInt8Amx(tir::Schedule& sch, const ScheduleOptions& o
       *channels * g.pixels * g.steps * kAmxStepChannels >= options.minParallelWork;
   if (parallel) parallelTiles(sch, {loops[0], co[0]}, options.numCores);
 
-  // The repacking, a row of the image at a time: n, group, row, then the row's columns as vectors
-  // (masked loads where the padding is).
+  // The repacking, a row of the image at a time: n, group, (phase,) row, then the row's columns as
+  // vectors (masked loads where the padding is).
   std::vector<tir::LoopRV> repack = sch.getLoops(*data);
   if (repack.size() != 3) return notApplicable(anchor, "unexpected repacking loops");
-  std::vector<tir::LoopRV> row = sch.split(repack[2], {std::monostate{}, g.pitch});
+  tir::LoopRV pixels = repack[2];
+  if (g.stride > 1) pixels = sch.split(pixels, {std::monostate{}, g.phasePixels})[1];
+  std::vector<tir::LoopRV> row = sch.split(pixels, {std::monostate{}, g.pitch});
   const int64_t rowLanes = g.pitch <= 64 ? g.pitch : largestDivisorAtMost(g.pitch, 64);
   sch.vectorize(sch.split(row[1], {std::monostate{}, rowLanes})[1]);
   if (parallel) parallelTiles(sch, {repack[0], repack[1]}, options.numCores);

@@ -30,7 +30,7 @@ struct AmxBuffers {
       : w(makeBuffer("W",
                      {intImm(2), intImm(g.steps), intImm(kAmxTileRows), intImm(kAmxStepChannels)},
                      DataType::int8())),
-        d(makeBuffer("D", {intImm(g.groups), intImm(g.pixels + g.reach)}, DataType::int32())),
+        d(makeBuffer("D", {intImm(g.groups), intImm(g.dataPixels)}, DataType::int32())),
         c(makeBuffer("C", {intImm(2), intImm(kAmxTileRows), intImm(g.pixels)}, DataType::int32())) {
   }
 };
@@ -91,7 +91,8 @@ PrimFunc description(const AmxConvGeometry& g, const AmxBuffers& p, DataType dat
   // The loops: the pixels' units outermost, then b, lane, the unit's pixels and the reduction.
   Var mo = makeVar("mo"), mi = makeVar("mi");
   std::vector<PrimExpr> values(loops.begin(), loops.end());
-  values[2] = PrimExpr(mo) * kAmxUnit + mi;
+  // (A single unit's split leaves the pixel bound to mi alone.)
+  values[2] = g.pixels == kAmxUnit ? PrimExpr(mi) : PrimExpr(mo) * kAmxUnit + mi;
   std::vector<Var> nest = {mo, loops[0], loops[1], mi};
   std::vector<PrimExpr> nestExtents = {intImm(g.pixels / kAmxUnit), extents[0], extents[1],
                                        intImm(kAmxUnit)};
@@ -148,27 +149,30 @@ PrimFunc implementation(const AmxConvGeometry& g, const AmxBuffers& p, DataType 
       unit.push_back(
           intrinsic("llvm.x86.tileloadd64", {tile(2 * b + h), accumulator(b, h), cStride}));
 
-  Var c = makeVar("c"), ky = makeVar("ky"), kx = makeVar("kx");
-  const bool taps = g.kh * g.kw > 1;
-  PrimExpr step = taps ? (PrimExpr(c) * g.kh + ky) * g.kw + kx : PrimExpr(c);
-  PrimExpr offset = PrimExpr(mo) * kAmxUnit + (taps ? PrimExpr(ky) * g.pitch + kx : intImm(0));
+  // Per chunk of 64 input channels (c), every tap, unrolled: each has its constant offset.
+  Var c = makeVar("c");
   std::vector<Stmt> stepBody;
-  for (int64_t b = 0; b < 2; ++b)
-    stepBody.push_back(intrinsic(
-        "llvm.x86.tileloadd64",
-        {tile(kWeightTile + b), addressOf(p.w, {intImm(b), step, intImm(0), intImm(0)}), wStride}));
-  for (int64_t h = 0; h < 2; ++h)
-    stepBody.push_back(intrinsic(
-        "llvm.x86.tileloadd64",
-        {tile(kDataTile + h),
-         addressOf(p.d, {PrimExpr(c) * kAmxTileRows, offset + h * kAmxTileRows}), dStride}));
-  for (int64_t b = 0; b < 2; ++b)
-    for (int64_t h = 0; h < 2; ++h)
-      stepBody.push_back(
-          intrinsic(product, {tile(2 * b + h), tile(kWeightTile + b), tile(kDataTile + h)}));
-  Stmt steps = seq(stepBody);
-  if (taps) steps = loopNest({ky, kx}, {intImm(g.kh), intImm(g.kw)}, steps);
-  unit.push_back(forLoop(c, intImm(0), intImm(g.groups / kAmxTileRows), ForKind::kSerial, steps));
+  for (int64_t ky = 0; ky < g.kh; ++ky)
+    for (int64_t kx = 0; kx < g.kw; ++kx) {
+      PrimExpr step = PrimExpr(c) * (g.kh * g.kw) + (ky * g.kw + kx);
+      PrimExpr pixel = PrimExpr(mo) * kAmxUnit + g.tapOffset(ky, kx);
+      for (int64_t b = 0; b < 2; ++b)
+        stepBody.push_back(
+            intrinsic("llvm.x86.tileloadd64",
+                      {tile(kWeightTile + b),
+                       addressOf(p.w, {intImm(b), step, intImm(0), intImm(0)}), wStride}));
+      for (int64_t h = 0; h < 2; ++h)
+        stepBody.push_back(intrinsic(
+            "llvm.x86.tileloadd64",
+            {tile(kDataTile + h),
+             addressOf(p.d, {PrimExpr(c) * kAmxTileRows, pixel + h * kAmxTileRows}), dStride}));
+      for (int64_t b = 0; b < 2; ++b)
+        for (int64_t h = 0; h < 2; ++h)
+          stepBody.push_back(
+              intrinsic(product, {tile(2 * b + h), tile(kWeightTile + b), tile(kDataTile + h)}));
+    }
+  unit.push_back(
+      forLoop(c, intImm(0), intImm(g.groups / kAmxTileRows), ForKind::kSerial, seq(stepBody)));
   for (int64_t b = 0; b < 2; ++b)
     for (int64_t h = 0; h < 2; ++h)
       unit.push_back(
@@ -190,7 +194,8 @@ std::string amxConvIntrinsic(const AmxConvGeometry& g, DataType dataDtype) {
       "x86.amx_conv_" + std::string(dataDtype == DataType::uint8() ? "u8" : "s8") + "_k" +
       std::to_string(g.kh) + "x" + std::to_string(g.kw) + "_c" +
       std::to_string(g.groups / kAmxTileRows) + "_p" + std::to_string(g.pitch) + "_m" +
-      std::to_string(g.pixels) + "_d" + std::to_string(g.dataPixels);
+      std::to_string(g.pixels) + "_d" + std::to_string(g.dataPixels) + "_s" +
+      std::to_string(g.stride) + "_f" + std::to_string(g.phasePixels);
   static std::mutex mutex;
   static std::set<std::string> registered;
   std::lock_guard<std::mutex> lock(mutex);

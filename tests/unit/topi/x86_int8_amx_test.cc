@@ -97,9 +97,14 @@ INSTANTIATE_TEST_SUITE_P(
                       AmxCase{1, 64, 28, 28, 128, 1, 2, 0, true},  // strided pointwise
                       AmxCase{1, 64, 13, 13, 32, 1, 2, 0, false},  // strided, odd size
                       AmxCase{1, 64, 8, 8, 32, 3, 1, 1, true, DataType::uint8()},
-                      AmxCase{1, 64, 5, 7, 32, 3, 1, 2, true},  // padding 2
-                      // Not taken: a 3x3 stride 2, 16 output channels, 16 input channels.
-                      AmxCase{1, 64, 14, 14, 64, 3, 2, 1, true, DataType::int8(), false},
+                      AmxCase{1, 64, 5, 7, 32, 3, 1, 2, true},     // padding 2
+                      AmxCase{1, 64, 14, 14, 64, 3, 2, 1, true},   // 3x3 stride 2: phases
+                      AmxCase{1, 64, 56, 56, 128, 3, 2, 1, true},  // ResNet's stage 2 entry
+                      AmxCase{1, 96, 15, 13, 32, 3, 2, 1, false},  // odd sizes, stride 2
+                      AmxCase{2, 64, 12, 12, 32, 3, 2, 0, false, DataType::uint8()},
+                      AmxCase{1, 64, 17, 17, 64, 5, 2, 2, true},  // 5x5 stride 2
+                      // Not taken: stride 3, 16 output channels, 16 input channels.
+                      AmxCase{1, 64, 14, 14, 64, 3, 3, 1, true, DataType::int8(), false},
                       AmxCase{1, 64, 8, 8, 16, 3, 1, 1, true, DataType::int8(), false},
                       AmxCase{1, 16, 8, 8, 32, 3, 1, 1, true, DataType::int8(), false}));
 
@@ -120,7 +125,21 @@ TEST(X86Int8AmxGeometry, ReadsEveryTapOfEveryOutputPixelInsideTheRepackedImage) 
   EXPECT_EQ(g->steps, 9);
   EXPECT_EQ(g->groups, 16);
   EXPECT_EQ(g->blocks, 4);
+  // Stride 2: 4 phase images of 29 x 29 (58 / 2), output pixel m reads phase (ky % 2, kx % 2) at
+  // m + (ky / 2) * 29 + kx / 2.
   p.strides = {2, 2};
+  const std::optional<topi::AmxConvGeometry> s2 =
+      topi::amxConvGeometry({1, 64, 56, 56}, {128, 64, 3, 3}, p);
+  ASSERT_TRUE(s2);
+  EXPECT_EQ(s2->stride, 2);
+  EXPECT_EQ(s2->pitch, 29);
+  EXPECT_EQ(s2->outHeight, 28);
+  EXPECT_EQ(s2->pixels, 832);                            // 27 * 29 + 28 = 811, to whole units of 32
+  EXPECT_EQ(s2->tapOffset(2, 1), s2->phasePixels + 29);  // phase (0, 1), pixel (1, 0)
+  EXPECT_EQ(s2->tapOffset(1, 2), 2 * s2->phasePixels + 1);  // phase (1, 0), pixel (0, 1)
+  EXPECT_EQ(s2->phasePixels % 29, 0);
+  EXPECT_EQ(s2->dataPixels, 4 * s2->phasePixels);
+  p.strides = {3, 3};
   EXPECT_FALSE(topi::amxConvGeometry({1, 64, 56, 56}, {64, 64, 3, 3}, p));
 }
 

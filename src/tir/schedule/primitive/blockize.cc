@@ -71,7 +71,11 @@ DividedIter divideBinding(const IterVar& iv, const PrimExpr& binding,
   d.inner =
       IterVar{{intImm(0, t), intImm(innerExtent, t)}, makeVar(iv.var->name + "_i", t), iv.type, ""};
   d.innerBinding = innerPart;
-  d.original = PrimExpr(d.outer.var) * innerExtent + PrimExpr(d.inner->var);
+  // An inner part that covers the whole domain leaves the outer iter var a unit one, always 0:
+  // the original is the inner var alone (so that expressions of it, e.g. `ky % 2`, keep their
+  // form for tensorize to compare).
+  d.original = *ext == innerExtent ? PrimExpr(d.inner->var)
+                                   : PrimExpr(d.outer.var) * innerExtent + PrimExpr(d.inner->var);
   return d;
 }
 
