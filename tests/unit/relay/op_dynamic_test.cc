@@ -70,6 +70,11 @@ TEST(OpArgwhere, AllZerosGiveNoRows) {
   expectTensor(evalOp("argwhere", {x}).tensor(), {0, 3}, kI64, {});
 }
 
+TEST(OpArgwhere, argwhere_c1_NeedsANumericDtype) {
+  const Diagnostic d = typeError("argwhere", {tt({2}, DataType::voidType())});
+  EXPECT_EQ(d.code, "argwhere_c1") << d.str();
+}
+
 TEST(OpArgwhere, NanIsNonZero) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   expectTensor(evalOp("argwhere", {t({2}, kF32, {nan, 0})}).tensor(), {1, 1}, kI64, {0});
@@ -258,7 +263,7 @@ TEST(OpDynamic, PrintedCallsParseBack) {
 def @main(%x: Tensor[(4), float32], %b: Tensor[(1, 3, 4), float32], %s: Tensor[(1, 1, 3), float32]) {
   %0 = unique(%x, sorted=False, axis=0);
   %1 = vision.all_class_non_max_suppression(%b, %s, 2i64, 0.5f, 0.1f, center_point_box=True);
-  (%0.0, %1)
+  (%0.0, %1, argwhere(%x))
 })"));
   const std::string printed = printModule(m);
   EXPECT_NE(printed.find("sorted=False"), std::string::npos) << printed;
