@@ -109,6 +109,10 @@ struct OpDef {
   bool stateful = false;          ///< never constant-folded or deduplicated (nn.dropout)
   bool reshapeOnly = false;       ///< reshape-like (TReshapeOp)
   bool nonComputational = false;  ///< annotation-like op ignored by FoldConstant/FuseOps
+  /// Output extents depend on the input values (argwhere, unique): the type relation gives Any
+  /// ("?") dims, the kernel computes the extents, there is no TE compute, and build() refuses the
+  /// op (the interpreter runs it).
+  bool dataDependentShape = false;
   int supportLevel = 10;
 
   // Filled by the registry:

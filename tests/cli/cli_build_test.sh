@@ -107,6 +107,22 @@ contains "$work/err" "running the reference interpreter" "fallback note"
 expect 1 "control flow does not compile" -- "$tessera" compile "$work/if.relay" -o "$work/if"
 contains "$work/err" "error[build]" "compile error"
 
+# An op with a data-dependent output shape (argwhere) runs on the interpreter with a note naming
+# it; compiling it is an error naming the op, not a crash.
+cat >"$work/nz.relay" <<'RELAY'
+#[version = "0.0.5"]
+def @main(%x: Tensor[(2, 3), float32]) {
+  transpose(argwhere(%x), axes=[1, 0])
+}
+RELAY
+expect 0 "data-dependent shape falls back to the interpreter" -- "$tessera" run "$work/nz.relay" --random-inputs 3 --output "$work/nz.npy"
+contains "$work/err" "argwhere has a data-dependent output shape" "fallback note names the op"
+contains "$work/err" "running the reference interpreter" "fallback note"
+test -s "$work/nz.npy" || { echo "FAIL: argwhere output missing"; failures=$((failures + 1)); }
+expect 1 "data-dependent shape does not compile" -- "$tessera" compile "$work/nz.relay" -o "$work/nz"
+contains "$work/err" "error[data_dependent_shape]" "compile error code"
+contains "$work/err" "argwhere has a data-dependent output shape" "compile error names the op"
+
 if [ "$failures" -ne 0 ]; then
   echo "cli_build: $failures failure(s)"
   exit 1

@@ -120,7 +120,8 @@ struct OpGenerator {
 };
 
 /// The generator tables, one per file: elementwise ops, reductions and casts; shape transforms and
-/// selection; nn ops (convolutions, dense, pools, norms, ...).
+/// selection; nn ops (convolutions, dense, pools, norms, ...). Ops with data-dependent output
+/// shapes (OpDef::dataDependentShape) are in none: every graph is compiled, and they cannot be.
 std::span<const OpGenerator> elementwiseGenerators();
 std::span<const OpGenerator> transformGenerators();
 std::span<const OpGenerator> nnGenerators();

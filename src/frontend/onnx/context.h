@@ -213,6 +213,7 @@ std::span<const ConverterRow> poolExtraConverters();
 std::span<const ConverterRow> signalConverters();
 std::span<const ConverterRow> controlConverters();
 std::span<const ConverterRow> textConverters();
+std::span<const ConverterRow> dynamicConverters();
 
 /// Converts one node into `graph` (importer.cc): finds its converter, type-checks and folds its
 /// outputs, and binds them. Diagnostics name the node (with its scope prefix) but not the model.

@@ -30,12 +30,13 @@ namespace {
 using relay::Expr;
 
 // Every converter family (one per file).
-std::array<std::span<const ConverterRow>, 20> converterFamilies() {
+std::array<std::span<const ConverterRow>, 21> converterFamilies() {
   return {nnConverters(),      linalgConverters(), mathConverters(),    shapeConverters(),
           tensorConverters(),  reduceConverters(), lossConverters(),    quantizeConverters(),
           resizeConverters(),  windowConverters(), rnnConverters(),     scatterConverters(),
           reorderConverters(), einsumConverters(), sampleConverters(),  poolExtraConverters(),
-          signalConverters(),  qconvConverters(),  controlConverters(), textConverters()};
+          signalConverters(),  qconvConverters(),  controlConverters(), textConverters(),
+          dynamicConverters()};
 }
 
 const ConverterRow* findConverter(const std::string& opType) {

@@ -64,6 +64,22 @@ std::vector<const TensorTypeNode*> flattenTensorTypes(const Type& type, const st
   return out;
 }
 
+// The op with a data-dependent output shape (argwhere, unique, ...) that `call` runs, itself or
+// inside its fused function; null when there is none.
+const relay::OpNode* dataDependentOp(const relay::CallNode& call) {
+  if (const auto* op = call.op->as<relay::OpNode>())
+    return op->def->dataDependentShape ? op : nullptr;
+  const auto* fn = call.op->as<relay::FunctionNode>();
+  if (!fn) return nullptr;
+  const relay::OpNode* found = nullptr;
+  relay::postOrderVisit(fn->body, [&](const Expr& e) {
+    const auto* inner = e->as<relay::CallNode>();
+    const auto* op = inner ? inner->op->as<relay::OpNode>() : nullptr;
+    if (!found && op && op->def->dataDependentShape) found = op;
+  });
+  return found;
+}
+
 // A primitive function wrapping one op call that FuseOps left alone (it does not run at opt
 // level 0), so every op reaches the code generator through the same path.
 Function wrapOpCall(const relay::CallNode& call) {
@@ -310,6 +326,14 @@ class GraphBuilder {
   }
 
   void visitCall(const relay::CallNode& call, std::vector<int>& out) {
+    // Refused before lowering: the graph executor plans every tensor's size ahead of the run.
+    if (const relay::OpNode* op = dataDependentOp(call))
+      throwDiagnostic("data_dependent_shape",
+                      op->name +
+                          " has a data-dependent output shape, which compiled graphs cannot "
+                          "hold (they need static shapes); run the module on the reference "
+                          "interpreter (`tessera run` falls back to it)",
+                      call.span, "@main");
     Function fn = relay::exprAs<relay::FunctionNode>(call.op);
     if (const auto* global = call.op->as<relay::GlobalVarNode>())
       throwDiagnostic("build",

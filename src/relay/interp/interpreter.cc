@@ -1,8 +1,10 @@
 #include "relay/interp/interpreter.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "relay/module.h"
+#include "relay/op/op_common.h"
 #include "relay/op_registry.h"
 #include "relay/type_infer.h"
 #include "support/check.h"
@@ -42,6 +44,15 @@ bool valueMatchesType(const Value& v, const Type& t) {
     return true;
   }
   return v.isClosure();
+}
+
+// True when every dim of the (tensor or tuple) type is a known extent.
+bool isStaticType(const Type& t) {
+  if (const auto* tt = t ? t->as<TensorTypeNode>() : nullptr)
+    return staticShape(tt->shape).has_value();
+  if (const auto* tt = t ? t->as<TupleTypeNode>() : nullptr)
+    return std::all_of(tt->fields.begin(), tt->fields.end(), isStaticType);
+  return false;
 }
 
 class Evaluator {
@@ -235,6 +246,14 @@ class Evaluator {
       if (!op->def->kernel)
         throwDiagnostic("no_kernel", "has no reference kernel", e->span, op->name);
       try {
+        // Downstream of a data-dependent shape (argwhere, unique) the static type has `?` dims;
+        // the relation, given the actual argument shapes, gives the extents the kernel needs.
+        if (!isStaticType(e->type())) {
+          std::vector<Type> argTypes;
+          for (const Value& a : args) argTypes.push_back(valueType(a));
+          return op->def->kernel(args, call->attrs.get(),
+                                 inferCallType(op->name, argTypes, call->attrs));
+        }
         return op->def->kernel(args, call->attrs.get(), e->type());
       } catch (DiagnosticError& err) {
         Diagnostic d = err.diagnostic();

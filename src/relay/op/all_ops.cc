@@ -8,10 +8,11 @@ namespace tessera::relay {
 void registerBuiltinOps(OpRegistry& registry) {
   using Family = void (*)(OpRegistry&);
   static constexpr Family kFamilies[] = {
-      registerConvOps,       registerDenseOps,   registerNormOps,   registerPoolOps,
-      registerActivationOps, registerNnShapeOps, registerUnaryOps,  registerBinaryOps,
-      registerReduceOps,     registerShapeOps,   registerSelectOps, registerCastOps,
-      registerCreationOps,   registerQuantizeOps,
+      registerConvOps,       registerDenseOps,    registerNormOps,     registerPoolOps,
+      registerActivationOps, registerNnShapeOps,  registerUnaryOps,    registerBinaryOps,
+      registerReduceOps,     registerShapeOps,    registerSelectOps,   registerCastOps,
+      registerCreationOps,   registerQuantizeOps, registerArgwhereOps, registerUniqueOps,
+      registerVisionOps,
   };
   for (Family family : kFamilies) family(registry);
 }

@@ -22,5 +22,8 @@ void registerSelectOps(
 void registerCastOps(OpRegistry& r);  // cast_clip.cc: cast, clip, fixed_point_multiply, annotations
 void registerCreationOps(OpRegistry& r);  // creation.cc: zeros, ones, full
 void registerQuantizeOps(OpRegistry& r);  // quantize.cc: relay.op.annotation.simulated_quantize
+void registerArgwhereOps(OpRegistry& r);  // argwhere.cc: argwhere (data-dependent shape)
+void registerUniqueOps(OpRegistry& r);    // unique.cc: unique (data-dependent shape)
+void registerVisionOps(OpRegistry& r);    // vision_nms.cc: vision.all_class_non_max_suppression
 
 }  // namespace tessera::relay

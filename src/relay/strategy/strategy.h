@@ -32,7 +32,8 @@ inline constexpr OpAttrMap<FTVMCompute> kComputeMap{"FTVMCompute"};
 void registerComputes();
 
 /// Ops of the catalogue that have no TE compute, each with the reason (lowering a call to one is
-/// a DiagnosticError quoting it). Empty when every op has one.
+/// a DiagnosticError quoting it). Empty when every op has one; ops with a data-dependent output
+/// shape (OpDef::dataDependentShape) have none by design and are not listed.
 std::vector<std::pair<std::string, std::string>> opsWithoutCompute();
 
 /// A lowered primitive function: the PrimFunc, and the non-scalar constants of the function,
