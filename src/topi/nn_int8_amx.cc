@@ -18,6 +18,48 @@ int64_t roundUp(int64_t a, int64_t b) {
   return ceilDiv(a, b) * b;
 }
 
+// The input element behind channel `channel` = (c, ky, kx) of output pixel (y, x) of a folded
+// window, its bounds required through `require`.
+PrimExpr foldedSource(const Tensor& data, const std::vector<int64_t>& ds, const Conv2DParams& p,
+                      const AmxConvGeometry& g, const Var& n, const PrimExpr& channel,
+                      const PrimExpr& y, const PrimExpr& x,
+                      const std::function<void(PrimExpr)>& require) {
+  const DataType t = y->dtype;
+  PrimExpr taps = tir::intImm(g.windowH * g.windowW, t), width = tir::intImm(g.windowW, t);
+  PrimExpr c = tir::floordiv(channel, taps), tap = tir::floormod(channel, taps);
+  PrimExpr row = addIdx(mulIdx(y, p.strides[0]), tir::floordiv(tap, width));
+  PrimExpr col = addIdx(mulIdx(x, p.strides[1]), tir::floormod(tap, width));
+  if (p.padding[0] != 0) require(tir::ge(row, tir::intImm(p.padding[0], t)));
+  require(tir::lt(row, tir::intImm(ds[2] + p.padding[0], t)));
+  if (p.padding[1] != 0) require(tir::ge(col, tir::intImm(p.padding[1], t)));
+  require(tir::lt(col, tir::intImm(ds[3] + p.padding[1], t)));
+  return data(n, tir::min(c, tir::intImm(ds[1] - 1, t)), addIdx(row, -p.padding[0]),
+              addIdx(col, -p.padding[1]));
+}
+
+// The sizes once the window is folded into the channels: a 1x1 product over the output image.
+std::optional<AmxConvGeometry> foldedGeometry(const std::vector<int64_t>& ds,
+                                              const std::vector<int64_t>& ws,
+                                              const Conv2DParams& p) {
+  AmxConvGeometry g;
+  g.windowH = ws[2];
+  g.windowW = ws[3];
+  const int64_t rows = ds[2] + p.padding[0] + p.padding[2];
+  const int64_t columns = ds[3] + p.padding[1] + p.padding[3];
+  if (rows < g.windowH || columns < g.windowW || ws[0] % kAmxUnit != 0) return std::nullopt;
+  g.outHeight = (rows - g.windowH) / p.strides[0] + 1;
+  g.outWidth = (columns - g.windowW) / p.strides[1] + 1;
+  if (g.outHeight * g.outWidth < kAmxTileRows) return std::nullopt;
+  g.imageRows = g.outHeight;
+  g.imageColumns = g.pitch = g.outWidth;
+  g.groups = roundUp(ceilDiv(ds[1] * g.windowH * g.windowW, 4), kAmxTileRows);
+  g.steps = g.groups / kAmxTileRows;
+  g.blocks = ws[0] / kAmxTileRows;
+  g.pixels = roundUp(g.outHeight * g.outWidth, kAmxUnit);
+  g.phasePixels = g.dataPixels = roundUp(g.pixels, g.pitch);
+  return g;
+}
+
 // The annotation that carries the geometry to the schedule (and so to the tensor intrinsic).
 DictAttrs geometryAnnotation(const AmxConvGeometry& g) {
   DictAttrs attrs;
@@ -26,6 +68,11 @@ DictAttrs geometryAnnotation(const AmxConvGeometry& g) {
 }
 
 }  // namespace
+
+bool amxFoldsWindow(int64_t channels, int64_t kh, int64_t kw) {
+  const int64_t folded = channels * kh * kw;
+  return channels < kAmxUnit && kh * kw > 1 && folded >= kAmxUnit && folded <= 4 * kAmxStepChannels;
+}
 
 int64_t AmxConvGeometry::tapOffset(int64_t ky, int64_t kx) const {
   if (stride == 1) return ky * pitch + kx;
@@ -37,6 +84,7 @@ std::optional<AmxConvGeometry> amxConvGeometry(const std::vector<int64_t>& ds,
                                                const Conv2DParams& p) {
   if (ds.size() != 4 || ws.size() != 4 || p.groups != 1 || ws[1] != ds[1]) return std::nullopt;
   if (p.dilation != std::array<int64_t, 2>{1, 1}) return std::nullopt;
+  if (amxFoldsWindow(ds[1], ws[2], ws[3])) return foldedGeometry(ds, ws, p);
   AmxConvGeometry g;
   g.kh = ws[2];
   g.kw = ws[3];
@@ -79,13 +127,13 @@ AttrValue amxGeometryAttr(const AmxConvGeometry& g) {
   std::vector<AttrValue> v;
   for (int64_t x : {g.kh, g.kw, g.stride, g.pitch, g.imageRows, g.imageColumns, g.outHeight,
                     g.outWidth, g.groups, g.steps, g.blocks, g.pixels, g.reach, g.phasePixels,
-                    g.dataPixels, int64_t{g.subsample}})
+                    g.dataPixels, int64_t{g.subsample}, g.windowH, g.windowW})
     v.push_back(AttrValue::integer(x, DataType::int64()));
   return AttrValue::array(std::move(v));
 }
 
 std::optional<AmxConvGeometry> amxGeometryOf(const AttrValue* attr) {
-  if (attr == nullptr || attr->kind() != AttrValue::Kind::kArray || attr->asArray().size() != 16)
+  if (attr == nullptr || attr->kind() != AttrValue::Kind::kArray || attr->asArray().size() != 18)
     return std::nullopt;
   std::vector<int64_t> v;
   for (const AttrValue& x : attr->asArray()) v.push_back(x.asInt());
@@ -95,6 +143,8 @@ std::optional<AmxConvGeometry> amxGeometryOf(const AttrValue* attr) {
                        &g.blocks,       &g.pixels,    &g.reach,    &g.phasePixels, &g.dataPixels};
   for (size_t i = 0; i < 15; ++i) *fields[i] = v[i];
   g.subsample = v[15] != 0;
+  g.windowH = v[16];
+  g.windowW = v[17];
   return g;
 }
 
@@ -102,7 +152,10 @@ NDArray packInt8WeightAmx(const NDArray& weight) {
   const std::vector<int64_t>& s = weight.shape();
   TS_CHECK(weight.dtype() == DataType::int8() && s.size() == 4 && s[0] % kAmxUnit == 0)
       << "packInt8WeightAmx: needs an int8 (O, I, KH, KW) weight with O a multiple of 32";
-  const int64_t outC = s[0], inC = s[1], kh = s[2], kw = s[3];
+  const bool fold = amxFoldsWindow(s[1], s[2], s[3]);
+  // A folded window is the 1x1 weight of (channel, ky, kx) channels: the same bytes.
+  const int64_t outC = s[0], inC = fold ? s[1] * s[2] * s[3] : s[1];
+  const int64_t kh = fold ? 1 : s[2], kw = fold ? 1 : s[3];
   const int64_t chunks = ceilDiv(inC, kAmxStepChannels);
   const int64_t steps = chunks * kh * kw;
   NDArray packed =
@@ -191,9 +244,12 @@ Tensor conv2dNchwInt8Amx(const Tensor& data, const Tensor& packed, const AmxConv
           if (g.stride != 1)
             inside = tir::logicalAnd(inside, tir::lt(x, tir::intImm(g.imageColumns, q->dtype)));
           auto require = [&](PrimExpr cond) { inside = tir::logicalAnd(inside, cond); };
-          if (channels % kAmxStepChannels != 0) require(tir::lt(channel, tir::intImm(channels)));
+          const int64_t folded = g.windowH > 0 ? channels * g.windowH * g.windowW : channels;
+          if (folded % kAmxStepChannels != 0) require(tir::lt(channel, tir::intImm(folded)));
           PrimExpr source;
-          if (g.subsample) {
+          if (g.windowH > 0) {
+            source = foldedSource(data, ds, p, g, n, channel, y, x, require);
+          } else if (g.subsample) {
             source = data(n, channel, mulIdx(y, p.strides[0]), mulIdx(x, p.strides[1]));
           } else {
             if (p.padding[0] != 0) require(tir::ge(y, tir::intImm(p.padding[0], q->dtype)));

@@ -46,10 +46,17 @@ struct AmxConvGeometry {
   int64_t phasePixels = 0;  ///< pixels of one (phase) image: pixels + reach, to whole rows
   int64_t dataPixels = 0;   ///< repacked pixels: phasePixels times the phases (1 or 4)
   bool subsample = false;   ///< a strided 1x1 convolution: only the pixels it reads are repacked
+  /// A convolution of few input channels (the 3-channel stem) computed as a 1x1 convolution over
+  /// the output pixels whose channels are (channel, ky, kx): the kernel's window (0: not folded).
+  int64_t windowH = 0, windowW = 0;
 
   /// The offset of tap (ky, kx) in the repacked pixels.
   int64_t tapOffset(int64_t ky, int64_t kx) const;
 };
+
+/// Whether a convolution of `channels` input channels and a kh x kw kernel folds its window into
+/// its channels (amxConvGeometry and packInt8WeightAmx decide the same way).
+bool amxFoldsWindow(int64_t channels, int64_t kh, int64_t kw);
 
 /// The geometry as the annotation the accumulator block carries to the schedule, and back.
 AttrValue amxGeometryAttr(const AmxConvGeometry& g);
@@ -64,7 +71,8 @@ std::optional<AmxConvGeometry> amxConvGeometry(const std::vector<int64_t>& dataS
                                                const Conv2DParams& p);
 
 /// (O, I, KH, KW) int8 -> (blocks, steps, 16, 64): [b, s, l, 4g + k] is w[16b + l, 64c + 4g + k,
-/// ky, kx] with s = (c * KH + ky) * KW + kx (0 past O and I).
+/// ky, kx] with s = (c * KH + ky) * KW + kx (0 past O and I); a folded window packs as the 1x1
+/// weight (O, I * KH * KW, 1, 1).
 NDArray packInt8WeightAmx(const NDArray& weight);
 
 /// conv2d of int8 or uint8 NCHW data over a packInt8WeightAmx weight, int32 out: `data_amx` (N,

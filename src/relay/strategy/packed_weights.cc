@@ -92,10 +92,14 @@ std::vector<int64_t> packedShape(const std::vector<int64_t>& s, const WeightPack
               topi::kInt8Lanes,
               topi::kInt8Depth};
     }
-    case PackKind::kInt8Amx:
+    case PackKind::kInt8Amx: {
+      const bool fold = topi::amxFoldsWindow(s[1], s[2], s[3]);
+      const int64_t channels = fold ? s[1] * s[2] * s[3] : s[1];
       return {s[0] / topi::kAmxTileRows,
-              (s[1] + topi::kAmxStepChannels - 1) / topi::kAmxStepChannels * s[2] * s[3],
+              (channels + topi::kAmxStepChannels - 1) / topi::kAmxStepChannels *
+                  (fold ? 1 : s[2] * s[3]),
               topi::kAmxTileRows, topi::kAmxStepChannels};
+    }
     case PackKind::kNone:
       break;
   }

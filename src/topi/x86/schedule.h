@@ -20,7 +20,7 @@ struct ScheduleOptions {
 };
 
 /// The generic steps, after the kernel's anchor schedule when `anchored` (which inlined what it
-/// wanted inlined): inlineElementwise (unless anchored), vectorizeReductions,
+/// wanted inlined): inlineElementwise (unless anchored), vectorizeReductions, vectorizeWindows,
 /// parallelizeOuterLoops.
 void scheduleGeneric(tir::Schedule& sch, const ScheduleOptions& options, bool anchored);
 
@@ -34,6 +34,10 @@ void parallelizeOuterLoops(tir::Schedule& sch, const ScheduleOptions& options);
 /// Splits the innermost reduction loop of every unscheduled root-level block into vectors and
 /// rfactors the lanes (partial results per lane, a vectorized loop), when it is whole vectors.
 void vectorizeReductions(tir::Schedule& sch, const ScheduleOptions& options);
+/// Small windows (pools, reductions of at most 64 elements over leading axes): the innermost
+/// spatial loop moves inside the reduction's loops and becomes vector lanes (padding's
+/// conditions become masked loads).
+void vectorizeWindows(tir::Schedule& sch, const ScheduleOptions& options);
 /// Tiles the packed dense `T_dense_pack` into its output stage (after inlining the elementwise
 /// stages), or into the block named `tileBlock` (without inlining anything) when one is given.
 /// "Does not apply" when the kernel does not have the expected shape; run it through

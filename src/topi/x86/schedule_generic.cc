@@ -117,6 +117,49 @@ void vectorizeReductions(tir::Schedule& sch, const ScheduleOptions& options) {
   }
 }
 
+void vectorizeWindows(tir::Schedule& sch, const ScheduleOptions& options) {
+  constexpr int64_t kMaxWindow = 64, kMaxLanes = 64;
+  for (const tir::BlockRV& b : rootBlocks(sch)) {
+    std::vector<tir::LoopRV> loops = sch.getLoops(b);
+    const tir::BlockNode* block = sch.get(b);
+    if (loops.empty() || loops.size() != block->iterVars.size() || hasParallelLoop(sch, loops))
+      continue;
+    size_t spatial = 0;
+    while (spatial < loops.size() && block->iterVars[spatial].type == tir::IterVarType::kDataPar)
+      ++spatial;
+    if (spatial == 0 || spatial == loops.size()) continue;
+    int64_t window = 1;
+    for (size_t i = spatial; i < loops.size(); ++i) {
+      if (block->iterVars[i].type != tir::IterVarType::kCommReduce) window = kMaxWindow + 1;
+      window *= extentOf(sch, loops[i]).value_or(kMaxWindow + 1);
+    }
+    const std::optional<int64_t> columns = extentOf(sch, loops[spatial - 1]);
+    if (window > kMaxWindow || !columns || *columns < 4) continue;
+    const int64_t lanes =
+        *columns <= kMaxLanes ? *columns : largestDivisorAtMost(*columns, kMaxLanes);
+    if (lanes < 4) continue;
+    // The innermost spatial loop goes inside the window's loops, as vector lanes: each output
+    // still reduces its window in the same order.
+    tir::attempt(sch, [&](tir::Schedule& s) {
+      const int64_t work = workOf(s, loops);
+      std::vector<tir::LoopRV> order(loops.begin(), loops.begin() + static_cast<long>(spatial) - 1);
+      tir::LoopRV column = loops[spatial - 1];
+      tir::LoopRV lane = column;
+      if (lanes != *columns) {
+        std::vector<tir::LoopRV> split = s.split(column, {std::monostate{}, lanes});
+        order.push_back(split[0]);
+        lane = split[1];
+      }
+      order.insert(order.end(), loops.begin() + static_cast<long>(spatial), loops.end());
+      order.push_back(lane);
+      s.reorder(order);
+      s.vectorize(lane);
+      parallelizeLeading(s, s.getLoops(b), spatial, work, options);
+      return Applicability::yes();
+    });
+  }
+}
+
 void parallelizeOuterLoops(tir::Schedule& sch, const ScheduleOptions& options) {
   for (const tir::BlockRV& b : rootBlocks(sch)) {
     std::vector<tir::LoopRV> loops = sch.getLoops(b);
@@ -141,6 +184,7 @@ void scheduleGeneric(tir::Schedule& sch, const ScheduleOptions& options, bool an
   // was (tir::attempt), so whatever fits is kept.
   if (!anchored) inlineElementwise(sch, {});
   vectorizeReductions(sch, options);
+  vectorizeWindows(sch, options);
   parallelizeOuterLoops(sch, options);
 }
 

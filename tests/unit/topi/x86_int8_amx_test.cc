@@ -1,7 +1,8 @@
 // The int8 convolution on AMX tiles (topi/nn_int8_amx.h, topi/x86/schedule_int8_amx.cc,
 // topi/x86/tensor_intrin_amx.cc): int8 and uint8 data, constant int8 weights, int32 output, alone
 // and with the requantizing epilogue relay.quantize's realize produces, over the shapes the AMX
-// compute takes (3x3 and 1x1, padding or not, strided 1x1, channels that are not whole steps of 64,
+// compute takes (3x3, 5x5 and 1x1, padding or not, stride 2 through phase images, strided 1x1,
+// channels that are not whole steps of 64, windows folded into few input channels (the stem),
 // images whose rows do not fill the last unit of 32 pixels, batch 2). Each is compiled for the host
 // and compared bit for bit with the reference interpreter; on a host with AMX-INT8 the tests also
 // check that the AMX implementation was chosen and that its kernel issues tile products, and that
@@ -106,7 +107,11 @@ INSTANTIATE_TEST_SUITE_P(
                       // Not taken: stride 3, 16 output channels, 16 input channels.
                       AmxCase{1, 64, 14, 14, 64, 3, 3, 1, true, DataType::int8(), false},
                       AmxCase{1, 64, 8, 8, 16, 3, 1, 1, true, DataType::int8(), false},
-                      AmxCase{1, 16, 8, 8, 32, 3, 1, 1, true, DataType::int8(), false}));
+                      // Few input channels: the window folds into the channels.
+                      AmxCase{1, 16, 8, 8, 32, 3, 1, 1, true},
+                      AmxCase{1, 3, 32, 32, 64, 7, 2, 3, true},  // ResNet's stem, smaller
+                      AmxCase{2, 8, 9, 11, 32, 3, 2, 1, false, DataType::uint8()},
+                      AmxCase{1, 3, 8, 8, 32, 3, 1, 1, false, DataType::int8(), false}));
 
 TEST(X86Int8AmxGeometry, ReadsEveryTapOfEveryOutputPixelInsideTheRepackedImage) {
   topi::Conv2DParams p;
