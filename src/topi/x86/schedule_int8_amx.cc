@@ -1,9 +1,9 @@
 // x86 schedule of the AMX int8 convolution (topi/nn_int8_amx.h): per block of 32 output channels,
-// the accumulators of every pixel are computed in units of 32 channels x 32 pixels, each unit one
-// AMX tensor intrinsic over the whole reduction (topi/x86/tensor_intrin_amx.cc), then the output
-// stage (the epilogue: requantization, clip, cast, inlined) reads them back while they are in L2,
-// a row of pixels per vector loop. The blocks of channels run in parallel. The data repacking is a
-// stage of its own, left to the generic steps.
+// the accumulators of every pixel are zeroed and then computed by one AMX tensor intrinsic
+// (topi/x86/tensor_intrin_amx.cc: units of 32 channels x 32 pixels over the whole reduction), and
+// the output stage (the epilogue: requantization, clip, cast, inlined) reads them back while they
+// are in cache, a row of pixels per vector. The blocks of channels run in parallel. The data
+// repacking is a stage of its own, a row of the (phase) image per vector.
 #include "tir/stmt.h"
 #include "topi/nn_int8_amx.h"
 #include "topi/x86/schedule.h"
@@ -61,9 +61,7 @@ Applicability scheduleConv2dInt8Amx(tir::Schedule& sch, const ScheduleOptions& o
   // The accumulators are zeroed first (below n, co, n: units, block, lane, a unit's pixels as one
   // vector), then one intrinsic computes every unit.
   tir::BlockRV init = sch.decomposeReduction(*conv, m[0]);
-  // Without unit outer iters, the taps stay plain inner iter vars (their phase is a floormod of
-  // them, which tensorize compares with the description as it is).
-  sch.tensorize(m[0], intrin, /*preserveUnitIters=*/false);
+  sch.tensorize(m[0], intrin);
   std::vector<tir::LoopRV> zero = innerLoops(sch, init, 3);
   if (!zero.empty()) sch.vectorize(zero.back());
 
