@@ -122,7 +122,9 @@ void vectorizeWindows(tir::Schedule& sch, const ScheduleOptions& options) {
   for (const tir::BlockRV& b : rootBlocks(sch)) {
     std::vector<tir::LoopRV> loops = sch.getLoops(b);
     const tir::BlockNode* block = sch.get(b);
-    if (loops.empty() || loops.size() != block->iterVars.size() || hasParallelLoop(sch, loops))
+    // One output: a reduction of several values (argmax's index and value) keeps its loops.
+    if (loops.empty() || loops.size() != block->iterVars.size() || hasParallelLoop(sch, loops) ||
+        block->writes.size() != 1)
       continue;
     size_t spatial = 0;
     while (spatial < loops.size() && block->iterVars[spatial].type == tir::IterVarType::kDataPar)

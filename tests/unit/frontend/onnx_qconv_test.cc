@@ -407,10 +407,14 @@ TEST(OnnxConvInteger, RejectsWideOperandsAndBadZeroPoints) {
 
 // A ResNet-style QLinearConv layer compiled for the host: the same values as the interpreter,
 // and on AVX-512 VNNI the convolution on the int8 kernel (uint8 data around 128 or int8 data,
-// padding explicit or the kernel's own).
+// padding explicit or the kernel's own); on AMX-INT8, the AMX kernel, which this layer's 16 input
+// channels fold into (c, ky, kx) channels.
 TEST(OnnxQLinearConv, CompiledLayerUsesVnniKernelBitForBit) {
   const target::Target host = codegen::hostTarget();
   const bool vnni = host.hasFeature("avx512vnni") && host.hasFeature("avx512bw");
+  const bool amx = host.hasFeature("amx-int8") && host.hasFeature("amx-tile");
+  const std::string kernel =
+      amx ? "nn.conv2d: conv2d_nchw_int8_amx.x86" : "nn.conv2d: conv2d_nchw_int8_vnni.x86";
   struct Layer {
     DataType xType;
     int64_t zx;
@@ -428,8 +432,8 @@ TEST(OnnxQLinearConv, CompiledLayerUsesVnniKernelBitForBit) {
     bool chosen = false;
     for (const driver::KernelStrategy& k : built.strategies)
       for (const std::string& line : driver::explainStrategy(k))
-        chosen = chosen || line.find("nn.conv2d: conv2d_nchw_int8_vnni.x86") != std::string::npos;
-    EXPECT_TRUE(chosen);
+        chosen = chosen || line.find(kernel) != std::string::npos;
+    EXPECT_TRUE(chosen) << kernel;
   }
   if (!vnni) GTEST_SKIP() << "the host has no AVX-512 VNNI: generic int8 kernels only";
 }
