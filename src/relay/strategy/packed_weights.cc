@@ -6,6 +6,7 @@
 
 #include "relay/op/nn.h"
 #include "relay/strategy/strategy_util.h"
+#include "topi/batch_matmul_int8.h"
 #include "topi/nn_int8.h"
 
 namespace tessera::relay::strategy {
@@ -65,6 +66,9 @@ NDArray packWeight(const NDArray& weight, const WeightPacking& packing) {
       return topi::winogradWeightTransform(weight, packing.block);
     case PackKind::kInt8:
       return topi::packInt8Weight(weight);
+    case PackKind::kInt8BatchNN:
+    case PackKind::kInt8BatchNT:
+      return topi::packInt8BatchWeight(weight, packing.kind == PackKind::kInt8BatchNT);
     case PackKind::kNone:
       break;
   }
@@ -87,6 +91,14 @@ std::vector<int64_t> packedShape(const std::vector<int64_t>& s, const WeightPack
               s.size() == 4 ? s[2] : 1,
               s.size() == 4 ? s[3] : 1,
               topi::kInt8Lanes,
+              topi::kInt8Depth};
+    }
+    case PackKind::kInt8BatchNN:
+    case PackKind::kInt8BatchNT: {
+      const bool nt = packing.kind == PackKind::kInt8BatchNT;
+      const int64_t n = nt ? s[1] : s[2], k = nt ? s[2] : s[1];
+      return {s[0], (n + topi::kInt8Lanes - 1) / topi::kInt8Lanes,
+              (k + topi::kInt8Depth - 1) / topi::kInt8Depth + 1, topi::kInt8Lanes,
               topi::kInt8Depth};
     }
     case PackKind::kNone:

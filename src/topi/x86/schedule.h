@@ -68,5 +68,8 @@ Applicability scheduleConv2dInt8(tir::Schedule& sch, const ScheduleOptions& opti
 Applicability scheduleConv2d1x1Int8(tir::Schedule& sch, const ScheduleOptions& options);
 /// The int8 dense `dense_int8` of (M, K) data: tiles of up to 8 rows x 16 columns (same).
 Applicability scheduleDenseInt8(tir::Schedule& sch, const ScheduleOptions& options);
+/// The int8 batch_matmul `batch_matmul_int8` (topi/batch_matmul_int8.h): per batch, tiles of up to
+/// 8 rows x 16 columns, tensorized into vpdpbusd (same).
+Applicability scheduleBatchMatmulInt8(tir::Schedule& sch, const ScheduleOptions& options);
 
 }  // namespace tessera::topi::x86
