@@ -7,6 +7,7 @@
 // chosen and, for batch_matmul, that its kernel calls vpdpbusd.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstring>
 
 #include "../driver/build_test_util.h"
@@ -114,6 +115,51 @@ INSTANTIATE_TEST_SUITE_P(
         BatchMatmulCase{2, 2, 5, 10, 7, false, false, true, false},
         BatchMatmulCase{2, 1, 16, 16, 64, true, true, true, true},
         BatchMatmulCase{2, 2, 3, 20, 9, false, true, true, false, DataType::uint8()}));
+
+struct DepthwiseCase {
+  int64_t c, h, w, k, stride;
+  std::array<int64_t, 4> pad;  // top, left, bottom, right
+  bool epilogue;
+  DataType dtype = DataType::int8();
+  int64_t batch = 1;
+};
+
+class X86Int8Depthwise : public ::testing::TestWithParam<DepthwiseCase> {};
+
+TEST_P(X86Int8Depthwise, MatchesInterpreterBitForBit) {
+  const DepthwiseCase c = GetParam();
+  relay::Conv2DAttrs attrs;
+  attrs.strides = {c.stride, c.stride};
+  attrs.padding = {c.pad[0], c.pad[1], c.pad[2], c.pad[3]};
+  attrs.groups = c.c;
+  attrs.channels = c.c;
+  attrs.kernelSize = std::vector<int64_t>{c.k, c.k};
+  attrs.outDtype = DataType::int32();
+  Expr y = relay::nn::conv2d(relay::var("x", tensorType({c.batch, c.c, c.h, c.w}, c.dtype)),
+                             int8Constant({c.c, 1, c.k, c.k}, 3), attrs);
+  if (c.epilogue) y = requantize(y);
+  const relay::IRModule mod = moduleOf(y);
+  EXPECT_TRUE(matchesInterpreter(mod, 5));
+  const BuiltKernels k = kernelsOf(mod);
+  EXPECT_TRUE(mentions(k.implementations, "nn.conv2d: depthwise_conv2d_nchw_int8.x86"))
+      << ::testing::PrintToString(k.implementations);
+  EXPECT_TRUE(mentions(k.implementations, "schedule: depthwise_conv2d_nchw_int8.x86"))
+      << ::testing::PrintToString(k.implementations);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, X86Int8Depthwise,
+    ::testing::Values(DepthwiseCase{32, 112, 112, 3, 1, {1, 1, 1, 1}, true},  // MobileNetV2's
+                      DepthwiseCase{16, 28, 28, 3, 2, {1, 1, 1, 1}, true},    // stride 2
+                      DepthwiseCase{8, 14, 14, 3, 1, {1, 1, 1, 1}, false},    // 14 of 16 lanes
+                      DepthwiseCase{24, 7, 7, 3, 1, {1, 1, 1, 1}, true},      // 7 columns
+                      DepthwiseCase{5, 13, 37, 3, 2, {1, 1, 1, 1}, false},    // odd, 3 vectors
+                      DepthwiseCase{4, 11, 21, 3, 2, {0, 0, 1, 1}, true},     // TF-style padding
+                      DepthwiseCase{3, 9, 70, 5, 1, {2, 2, 2, 2}, false},     // 5x5, 5 vectors
+                      DepthwiseCase{6, 10, 10, 3, 1, {0, 0, 0, 0}, true},     // no padding
+                      DepthwiseCase{4, 12, 40, 3, 3, {1, 2, 0, 1}, false},    // stride 3
+                      DepthwiseCase{8, 15, 17, 3, 1, {1, 1, 1, 1}, true, DataType::uint8()},
+                      DepthwiseCase{4, 9, 9, 3, 2, {1, 1, 1, 1}, true, DataType::int8(), 2}));
 
 // The packing stores each batch as packInt8Weight stores the matrix, transposed or not.
 TEST(X86Int8BatchMatmul, PackedBatchesArePackedMatrices) {
