@@ -1,5 +1,5 @@
 // The int8 depthwise conv2d compute (topi/depthwise_conv2d_int8.h): the padded input split into
-// column phases, the int32 products over whole vectors of output columns, and the output stage.
+// column phases, the int32 products, and the output stage.
 #include "topi/depthwise_conv2d_int8.h"
 
 #include "support/diagnostic.h"
@@ -12,8 +12,8 @@ int64_t ceilDiv(int64_t a, int64_t b) {
 }
 
 struct DepthwiseShape {
-  int64_t oh, ow, owp;  // output rows, columns, columns rounded up to whole vectors
-  int64_t hp, wq;       // padded rows, columns per phase
+  int64_t oh, ow;  // output rows, columns
+  int64_t hp, wq;  // padded rows, columns per phase
 };
 
 DepthwiseShape depthwiseShape(const std::vector<int64_t>& d, const std::vector<int64_t>& w,
@@ -21,9 +21,8 @@ DepthwiseShape depthwiseShape(const std::vector<int64_t>& d, const std::vector<i
   DepthwiseShape s;
   s.oh = (d[2] + p.padding[0] + p.padding[2] - w[2]) / p.strides[0] + 1;
   s.ow = (d[3] + p.padding[1] + p.padding[3] - w[3]) / p.strides[1] + 1;
-  s.owp = ceilDiv(s.ow, kDepthwiseInt8Lanes) * kDepthwiseInt8Lanes;
   s.hp = (s.oh - 1) * p.strides[0] + w[2];
-  s.wq = ceilDiv((s.owp - 1) * p.strides[1] + w[3], p.strides[1]);
+  s.wq = ceilDiv((s.ow - 1) * p.strides[1] + w[3], p.strides[1]);
   return s;
 }
 
@@ -48,8 +47,7 @@ Tensor depthwiseConv2dNchwInt8(const Tensor& data, const Tensor& weight, const C
   const DepthwiseShape s = depthwiseShape(ds, ws, p);
   const int64_t sw = p.strides[1];
 
-  // Rows and columns outside the input (the padding, and the columns of the rounded-up width)
-  // read 0.
+  // Rows and columns outside the input read 0.
   Tensor pad = te::compute(
       shapeOf({ds[0], ds[1], s.hp, sw, s.wq}),
       [&](Var n, Var c, Var y, Var phase, Var xq) -> PrimExpr {
@@ -68,7 +66,7 @@ Tensor depthwiseConv2dNchwInt8(const Tensor& data, const Tensor& weight, const C
   IterVar rx = te::reduceAxis(0, ws[3], "rx");
   const DataType i32 = DataType::int32();
   Tensor acc = te::compute(
-      shapeOf({ds[0], ds[1], s.oh, s.owp}),
+      shapeOf({ds[0], ds[1], s.oh, s.ow}),
       [&](Var n, Var c, Var y, Var x) {
         PrimExpr row = addIdx(mulIdx(y, p.strides[0]), ry.var);
         PrimExpr phase = tir::floormod(rx.var, tir::intImm(sw, rx.var->dtype));

@@ -72,7 +72,7 @@ Applicability scheduleDenseInt8(tir::Schedule& sch, const ScheduleOptions& optio
 /// 8 rows x 16 columns, tensorized into vpdpbusd (same).
 Applicability scheduleBatchMatmulInt8(tir::Schedule& sch, const ScheduleOptions& options);
 /// The int8 depthwise conv2d `depthwise_conv2d_int8` (topi/depthwise_conv2d_int8.h): per
-/// channel, rows in tiles of up to 4 vectors of 16 int32 columns, the taps unrolled (same).
+/// channel, whole output rows of int32 vectors, the taps unrolled (same).
 Applicability scheduleDepthwiseConv2dInt8(tir::Schedule& sch, const ScheduleOptions& options);
 
 }  // namespace tessera::topi::x86

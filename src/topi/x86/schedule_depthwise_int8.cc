@@ -1,8 +1,8 @@
 // x86 schedule of the int8 depthwise conv2d (topi/depthwise_conv2d_int8.h): per channel, the
 // padded (phase-split) input plane is built first, where it stays in cache; each output row is
-// computed in tiles of up to 4 vectors of 16 int32 columns, the window's taps unrolled around
-// them so that the accumulators stay in registers, then written out by the output stage (the
-// requantizing epilogue inlined) while the row is hot. Channels run in parallel.
+// computed whole (up to 128 int32 columns), the window's taps unrolled around it so that the
+// accumulators stay in vector registers, then written out by the output stage (the requantizing
+// epilogue inlined) while the row is hot. Channels run in parallel.
 #include "tir/stmt.h"
 #include "topi/depthwise_conv2d_int8.h"
 #include "topi/x86/schedule.h"
@@ -10,8 +10,8 @@
 
 namespace tessera::topi::x86 {
 
-// Vectors of output columns per tile: 4 accumulators, the rest of the registers for the taps.
-constexpr int64_t kDepthwiseTileVectors = 4;
+// Output columns whose int32 accumulators a row tile keeps in vector registers (8 of 16 lanes).
+constexpr int64_t kMaxTileColumns = 128;
 
 Applicability scheduleDepthwiseConv2dInt8(tir::Schedule& sch, const ScheduleOptions& options) {
   const std::string anchor = "depthwise_conv2d_int8";
@@ -21,28 +21,33 @@ Applicability scheduleDepthwiseConv2dInt8(tir::Schedule& sch, const ScheduleOpti
   std::optional<tir::BlockRV> out = soleOutputBlock(sch);
   if (!conv || !pad || !out || sch.get(*out)->id == sch.get(*conv)->id)
     return notApplicable(anchor, "the kernel needs one padding, one conv2d and one output stage");
-  std::vector<tir::LoopRV> loops = sch.getLoops(*conv);  // n, c, oh, ow, ry, rx
-  if (loops.size() != 6) return notApplicable(anchor, "unexpected conv2d block");
-  const std::optional<int64_t> channels = extentOf(sch, loops[1]), rows = extentOf(sch, loops[2]);
-  const std::optional<int64_t> columns = extentOf(sch, loops[3]);
-  const std::optional<int64_t> kh = extentOf(sch, loops[4]), kw = extentOf(sch, loops[5]);
-  if (!channels || !rows || !columns || !kh || !kw || *columns % kDepthwiseInt8Lanes != 0)
-    return notApplicable(anchor, "the columns are not whole vectors");
+  if (sch.get(*conv)->iterVars.size() != 6) return notApplicable(anchor, "unexpected conv2d");
+  std::vector<tir::LoopRV> outer = sch.getLoops(*out);  // n, c, h, w
+  if (outer.size() != 4) return notApplicable(anchor, "the output is not NCHW");
+  const std::optional<int64_t> channels = extentOf(sch, outer[1]), rows = extentOf(sch, outer[2]);
+  const std::optional<int64_t> columns = extentOf(sch, outer[3]);
+  if (!channels || !rows || !columns) return notApplicable(anchor, "symbolic shape");
 
-  const int64_t tile = largestDivisorAtMost(*columns / kDepthwiseInt8Lanes, kDepthwiseTileVectors);
-  std::vector<tir::LoopRV> ow = sch.split(loops[3], {std::monostate{}, tile, kDepthwiseInt8Lanes});
-  sch.reorder({ow[0], loops[4], loops[5], ow[1], ow[2]});
-  tir::BlockRV init = sch.decomposeReduction(*conv, loops[4]);
-  vectorizeTile(sch, innerLoops(sch, init, 4));  // below n, c, oh, ow[0]
-  sch.unroll(loops[4]);
-  sch.unroll(loops[5]);
-  vectorizeTile(sch, {ow[1], ow[2]});
-  // The row's output right after it; the channel's padded plane before its first row.
-  sch.reverseComputeAt(*out, loops[2], /*preserveUnitLoops=*/true);
-  sch.vectorize(sch.getLoops(*out).back());
-  sch.computeAt(*pad, loops[1], /*preserveUnitLoops=*/true);
-  if (*channels * *rows * *columns * *kh * *kw >= options.minParallelWork)
-    parallelTiles(sch, {loops[0], loops[1]}, options.numCores);
+  // One output row at a time, in tiles of whole rows (up to 128 columns) whose accumulators stay
+  // in registers across the unrolled taps: vectors of 16 lanes and a remainder, which LLVM
+  // splits; the row's output stage right after it.
+  sch.computeAt(*conv, outer[2], /*preserveUnitLoops=*/true);
+  std::vector<tir::LoopRV> tile = innerLoops(sch, *conv, 3);  // n, c, oh, ow, ry, rx
+  if (tile.size() != 6) return notApplicable(anchor, "unexpected loops below the row");
+  const int64_t width =
+      *columns <= kMaxTileColumns ? *columns : largestDivisorAtMost(*columns, kMaxTileColumns / 2);
+  std::vector<tir::LoopRV> ow = sch.split(tile[3], {std::monostate{}, width});
+  sch.reorder({ow[0], tile[4], tile[5], ow[1]});
+  tir::BlockRV init = sch.decomposeReduction(*conv, tile[4]);
+  sch.vectorize(sch.getLoops(init).back());
+  sch.unroll(tile[4]);
+  sch.unroll(tile[5]);
+  sch.vectorize(ow[1]);
+  sch.vectorize(outer[3]);
+  // The channel's padded plane before its first row.
+  sch.computeAt(*pad, outer[1], /*preserveUnitLoops=*/true);
+  if (*channels * *rows * *columns >= options.minParallelWork)
+    parallelTiles(sch, {outer[0], outer[1]}, options.numCores);
   return Applicability::yes();
 }
 
