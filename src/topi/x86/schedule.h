@@ -69,7 +69,7 @@ Applicability scheduleConv2d1x1Int8(tir::Schedule& sch, const ScheduleOptions& o
 /// The int8 dense `dense_int8` of (M, K) data: tiles of up to 8 rows x 16 columns (same).
 Applicability scheduleDenseInt8(tir::Schedule& sch, const ScheduleOptions& options);
 /// The int8 batch_matmul `batch_matmul_int8` (topi/batch_matmul_int8.h): per batch, tiles of up to
-/// 8 rows x 16 columns, tensorized into vpdpbusd (same).
+/// 8 rows x 32 columns, tensorized into vpdpbusd (same).
 Applicability scheduleBatchMatmulInt8(tir::Schedule& sch, const ScheduleOptions& options);
 /// The int8 depthwise conv2d `depthwise_conv2d_int8` (topi/depthwise_conv2d_int8.h): per
 /// channel, whole output rows of int32 vectors, the taps unrolled (same).

@@ -1,5 +1,5 @@
 // x86 schedule of the int8 batch_matmul (topi/batch_matmul_int8.h) on AVX-512 VNNI: per batch,
-// the output is tiled into register blocks of up to 8 rows x 16 columns whose int32 accumulators
+// the output is tiled into register blocks of up to 8 rows x 32 columns whose int32 accumulators
 // stay in vector registers over the whole reduction; its innermost 16 lanes x 4 bytes are one
 // vpdpbusd (topi/x86/tensor_intrin.h), as the int8 dense's. The epilogue is inlined into the
 // output stage; the repacking of both operands (and a run-time B's compensation) are stages of
@@ -31,8 +31,11 @@ Applicability scheduleBatchMatmulInt8(tir::Schedule& sch, const ScheduleOptions&
   const std::optional<int64_t> rows = extentOf(sch, loops[1]), columns = extentOf(sch, loops[2]);
   if (!batch || !rows || !columns) return notApplicable(anchor, "symbolic shape");
 
+  // Two blocks of 16 columns per tile where they divide N: 16 independent accumulators hide
+  // vpdpbusd's latency, and each broadcast group of A feeds two products.
   const int64_t mr = largestDivisorAtMost(*rows, 8);
-  std::vector<tir::LoopRV> j = sch.split(loops[2], {std::monostate{}, kInt8Lanes});
+  const int64_t nr = *columns % (2 * kInt8Lanes) == 0 ? 2 * kInt8Lanes : kInt8Lanes;
+  std::vector<tir::LoopRV> j = sch.split(loops[2], {std::monostate{}, nr});
   std::vector<tir::LoopRV> i = sch.split(loops[1], {std::monostate{}, mr});
   sch.reorder({loops[0], j[0], i[0], i[1], j[1]});
   sch.computeAt(*product, i[0], /*preserveUnitLoops=*/true);
@@ -43,6 +46,7 @@ Applicability scheduleBatchMatmulInt8(tir::Schedule& sch, const ScheduleOptions&
   sch.reorder({tile[4], tile[1], tile[2], tile[3], tile[5]});
   tir::BlockRV init = sch.decomposeReduction(*product, tile[4]);
   sch.unroll(tile[1]);
+  sch.unroll(tile[2]);
   sch.tensorize(tile[3], kVnniDot16x4);
   vectorizeTile(sch, innerLoops(sch, init, 4));  // below the tile loops and b
 
