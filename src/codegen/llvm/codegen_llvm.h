@@ -55,6 +55,9 @@ class CodeGenLLVM {
   llvm::Value* emitBinary(const tir::BinaryNode* op);
   llvm::Value* emitFloorDivMod(bool isDiv, DataType dtype, llvm::Value* a, llvm::Value* b);
   llvm::Value* emitLoad(const tir::BufferLoadNode* op);
+  /// The vector load's lanes where `mask` is set, `passthru`'s elsewhere; no other lane is read.
+  llvm::Value* emitMaskedLoad(const tir::BufferLoadNode* op, llvm::Value* mask,
+                              llvm::Value* passthru);
   llvm::Value* emitRamp(const tir::RampNode* op);
   llvm::Value* broadcastTo(llvm::Value* scalar, int lanes);
   llvm::Value* bufferPointer(const tir::Buffer& buffer);
