@@ -44,8 +44,10 @@ Applicability scheduleDepthwiseConv2dInt8(tir::Schedule& sch, const ScheduleOpti
   sch.unroll(tile[5]);
   sch.vectorize(ow[1]);
   sch.vectorize(outer[3]);
-  // The channel's padded plane before its first row.
+  // The channel's padded plane before its first row, a row of a phase per vector (the edges
+  // masked).
   sch.computeAt(*pad, outer[1], /*preserveUnitLoops=*/true);
+  sch.vectorize(sch.getLoops(*pad).back());
   if (*channels * *rows * *columns >= options.minParallelWork)
     parallelTiles(sch, {outer[0], outer[1]}, options.numCores);
   return Applicability::yes();
