@@ -15,6 +15,15 @@ int64_t ceilDiv(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
 
+// Rows of the accumulators: M, or M rounded up to whole tiles of 8 when it has no divisor from 4
+// to 8 (197 tokens: a prime), which would leave the schedule tiles of too few rows.
+int64_t accumulatorRows(int64_t m) {
+  if (m <= kInt8BatchRows) return m;
+  for (int64_t d = kInt8BatchRows; d >= kInt8BatchRows / 2; --d)
+    if (m % d == 0) return m;
+  return ceilDiv(m, kInt8BatchRows) * kInt8BatchRows;
+}
+
 // A batch index into an operand of `extent` batches: 0 when it is broadcast.
 PrimExpr batchOf(const PrimExpr& b, int64_t extent) {
   return extent == 1 ? tir::intImm(0, b->dtype) : b;
@@ -82,18 +91,26 @@ Tensor batchMatmulInt8(const Tensor& a, const Tensor& b, bool transposeA, bool t
   if (as[0] != bs[0] && as[0] != 1 && bs[0] != 1)
     throwDiagnostic("topi_int8", op + ": the batch extents differ and neither is 1");
   const int64_t batch = std::max(as[0], bs[0]);
+  const int64_t mp = accumulatorRows(m);
   const int64_t shift = a.dtype() == DataType::int8() ? 128 : 0;
   const DataType i32 = DataType::int32();
 
-  // Reduction elements past K read 0 from B; A's value there does not matter.
+  // Reduction elements past K read 0 from B, A's value there does not matter; rows past M (of
+  // accumulators no output reads) read 0.
   Tensor aU8 = te::compute(
-      shapeOf({as[0], m, groups, kInt8Depth}),
+      shapeOf({as[0], mp, groups, kInt8Depth}),
       [&](Var bi, Var i, Var c, Var kk) -> PrimExpr {
         PrimExpr t = addIdx(mulIdx(c, kInt8Depth), kk);
         PrimExpr v = transposeA ? a(bi, t, i) : a(bi, i, t);
         if (shift != 0) v = tir::cast(DataType::uint8(), tir::cast(i32, v) + shift);
-        if (k % kInt8Depth == 0) return v;
-        return tir::ifThenElse(tir::lt(t, tir::intImm(k)), v, tir::intImm(0, DataType::uint8()));
+        PrimExpr inside;
+        if (k % kInt8Depth != 0) inside = tir::lt(t, tir::intImm(k));
+        if (mp != m) {
+          PrimExpr row = tir::lt(i, tir::intImm(m));
+          inside = inside ? tir::logicalAnd(inside, row) : row;
+        }
+        if (!inside) return v;
+        return tir::ifThenElse(inside, v, tir::intImm(0, DataType::uint8()));
       },
       te::ComputeOptions{.name = "a_u8", .tag = "injective,pad"});
 
@@ -131,7 +148,7 @@ Tensor batchMatmulInt8(const Tensor& a, const Tensor& b, bool transposeA, bool t
   IterVar rc = te::reduceAxis(0, groups, "rc");
   IterVar rk = te::reduceAxis(0, kInt8Depth, "rk");
   Tensor acc = te::compute(
-      shapeOf({batch, m, blocks, kInt8Lanes}),
+      shapeOf({batch, mp, blocks, kInt8Lanes}),
       [&](Var bi, Var i, Var j, Var lane) {
         return te::sum(tir::cast(i32, aU8(batchOf(bi, as[0]), i, rc.var, rk.var)) *
                            tir::cast(i32, packed(batchOf(bi, bs[0]), j, rc.var, lane, rk.var)),

@@ -5,6 +5,7 @@
 // output stage; the repacking of both operands (and a run-time B's compensation) are stages of
 // their own, left to the generic steps.
 #include "tir/stmt.h"
+#include "topi/batch_matmul_int8.h"
 #include "topi/nn_int8.h"
 #include "topi/x86/schedule.h"
 #include "topi/x86/schedule_util.h"
@@ -33,7 +34,11 @@ Applicability scheduleBatchMatmulInt8(tir::Schedule& sch, const ScheduleOptions&
 
   // Two blocks of 16 columns per tile where they divide N: 16 independent accumulators hide
   // vpdpbusd's latency, and each broadcast group of A feeds two products.
-  const int64_t mr = largestDivisorAtMost(*rows, 8);
+  // The accumulators' rows (M, or M rounded up to whole tiles: the last tile then computes rows
+  // the output does not read).
+  const int64_t* accRows = tir::asConstInt(p->iterVars[1].dom.extent);
+  if (!accRows) return notApplicable(anchor, "symbolic shape");
+  const int64_t mr = largestDivisorAtMost(*accRows, kInt8BatchRows);
   const int64_t nr = *columns % (2 * kInt8Lanes) == 0 ? 2 * kInt8Lanes : kInt8Lanes;
   std::vector<tir::LoopRV> j = sch.split(loops[2], {std::monostate{}, nr});
   std::vector<tir::LoopRV> i = sch.split(loops[1], {std::monostate{}, mr});
@@ -50,7 +55,13 @@ Applicability scheduleBatchMatmulInt8(tir::Schedule& sch, const ScheduleOptions&
   sch.tensorize(tile[3], kVnniDot16x4);
   vectorizeTile(sch, innerLoops(sch, init, 4));  // below the tile loops and b
 
-  if (*batch * *rows * *columns * reduction >= options.minParallelWork)
+  // Batches alone in parallel when there are enough: the tile loops then stay loops of their
+  // own, which LoopPartition splits where rows or columns that are not whole tiles leave their
+  // output stage a condition (the main part then vectorizes).
+  if (*batch * *rows * *columns * reduction < options.minParallelWork) return Applicability::yes();
+  if (*batch >= options.numCores)
+    parallelTiles(sch, {loops[0]}, options.numCores);
+  else
     parallelTiles(sch, {loops[0], j[0], i[0]}, options.numCores);
   return Applicability::yes();
 }

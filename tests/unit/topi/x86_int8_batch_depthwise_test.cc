@@ -110,6 +110,10 @@ INSTANTIATE_TEST_SUITE_P(
         BatchMatmulCase{3, 1, 6, 24, 8, false, false, false, false},   // B's batch broadcast
         BatchMatmulCase{1, 2, 8, 16, 12, false, true, false, true},    // A's batch broadcast
         BatchMatmulCase{2, 2, 10, 40, 35, false, false, false, true, DataType::uint8()},
+        // Prime rows (ViT's 197 tokens): accumulators rounded up to whole tiles of 8 rows.
+        BatchMatmulCase{2, 2, 197, 197, 64, false, false, false, true},
+        BatchMatmulCase{1, 1, 13, 32, 5, true, true, false, false},
+        BatchMatmulCase{2, 2, 11, 16, 8, false, true, true, true},
         // A constant B: CombineParallelDense's stacked weights (NT), or NN.
         BatchMatmulCase{3, 3, 4, 48, 20, false, true, true, true},
         BatchMatmulCase{2, 2, 5, 10, 7, false, false, true, false},
