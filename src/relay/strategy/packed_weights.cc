@@ -8,6 +8,7 @@
 #include "relay/strategy/strategy_util.h"
 #include "topi/batch_matmul_int8.h"
 #include "topi/nn_int8.h"
+#include "topi/transform.h"
 
 namespace tessera::relay::strategy {
 namespace {
@@ -114,8 +115,16 @@ std::vector<te::Tensor> packedCompute(const CallNode& call, const WeightPacking&
   if (packing.kind == PackKind::kDense) return {topi::densePacked(data, packedWeight, outDtype)};
   if (packing.kind == PackKind::kInt8) {
     const std::vector<int64_t> out = *staticShape(tensorTypeOf(outType).shape);
-    if (call.op->as<OpNode>()->name == "nn.dense")
-      return {topi::denseInt8(data, packedWeight, out.back())};
+    if (call.op->as<OpNode>()->name == "nn.dense") {
+      if (data.ndim() <= 2) return {topi::denseInt8(data, packedWeight, out.back())};
+      // N-D data as the matrix of its rows, so that the int8 dense schedule tiles rows.
+      const std::vector<int64_t> ds = topi::constShape(data, "dense_int8");
+      int64_t rows = 1;
+      for (size_t d = 0; d + 1 < ds.size(); ++d) rows *= ds[d];
+      const te::Tensor y = topi::denseInt8(topi::reshape(data, topi::shapeOf({rows, ds.back()})),
+                                           packedWeight, out.back());
+      return {topi::reshape(y, topi::shapeOf(out))};
+    }
     return {topi::conv2dNchwInt8(
         data, packedWeight, convParams(attrsOf<Conv2DAttrs>(call.attrs), outDtype), out.at(1))};
   }

@@ -1,10 +1,10 @@
 // The int8 batch_matmul (topi/batch_matmul_int8.h) and depthwise conv2d
-// (topi/depthwise_conv2d_int8.h) kernels on x86: int8/uint8 x int8 -> int32, alone and with the
-// requantizing epilogue relay.quantize's realize produces, over odd shapes (batch 1 and more, a
-// broadcast batch, rows, columns and depths that are not whole tiles, every transpose; strides 1
-// and 2, padding, widths that are not whole vectors). Each is compiled for the host and compared
-// bit for bit with the reference interpreter; the tests also check which implementation was
-// chosen and, for batch_matmul, that its kernel calls vpdpbusd.
+// (topi/depthwise_conv2d_int8.h) kernels on x86, and the int8 dense of N-D data: int8/uint8 x
+// int8 -> int32, alone and with the requantizing epilogue relay.quantize's realize produces, over
+// odd shapes (batch 1 and more, a broadcast batch, rows, columns and depths that are not whole
+// tiles, every transpose; strides 1 to 3, padding, widths that are not whole vectors). Each is
+// compiled for the host and compared bit for bit with the reference interpreter; the tests also
+// check which implementation was chosen and, for the VNNI ones, that the kernel calls vpdpbusd.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -164,6 +164,38 @@ INSTANTIATE_TEST_SUITE_P(
                       DepthwiseCase{4, 12, 40, 3, 3, {1, 2, 0, 1}, false},    // stride 3
                       DepthwiseCase{8, 15, 17, 3, 1, {1, 1, 1, 1}, true, DataType::uint8()},
                       DepthwiseCase{4, 9, 9, 3, 2, {1, 1, 1, 1}, true, DataType::int8(), 2}));
+
+// A dense of N-D data (a transformer's (tokens, batch, features) activations) is the int8 dense of
+// the matrix of its rows.
+struct DenseNdCase {
+  std::vector<int64_t> data;  // (..., K)
+  int64_t n;
+  bool epilogue;
+};
+
+class X86Int8DenseNd : public ::testing::TestWithParam<DenseNdCase> {};
+
+TEST_P(X86Int8DenseNd, MatchesInterpreterBitForBit) {
+  const DenseNdCase c = GetParam();
+  Expr y = relay::callOp("nn.dense",
+                         {relay::var("x", tensorType(c.data, DataType::int8())),
+                          int8Constant({c.n, c.data.back()}, 7)},
+                         {{"out_dtype", AttrValue::string("int32")}});
+  if (c.epilogue) y = requantize(y);
+  const relay::IRModule mod = moduleOf(y);
+  EXPECT_TRUE(matchesInterpreter(mod, 11));
+  if (!hostHasVnni()) GTEST_SKIP() << "the host has no AVX-512 VNNI: generic int8 kernels only";
+  const BuiltKernels k = kernelsOf(mod);
+  EXPECT_TRUE(mentions(k.implementations, "schedule: dense_int8_vnni.x86"))
+      << ::testing::PrintToString(k.implementations);
+  EXPECT_TRUE(k.callsVnni);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, X86Int8DenseNd,
+                         ::testing::Values(DenseNdCase{{12, 1, 64}, 48, true},  // (L, batch, E)
+                                           DenseNdCase{{1, 16, 32}, 64, true},  // (batch, L, E)
+                                           DenseNdCase{{3, 5, 7}, 20, false},
+                                           DenseNdCase{{2, 3, 2, 9}, 16, true}));
 
 // The packing stores each batch as packInt8Weight stores the matrix, transposed or not.
 TEST(X86Int8BatchMatmul, PackedBatchesArePackedMatrices) {
