@@ -342,35 +342,37 @@ llvm::Value* CodeGenLLVM::emitLoad(const BufferLoadNode* op) {
   return fromMemory(result);
 }
 
-llvm::Value* CodeGenLLVM::emitMaskedLoad(const PrimExpr& value, llvm::Value* mask,
-                                         const PrimExpr& otherwise) {
-  const auto* load = value->as<BufferLoadNode>();
-  if (load == nullptr || load->dtype.lanes() == 1 || load->buffer->dtype.isBool()) return nullptr;
-  const PrimExpr index = flatIndex(load->buffer, load->indices);
-  const PrimExpr* base = contiguousBase(index);
-  const int64_t stride = base ? 1 : smallStrideOf(index);
-  if (stride == 0) return nullptr;
-  llvm::Type* memElem = memoryType(load->buffer->dtype);
-  llvm::Value* addr = builder_.CreateInBoundsGEP(
-      memElem, bufferPointer(load->buffer), emitExpr(base ? *base : index->as<RampNode>()->base));
-  llvm::Value* passThrough = emitExpr(otherwise);
-  llvm::Type* type = memoryType(load->dtype);
-  if (passThrough->getType() != type) return nullptr;
-  const llvm::Align align(load->buffer->dtype.bytes());
-  if (stride == 1) return builder_.CreateMaskedLoad(type, addr, align, mask, passThrough);
-  // Every stride-th element of a span: the span's load is masked to the lanes' elements, which
-  // are then picked out (as emitLoad does for a small stride).
-  const int lanes = load->dtype.lanes();
-  const int span = static_cast<int>((lanes - 1) * stride + 1);
-  std::vector<int> spread(span, lanes);  // index `lanes`: a lane of the all-false vector
-  for (int i = 0; i < lanes; ++i) spread[i * stride] = i;
-  llvm::Value* spanMask =
-      builder_.CreateShuffleVector(mask, llvm::Constant::getNullValue(mask->getType()), spread);
-  llvm::Value* wide =
-      builder_.CreateMaskedLoad(llvm::FixedVectorType::get(memElem, span), addr, align, spanMask);
-  std::vector<int> pick;
-  for (int i = 0; i < lanes; ++i) pick.push_back(static_cast<int>(i * stride));
-  return builder_.CreateSelect(mask, builder_.CreateShuffleVector(wide, pick), passThrough);
+llvm::Value* CodeGenLLVM::emitMaskedLoad(const BufferLoadNode* op, llvm::Value* mask,
+                                         llvm::Value* passthru) {
+  llvm::Value* ptr = bufferPointer(op->buffer);
+  PrimExpr index = flatIndex(op->buffer, op->indices);
+  llvm::Type* memElem = memoryType(op->buffer->dtype);
+  llvm::Type* vecType = memoryType(op->dtype);
+  const int lanes = op->dtype.lanes();
+  auto align = llvm::Align(op->buffer->dtype.bytes());
+  if (const PrimExpr* base = contiguousBase(index)) {
+    llvm::Value* addr = builder_.CreateInBoundsGEP(memElem, ptr, emitExpr(*base));
+    return builder_.CreateMaskedLoad(vecType, addr, align, mask, passthru);
+  }
+  if (const int64_t stride = smallStrideOf(index); stride > 0) {
+    // As emitLoad's strided span, with the mask spread over the lanes it keeps (the elements in
+    // between are not needed, so not read).
+    const int span = static_cast<int>((lanes - 1) * stride + 1);
+    std::vector<int> spread, pick;
+    for (int i = 0; i < span; ++i) spread.push_back(i % stride == 0 ? i / stride : lanes);
+    for (int i = 0; i < lanes; ++i) pick.push_back(static_cast<int>(i * stride));
+    llvm::Value* spanMask =
+        builder_.CreateShuffleVector(mask, llvm::Constant::getNullValue(mask->getType()), spread);
+    llvm::Value* addr =
+        builder_.CreateInBoundsGEP(memElem, ptr, emitExpr(index->as<RampNode>()->base));
+    llvm::Value* wide =
+        builder_.CreateMaskedLoad(llvm::FixedVectorType::get(memElem, span), addr, align, spanMask);
+    return builder_.CreateSelect(mask, builder_.CreateShuffleVector(wide, pick), passthru);
+  }
+  llvm::Value* addrs = builder_.CreateInBoundsGEP(memElem, ptr, emitExpr(index));
+  if (!addrs->getType()->isVectorTy())
+    addrs = builder_.CreateVectorSplat(static_cast<unsigned>(lanes), addrs);
+  return builder_.CreateMaskedGather(vecType, addrs, align, mask, passthru);
 }
 
 void CodeGenLLVM::emitStore(const BufferStoreNode* op) {

@@ -55,10 +55,9 @@ class CodeGenLLVM {
   llvm::Value* emitBinary(const tir::BinaryNode* op);
   llvm::Value* emitFloorDivMod(bool isDiv, DataType dtype, llvm::Value* a, llvm::Value* b);
   llvm::Value* emitLoad(const tir::BufferLoadNode* op);
-  /// The lanes of a contiguous vector load `value` where `mask` holds, `otherwise` elsewhere (a
-  /// masked load: the other lanes are not read); null when `value` is not such a load.
-  llvm::Value* emitMaskedLoad(const tir::PrimExpr& value, llvm::Value* mask,
-                              const tir::PrimExpr& otherwise);
+  /// The vector load's lanes where `mask` is set, `passthru`'s elsewhere; no other lane is read.
+  llvm::Value* emitMaskedLoad(const tir::BufferLoadNode* op, llvm::Value* mask,
+                              llvm::Value* passthru);
   llvm::Value* emitRamp(const tir::RampNode* op);
   llvm::Value* broadcastTo(llvm::Value* scalar, int lanes);
   llvm::Value* bufferPointer(const tir::Buffer& buffer);

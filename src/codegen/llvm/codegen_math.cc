@@ -240,9 +240,10 @@ llvm::Value* CodeGenLLVM::emitIntPow(DataType dtype, llvm::Value* base, llvm::Va
 llvm::Value* CodeGenLLVM::emitIfThenElse(const CallNode* op) {
   llvm::Value* cond = emitExpr(op->args[0]);
   if (cond->getType()->isVectorTy()) {
-    // A contiguous load under a per-lane condition (a padded row) reads only the lanes whose
-    // condition holds: the others may lie outside the buffer.
-    if (llvm::Value* masked = emitMaskedLoad(op->args[1], cond, op->args[2])) return masked;
+    // A vector load reads only the lanes the condition selects (VectorizeLoop lets nothing
+    // else that reads memory under a vector condition).
+    if (const auto* load = op->args[1]->as<BufferLoadNode>(); load && load->dtype.lanes() > 1)
+      return emitMaskedLoad(load, cond, emitExpr(op->args[2]));
     return builder_.CreateSelect(cond, emitExpr(op->args[1]), emitExpr(op->args[2]));
   }
   // Lazy: only the taken branch runs (it may load out of bounds otherwise).

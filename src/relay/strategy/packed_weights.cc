@@ -6,8 +6,10 @@
 
 #include "relay/op/nn.h"
 #include "relay/strategy/strategy_util.h"
+#include "topi/batch_matmul_int8.h"
 #include "topi/nn_int8.h"
 #include "topi/nn_int8_amx.h"
+#include "topi/transform.h"
 
 namespace tessera::relay::strategy {
 namespace {
@@ -68,6 +70,9 @@ NDArray packWeight(const NDArray& weight, const WeightPacking& packing) {
       return topi::packInt8Weight(weight);
     case PackKind::kInt8Amx:
       return topi::packInt8WeightAmx(weight);
+    case PackKind::kInt8BatchNN:
+    case PackKind::kInt8BatchNT:
+      return topi::packInt8BatchWeight(weight, packing.kind == PackKind::kInt8BatchNT);
     case PackKind::kNone:
       break;
   }
@@ -100,6 +105,14 @@ std::vector<int64_t> packedShape(const std::vector<int64_t>& s, const WeightPack
                   (fold ? 1 : s[2] * s[3]),
               topi::kAmxTileRows, topi::kAmxStepChannels};
     }
+    case PackKind::kInt8BatchNN:
+    case PackKind::kInt8BatchNT: {
+      const bool nt = packing.kind == PackKind::kInt8BatchNT;
+      const int64_t n = nt ? s[1] : s[2], k = nt ? s[2] : s[1];
+      return {s[0], (n + topi::kInt8Lanes - 1) / topi::kInt8Lanes,
+              (k + topi::kInt8Depth - 1) / topi::kInt8Depth + 1, topi::kInt8Lanes,
+              topi::kInt8Depth};
+    }
     case PackKind::kNone:
       break;
   }
@@ -113,8 +126,16 @@ std::vector<te::Tensor> packedCompute(const CallNode& call, const WeightPacking&
   if (packing.kind == PackKind::kDense) return {topi::densePacked(data, packedWeight, outDtype)};
   if (packing.kind == PackKind::kInt8) {
     const std::vector<int64_t> out = *staticShape(tensorTypeOf(outType).shape);
-    if (call.op->as<OpNode>()->name == "nn.dense")
-      return {topi::denseInt8(data, packedWeight, out.back())};
+    if (call.op->as<OpNode>()->name == "nn.dense") {
+      if (data.ndim() <= 2) return {topi::denseInt8(data, packedWeight, out.back())};
+      // N-D data as the matrix of its rows, so that the int8 dense schedule tiles rows.
+      const std::vector<int64_t> ds = topi::constShape(data, "dense_int8");
+      int64_t rows = 1;
+      for (size_t d = 0; d + 1 < ds.size(); ++d) rows *= ds[d];
+      const te::Tensor y = topi::denseInt8(topi::reshape(data, topi::shapeOf({rows, ds.back()})),
+                                           packedWeight, out.back());
+      return {topi::reshape(y, topi::shapeOf(out))};
+    }
     return {topi::conv2dNchwInt8(
         data, packedWeight, convParams(attrsOf<Conv2DAttrs>(call.attrs), outDtype), out.at(1))};
   }

@@ -15,11 +15,13 @@ namespace tessera::relay::strategy {
 /// How a constant weight is repacked for its call's x86 schedule.
 enum class PackKind : uint8_t {
   kNone,
-  kDense,     ///< (N, K) -> (N/nr, K, nr)
-  kConv2d,    ///< (O, I, KH, KW) -> (O/ob, I, KH, KW, ob)
-  kWinograd,  ///< (O, I, 3, 3) -> G g G^T as (4, 4, O/ob, I, ob)
-  kInt8,      ///< int8 (O, I, KH, KW) or (N, K) -> topi::packInt8Weight's groups of 16 x 4
-  kInt8Amx,   ///< int8 (O, I, KH, KW) -> topi::packInt8WeightAmx's 16 x 64 tiles
+  kDense,        ///< (N, K) -> (N/nr, K, nr)
+  kConv2d,       ///< (O, I, KH, KW) -> (O/ob, I, KH, KW, ob)
+  kWinograd,     ///< (O, I, 3, 3) -> G g G^T as (4, 4, O/ob, I, ob)
+  kInt8,         ///< int8 (O, I, KH, KW) or (N, K) -> topi::packInt8Weight's groups of 16 x 4
+  kInt8Amx,      ///< int8 (O, I, KH, KW) -> topi::packInt8WeightAmx's 16 x 64 tiles
+  kInt8BatchNN,  ///< int8 batch_matmul B (batch, K, N) -> topi::packInt8BatchWeight
+  kInt8BatchNT,  ///< int8 batch_matmul B (batch, N, K) -> topi::packInt8BatchWeight
 };
 
 struct WeightPacking {

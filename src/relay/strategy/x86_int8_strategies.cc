@@ -67,7 +67,7 @@ Applicability int8PointwiseConv(const StrategyCall& c) {
 
 Applicability int8Dense(const StrategyCall& c) {
   const TensorTypeNode* d = argType(c.call, 0);
-  if (!d || d->shape.size() != 2) return Applicability::no("the data is not a matrix");
+  if (!d || d->shape.size() < 2) return Applicability::no("the data is not a matrix");
   return int8Product(c, PackKind::kInt8);
 }
 

@@ -219,12 +219,15 @@ void registerConv2d(StrategyRegistry& r) {
 }  // namespace
 
 void registerX86Int8Strategies(StrategyRegistry& r);  // x86_int8_strategies.cc
+// x86_int8_batch_depthwise_strategies.cc
+void registerX86Int8BatchDepthwiseStrategies(StrategyRegistry& r);
 
 void registerX86Strategies() {
   StrategyRegistry& r = StrategyRegistry::global();
   registerDense(r);
   registerConv2d(r);
   registerX86Int8Strategies(r);
+  registerX86Int8BatchDepthwiseStrategies(r);
   r.setGenericSchedule("cpu", [](tir::Schedule& sch, const target::Target& t, bool anchored) {
     topi::x86::scheduleGeneric(sch, x86ScheduleOptions(t), anchored);
   });

@@ -30,20 +30,50 @@ bool isBoundCondition(const PrimExpr& cond) {
                b->op == BinaryOp::kGE);
 }
 
-// Replaces the `if` statements whose condition is `cond` by their then-branch.
+// The conjuncts of `a and b and ...` (the condition itself when it is not a conjunction).
+void conjunctsOf(const PrimExpr& cond, std::vector<PrimExpr>& out) {
+  std::vector<PrimExpr> stack{cond};  // right operands first out: conjuncts in source order
+  while (!stack.empty()) {
+    PrimExpr e = stack.back();
+    stack.pop_back();
+    const auto* b = e->as<BinaryNode>();
+    if (!b || b->op != BinaryOp::kAnd) {
+      out.push_back(e);
+      continue;
+    }
+    stack.push_back(b->b);
+    stack.push_back(b->a);
+  }
+}
+
+// A bound that a partition may prove: the whole condition of an `if`, or one conjunct of it
+// (the predicate of a block split on two axes: `i < 197 and j < 197`).
+struct Candidate {
+  PrimExpr bound, whole;
+};
+
+// Drops the proven bound from the `if` statements whose condition is `whole`: the then-branch
+// when it was the whole condition, else an `if` on the other conjuncts.
 class ConditionRemover : public IRMutator {
  public:
-  explicit ConditionRemover(PrimExpr cond) : cond_(std::move(cond)) {}
+  explicit ConditionRemover(Candidate c) : c_(std::move(c)) {}
 
  protected:
   Stmt visitOtherStmt(const Stmt& s) override {
     const auto* op = s->as<IfThenElseNode>();
-    if (op && exprEqual(op->condition, cond_)) return visitStmt(op->thenCase);
-    return IRMutator::visitOtherStmt(s);
+    if (!op || !exprEqual(op->condition, c_.whole)) return IRMutator::visitOtherStmt(s);
+    std::vector<PrimExpr> conjuncts;
+    conjunctsOf(c_.whole, conjuncts);
+    PrimExpr rest;
+    for (const PrimExpr& x : conjuncts)
+      if (!exprEqual(x, c_.bound)) rest = rest ? logicalAnd(rest, x) : x;
+    if (!rest) return visitStmt(op->thenCase);
+    return ifThenElse(rest, visitStmt(op->thenCase),
+                      op->elseCase ? visitStmt(op->elseCase) : Stmt());
   }
 
  private:
-  PrimExpr cond_;
+  Candidate c_;
 };
 
 class Partitioner : public IRMutator {
@@ -56,8 +86,8 @@ class Partitioner : public IRMutator {
     if (!kindOk || !min || !extent || *extent > kMaxScan || *extent < 2)
       return IRMutator::visitFor(op, self);
     bindInnerLoops(op->body);
-    for (const PrimExpr& cond : candidateConditions(op->body)) {
-      std::optional<std::pair<int64_t, int64_t>> range = provenRange(op, *min, *extent, cond);
+    for (const Candidate& cond : candidateConditions(op->body)) {
+      std::optional<std::pair<int64_t, int64_t>> range = provenRange(op, *min, *extent, cond.bound);
       if (range) return partition(op, *min, *min + *extent, *range, cond);
     }
     return IRMutator::visitFor(op, self);
@@ -71,11 +101,15 @@ class Partitioner : public IRMutator {
     });
   }
 
-  static std::vector<PrimExpr> candidateConditions(const Stmt& body) {
-    std::vector<PrimExpr> conds;
+  static std::vector<Candidate> candidateConditions(const Stmt& body) {
+    std::vector<Candidate> conds;
     preOrderVisit(body, [&](const Stmt& s) {
-      if (const auto* i = s->as<IfThenElseNode>(); i && isBoundCondition(i->condition))
-        conds.push_back(i->condition);
+      const auto* i = s->as<IfThenElseNode>();
+      if (!i) return true;
+      std::vector<PrimExpr> conjuncts;
+      conjunctsOf(i->condition, conjuncts);
+      for (const PrimExpr& c : conjuncts)
+        if (isBoundCondition(c)) conds.push_back({c, i->condition});
       return true;
     });
     return conds;
@@ -113,7 +147,7 @@ class Partitioner : public IRMutator {
   }
 
   Stmt partition(const ForNode* op, int64_t begin, int64_t end, std::pair<int64_t, int64_t> range,
-                 const PrimExpr& cond) {
+                 const Candidate& cond) {
     std::vector<Stmt> parts;
     if (range.first > begin) parts.push_back(visitBoundary(op, begin, range.first));
     ConditionRemover remover(cond);

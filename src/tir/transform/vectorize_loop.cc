@@ -27,6 +27,22 @@ bool isElementwiseCall(const std::string& op) {
   return kOps.count(op) > 0;
 }
 
+// A vector load of non-bool elements: what codegen can read under a mask (emitMaskedLoad).
+bool isMaskableLoad(const PrimExpr& e) {
+  const auto* load = e->as<BufferLoadNode>();
+  return load && e->dtype.lanes() > 1 && !load->buffer->dtype.isBool() &&
+         load->buffer->dtype.lanes() == 1;
+}
+
+bool readsMemory(const PrimExpr& e) {
+  bool reads = false;
+  postOrderVisitExpr(e, [&](const PrimExpr& x) {
+    reads = reads || x->as<BufferLoadNode>() != nullptr ||
+            (x->as<CallNode>() && !isElementwiseCall(x->as<CallNode>()->op));
+  });
+  return reads;
+}
+
 // Thrown from deep inside the rewrite when some node has no vector form; the loop is then kept
 // as a serial loop, which is always correct.
 struct NotVectorizable {};
@@ -131,22 +147,6 @@ class Vectorizer {
     throw NotVectorizable{};
   }
 
-  static bool isContiguousLoad(const PrimExpr& e) {
-    const auto* load = e->as<BufferLoadNode>();
-    if (load == nullptr || load->indices.size() != 1) return false;
-    // Unit stride, or a small one (code generation loads the span, masked, and picks the lanes).
-    const auto* ramp = load->indices[0]->as<RampNode>();
-    const int64_t* stride = ramp ? asConstInt(ramp->stride) : nullptr;
-    return stride != nullptr && *stride >= 1 && *stride <= 4;
-  }
-  static bool readsMemory(const PrimExpr& e) {
-    bool reads = false;
-    postOrderVisitExpr(e, [&](const PrimExpr& x) {
-      reads = reads || x->kind == ExprKind::kBufferLoad || x->kind == ExprKind::kCall;
-    });
-    return reads;
-  }
-
   PrimExpr callExpr(const CallNode* c) {
     std::vector<PrimExpr> args;
     bool anyVec = false;
@@ -158,13 +158,10 @@ class Vectorizer {
     if (c->op == "tir.likely") return args[0];
     if (c->op == "tir.if_then_else" && !isVec(args[0]))
       return call(c->dtype.withLanes(lanes_), c->op, {args[0], widen(args[1]), widen(args[2])});
-    // A condition per lane: both branches are evaluated for every lane, which is safe when the
-    // taken one is a contiguous load (code generation reads only the lanes whose condition holds,
-    // a masked load) and the other reads nothing (padding's constant).
-    if (c->op == "tir.if_then_else") {
-      if (!isContiguousLoad(args[1]) || readsMemory(args[2])) throw NotVectorizable{};
+    // Per-lane: codegen reads the load's lanes under the condition as a mask (a padding's edge
+    // never reads outside its buffer), so only a vector load against a value without loads.
+    if (c->op == "tir.if_then_else" && isMaskableLoad(args[1]) && !readsMemory(args[2]))
       return call(c->dtype.withLanes(lanes_), c->op, {args[0], args[1], widen(args[2])});
-    }
     if (!isElementwiseCall(c->op)) throw NotVectorizable{};
     for (PrimExpr& a : args) a = widen(a);
     return call(c->dtype.withLanes(lanes_), c->op, args);

@@ -70,11 +70,18 @@ Applicability scheduleConv2dInt8(tir::Schedule& sch, const ScheduleOptions& opti
 /// The pointwise int8 conv2d `conv2d_1x1_int8` as a product over pixels: tiles of up to 24 output
 /// channels x 16 pixels, pixels as the vector lanes (same).
 Applicability scheduleConv2d1x1Int8(tir::Schedule& sch, const ScheduleOptions& options);
-/// The int8 dense `dense_int8` of (M, K) data: tiles of up to 8 rows x 16 columns (same).
+/// The int8 dense `dense_int8` of (M, K) data (N-D data reshaped to its rows, the output's
+/// leading loops fused): tiles of up to 8 rows x 16 columns (same).
 Applicability scheduleDenseInt8(tir::Schedule& sch, const ScheduleOptions& options);
 /// The int8 conv2d `conv2d_int8_amx` (topi/nn_int8_amx.h) on AMX: units of 32 output channels x
 /// 32 pixels over the whole reduction, each one AMX tensor intrinsic (same contract; the target
 /// must have amx-tile and amx-int8).
 Applicability scheduleConv2dInt8Amx(tir::Schedule& sch, const ScheduleOptions& options);
+/// The int8 batch_matmul `batch_matmul_int8` (topi/batch_matmul_int8.h): per batch, tiles of up to
+/// 8 rows x 32 columns, tensorized into vpdpbusd (same).
+Applicability scheduleBatchMatmulInt8(tir::Schedule& sch, const ScheduleOptions& options);
+/// The int8 depthwise conv2d `depthwise_conv2d_int8` (topi/depthwise_conv2d_int8.h): per
+/// channel, whole output rows of int32 vectors, the taps unrolled (same).
+Applicability scheduleDepthwiseConv2dInt8(tir::Schedule& sch, const ScheduleOptions& options);
 
 }  // namespace tessera::topi::x86

@@ -175,6 +175,8 @@ Applicability scheduleDenseInt8(tir::Schedule& sch, const ScheduleOptions& optio
   if (d->iterVars.size() != 5) return notApplicable(anchor, "needs (M, K) data");
   const int64_t reduction = reductionSize(d);
   std::vector<tir::LoopRV> loops = sch.getLoops(*out);
+  // The output of N-D data (rows reshaped back): its leading loops are the rows.
+  if (loops.size() > 2) loops = {sch.fuse({loops.begin(), loops.end() - 1}), loops.back()};
   if (loops.size() != 2) return notApplicable(anchor, "the output is not (M, N)");
   const std::optional<int64_t> rows = extentOf(sch, loops[0]), columns = extentOf(sch, loops[1]);
   if (!rows || !columns) return notApplicable(anchor, "symbolic shape");

@@ -6,6 +6,8 @@
 #include <cmath>
 
 #include "codegen_test_util.h"
+#include "tir/printer.h"
+#include "tir/transform/transform.h"
 
 namespace tessera::codegen::test {
 namespace {
@@ -222,6 +224,42 @@ TEST(CodegenElementwise, IfThenElseIsLazyAndSelectChooses) {
   EXPECT_TRUE(matchesEvaluator(
       f, {randomTensor({n}, DataType::float32(), 8), NDArray::empty({n}, DataType::float32()),
           NDArray::empty({n}, DataType::float32())}));
+}
+
+// A padding's edges under a per-lane condition, vectorized: the loads read only the lanes the
+// condition selects (masked; contiguous and stride 2, as a padded input and its phases are read),
+// so the reads before and after A stay unread, and the result is the lazy scalar loop's.
+TEST(CodegenElementwise, VectorizedPaddingReadsOnlyInside) {
+  const int64_t n = 40;
+  const DataType i8 = DataType::int8();
+  Buffer a = makeBuffer("A", {intImm(n)}, i8);
+  Buffer c = makeBuffer("C", {intImm(n + 2)}, i8);
+  Buffer d = makeBuffer("D", {intImm(n / 2 + 1)}, i8);
+  auto padded = [&](ForKind kind) {
+    auto inside = [&](const PrimExpr& x) {
+      return ifThenElse(logicalAnd(ge(x, intImm(0)), lt(x, intImm(n))), bufferLoad(a, {x}),
+                        intImm(0, i8));
+    };
+    Stmt body = seq(
+        {loop(
+             "x", n + 2,
+             [&](Var x) { return bufferStore(c, inside(PrimExpr(x) - 1), {PrimExpr(x)}); }, kind),
+         loop(
+             "y", n / 2 + 1,
+             [&](Var y) { return bufferStore(d, inside(PrimExpr(y) * 2 - 1), {PrimExpr(y)}); },
+             kind)});
+    return makePrimFunc("padded", {a, c, d}, body);
+  };
+  const PrimFunc vectorized = transform::vectorizeLoop(padded(ForKind::kVectorized));
+  const std::vector<NDArray> args = {randomTensor({n}, i8, 12, -128, 128),
+                                     NDArray::empty({n + 2}, i8), NDArray::empty({n / 2 + 1}, i8)};
+  std::vector<NDArray> expected = deepCopy(args), actual = deepCopy(args);
+  evaluate(padded(ForKind::kSerial), expected);
+  compileOne(vectorized).call("padded", actual);
+  for (size_t i = 1; i < args.size(); ++i)
+    EXPECT_TRUE(tessera::test::allClose(actual[i], expected[i], 0, 0)) << "argument " << i;
+  // Both loops became single vector stores.
+  EXPECT_EQ(toScript(vectorized).find("for "), std::string::npos) << toScript(vectorized);
 }
 
 TEST(CodegenElementwise, VectorRampsAndBroadcasts) {

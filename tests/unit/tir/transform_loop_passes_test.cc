@@ -40,6 +40,25 @@ TEST(LoopPartition, SplitsOffTheBoundaryIteration) {
   EXPECT_TRUE(sameResults(f, clean));
 }
 
+// Two axes split by factors that do not divide them leave `i < 10 and j < 6`: each loop sheds
+// the conjunct it proves, and the main part has no condition left.
+TEST(LoopPartition, SplitsEachAxisOfATwoAxisPredicate) {
+  Buffer b = constBuffer("B", {10, 6});
+  Var i0 = makeVar("i_0"), i1 = makeVar("i_1"), j0 = makeVar("j_0"), j1 = makeVar("j_1");
+  PrimExpr i = i0 * 4 + i1, j = j0 * 4 + j1;
+  Stmt body = ifThenElse(logicalAnd(lt(i, intImm(10)), lt(j, intImm(6))),
+                         bufferStore(b, floatImm(1), {i, j}));
+  PrimFunc f = makePrimFunc("main", {b}, loop(i0, 3, loop(j0, 2, loop(i1, 4, loop(j1, 4, body)))));
+  PrimFunc g = tf::loopPartition(f);
+  const std::string s = script(g);
+  EXPECT_NE(s.find("    for i_0 in range(2):\n"
+                   "        for j_0, i_1, j_1 in T.grid(1, 4, 4):\n"
+                   "            B[i_0 * 4 + i_1, j_0 * 4 + j_1] = T.float32(1.0)\n"),
+            std::string::npos)
+      << s;
+  EXPECT_TRUE(sameResults(f, g));
+}
+
 TEST(LoopPartition, LeavesDivisibleAndSymbolicLoopsAlone) {
   PrimFunc f = splitWithPredicate(12);  // condition always true: Simplify's job, not ours
   EXPECT_EQ(script(tf::loopPartition(f)), script(f));
