@@ -46,7 +46,8 @@ relay::Pass optimizationPipeline() {
 
 relay::IRModule optimize(const relay::IRModule& module, relay::PassContext& ctx,
                          const std::map<std::string, NDArray>& params) {
-  relay::IRModule m = module;
+  // A module split into functions (partition_conversions) compiles as one @main.
+  relay::IRModule m = relay::inlineGlobalCalls(module);
   if (!params.empty()) m = (*relay::bindParamsPass(params))(m, ctx);
   return (*optimizationPipeline())(m, ctx);
 }

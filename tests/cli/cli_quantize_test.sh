@@ -60,6 +60,20 @@ expect 0 "quantize kl_divergence on the interpreter" -- "$tessera" quantize "$mo
   --calibrate-with interpreter -o "$work/kl_interp.relay"
 contains "$work/kl_interp.relay" "nn.dense" "interpreter-calibrated module written"
 
+# partition_conversions: the module split into @quantize_inputs, @quantized_main and
+# @dequantize_outputs, which still compiles (build inlines them) and gives the same logits.
+expect 0 "quantize with partition_conversions enabled" -- "$tessera" quantize "$model" \
+  --skip-dense-layer false --partition-conversions fully_integral -o "$work/split.relay"
+contains "$work/split.relay" "def @quantized_main(" "quantized_main written"
+contains "$work/split.relay" "@quantize_inputs(%x)" "main calls the conversions"
+expect 0 "the split module runs compiled" -- "$tessera" run "$work/split.relay" --random-inputs 3 \
+  --output "$work/split.npy"
+cmp -s "$work/split.npy" "$work/q.npy" || { echo "FAIL: split module differs"; failures=$((failures + 1)); }
+# The dense layers left in float: not fully integral, named.
+expect 1 "fully_integral with float layers" -- "$tessera" quantize "$model" \
+  --partition-conversions fully_integral -o "$work/keep2.relay"
+contains "$work/err" "not fully integral: its input %x is" "the float input named"
+
 # Bad input: exit 1, a located message, nothing overwritten.
 echo "keep" >"$work/keep.relay"
 expect 1 "kl without a dataset" -- "$tessera" quantize "$model" --calibrate-mode kl_divergence \

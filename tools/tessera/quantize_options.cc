@@ -63,6 +63,7 @@ QuantizeOptions parseQuantizeOptions(Args& args) {
   if (auto v = args.value("--nbit-activation"))
     c.nbitActivation = static_cast<int>(integerOf("--nbit-activation", *v));
   c.doSimulation = args.flag("--simulate");
+  if (auto v = args.value("--partition-conversions")) c.partitionConversions = *v;
   o.report = args.flag("--report");
   if (auto v = args.value("--calibrate-with")) {
     if (*v != "compiled" && *v != "interpreter")

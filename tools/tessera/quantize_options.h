@@ -25,6 +25,9 @@
   "  --rounding R           UPWARD (default) or TONEAREST\n"                                       \
   "  --nbit-input N, --nbit-weight N, --nbit-activation N   bit widths (8, 8, 32)\n"               \
   "  --simulate             keep float simulation (do_simulation) instead of integer arithmetic\n" \
+  "  --partition-conversions P  disabled (default), enabled (split @main into @quantize_inputs,\n" \
+  "                         @quantized_main, @dequantize_outputs) or fully_integral (also\n"       \
+  "                         require @quantized_main to be integer only)\n"                         \
   "  --report               per quantized value: threshold, clipped fraction, SQNR against the\n"  \
   "                         float model on the calibration data, worst first\n"                    \
   "  --calibrate-with R     compiled (default: the profile graph built for the host, as TVM)\n"    \

@@ -1,5 +1,7 @@
 #include "relay/quantize/quantize.h"
 
+#include "relay/quantize/partition_conversions.h"
+
 #include "relay/transform/pass_table.h"
 #include "relay/transform/passes.h"
 #include "relay/type_infer.h"
@@ -46,9 +48,6 @@ IRModule quantize(const IRModule& module, const std::map<std::string, NDArray>& 
                   QuantizeReport* report) {
   const QConfig& cfg = currentQConfig();
   cfg.validate();
-  if (cfg.partitionConversions != "disabled")
-    throwDiagnostic("qconfig", "qconfig partition_conversions: \"" + cfg.partitionConversions +
-                                   "\" is not supported yet (only \"disabled\")");
   registerBuiltinRules();
   IRModule m = prerequisiteOptimize(module, params);
   if (report) report->floatOps = opsLeftInFloat(m.main());
@@ -62,6 +61,9 @@ IRModule quantize(const IRModule& module, const std::map<std::string, NDArray>& 
   if (!cfg.doSimulation) m = withMain(m, realize(m.main()));
   m = runPasses(m, {"FoldConstant"});
   if (report) report->nodes = std::move(chosen);
+  if (cfg.partitionConversions != "disabled")
+    m = partitionConversions(m, {cfg.dtypeInput, cfg.dtypeWeight, cfg.dtypeActivation},
+                             cfg.partitionConversions == "fully_integral");
   return m;
 }
 
