@@ -2,6 +2,7 @@
 // by the callees' bodies, so that build(), which compiles @main alone, takes a module split into
 // functions (relay.quantize's partition_conversions makes one: @quantize_inputs, @quantized_main,
 // @dequantize_outputs).
+#include <algorithm>
 #include <unordered_map>
 
 #include "relay/transform/passes.h"
@@ -19,10 +20,14 @@ Expr inlineCalls(const Expr& body, const IRModule& module, int depth) {
     const auto* call = node->as<CallNode>();
     const auto* global = call ? call->op->as<GlobalVarNode>() : nullptr;
     if (!global) return withChildren(node, children);
+    const Function& callee = module.lookup(global->name);
+    // A function partitioned for a device's code generator (Composite, Compiler) stays a call:
+    // compiling it for the CPU instead is not what its caller asked for.
+    if (callee->attrs.has("Composite") || callee->attrs.has("Compiler"))
+      return withChildren(node, children);
     if (depth > 64)
       throwDiagnostic("inline", "@" + global->name + " calls itself (recursion is not inlined)",
                       node->span);
-    const Function& callee = module.lookup(global->name);
     std::unordered_map<const ExprNode*, Expr> args;
     // children: the callee, then the arguments.
     for (size_t i = 0; i < callee->params.size() && i + 1 < children.size(); ++i)
@@ -38,15 +43,20 @@ Expr inlineCalls(const Expr& body, const IRModule& module, int depth) {
 }  // namespace
 
 IRModule inlineGlobalCalls(const IRModule& module) {
-  bool calls = false;
-  postOrderVisit(module.main(), [&](const Expr& e) {
-    if (const auto* c = e->as<CallNode>(); c && c->op->as<GlobalVarNode>()) calls = true;
-  });
-  if (!calls) return module;
   const Function& main = module.main();
-  IRModule out;
-  out.add("main", makeFunction(main->params, inlineCalls(main->body, module, 0), main->retType,
-                               main->attrs, main->span));
+  const Expr body = inlineCalls(main->body, module, 0);
+  if (body == main->body) return module;
+  IRModule out = module;
+  out.add("main", makeFunction(main->params, body, main->retType, main->attrs, main->span));
+  // The inlined functions go; those still called stay.
+  std::vector<std::string> called;
+  postOrderVisit(body, [&](const Expr& e) {
+    if (const auto* c = e->as<CallNode>())
+      if (const auto* g = c->op->as<GlobalVarNode>()) called.push_back(g->name);
+  });
+  for (const auto& [name, fn] : module.functions())
+    if (name != "main" && std::find(called.begin(), called.end(), name) == called.end())
+      out.remove(name);
   return inferTypes(out);
 }
 
