@@ -10,9 +10,7 @@
 #include <array>
 #include <cstring>
 
-#include "../driver/build_test_util.h"
-#include "relay/builder.h"
-#include "tir/printer.h"
+#include "int8_kernel_test_util.h"
 #include "topi/batch_matmul_int8.h"
 #include "topi/nn_int8.h"
 
@@ -28,44 +26,6 @@ bool hostHasVnni() {
 
 relay::IRModule moduleOf(const Expr& body) {
   return relay::inferTypes(relay::IRModule::fromExpr(relay::function(body)));
-}
-
-// int8 values over the whole range, the extremes included.
-Expr int8Constant(const std::vector<int64_t>& shape, uint64_t seed) {
-  return relay::constant(tessera::test::randomTensor(shape, DataType::int8(), seed, -128, 128));
-}
-
-// What realize makes of a quantized product's output: fixed-point rescale, clip, int8.
-Expr requantize(Expr acc) {
-  Expr y = relay::callOp(
-      "fixed_point_multiply", {std::move(acc)},
-      {{"multiplier", AttrValue::integer(1518500250)}, {"shift", AttrValue::integer(-7)}});
-  y = relay::callOp("clip", {y},
-                    {{"a_min", AttrValue::floating(-127)}, {"a_max", AttrValue::floating(127)}});
-  return relay::callOp("cast", {y}, {{"dtype", AttrValue::string("int8")}});
-}
-
-// Every kernel's chosen implementations, and whether any kernel calls vpdpbusd.
-struct BuiltKernels {
-  std::vector<std::string> implementations;
-  bool callsVnni = false;
-};
-
-BuiltKernels kernelsOf(const relay::IRModule& mod) {
-  const BuiltModule built = build(mod, codegen::hostTarget());
-  BuiltKernels out;
-  for (const KernelStrategy& k : built.strategies)
-    for (const std::string& line : explainStrategy(k)) out.implementations.push_back(line);
-  for (const tir::PrimFunc& f : built.kernels)
-    out.callsVnni =
-        out.callsVnni || tir::toScript(f).find("llvm.x86.avx512.vpdpbusd.512") != std::string::npos;
-  return out;
-}
-
-bool mentions(const std::vector<std::string>& lines, const std::string& what) {
-  for (const std::string& l : lines)
-    if (l.find(what) != std::string::npos) return true;
-  return false;
 }
 
 struct BatchMatmulCase {
@@ -92,9 +52,9 @@ TEST_P(X86Int8BatchMatmul, MatchesInterpreterBitForBit) {
   EXPECT_TRUE(matchesInterpreter(mod, 13));
   if (!hostHasVnni()) GTEST_SKIP() << "the host has no AVX-512 VNNI: generic int8 kernels only";
   const BuiltKernels k = kernelsOf(mod);
-  EXPECT_TRUE(mentions(k.implementations, "nn.batch_matmul: batch_matmul_int8_vnni.x86"))
+  EXPECT_TRUE(k.mentions("nn.batch_matmul: batch_matmul_int8_vnni.x86"))
       << ::testing::PrintToString(k.implementations);
-  EXPECT_TRUE(k.callsVnni);
+  EXPECT_TRUE(k.callsVnni());
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -145,9 +105,9 @@ TEST_P(X86Int8Depthwise, MatchesInterpreterBitForBit) {
   const relay::IRModule mod = moduleOf(y);
   EXPECT_TRUE(matchesInterpreter(mod, 5));
   const BuiltKernels k = kernelsOf(mod);
-  EXPECT_TRUE(mentions(k.implementations, "nn.conv2d: depthwise_conv2d_nchw_int8.x86"))
+  EXPECT_TRUE(k.mentions("nn.conv2d: depthwise_conv2d_nchw_int8.x86"))
       << ::testing::PrintToString(k.implementations);
-  EXPECT_TRUE(mentions(k.implementations, "schedule: depthwise_conv2d_nchw_int8.x86"))
+  EXPECT_TRUE(k.mentions("schedule: depthwise_conv2d_nchw_int8.x86"))
       << ::testing::PrintToString(k.implementations);
 }
 
@@ -186,9 +146,9 @@ TEST_P(X86Int8DenseNd, MatchesInterpreterBitForBit) {
   EXPECT_TRUE(matchesInterpreter(mod, 11));
   if (!hostHasVnni()) GTEST_SKIP() << "the host has no AVX-512 VNNI: generic int8 kernels only";
   const BuiltKernels k = kernelsOf(mod);
-  EXPECT_TRUE(mentions(k.implementations, "schedule: dense_int8_vnni.x86"))
+  EXPECT_TRUE(k.mentions("schedule: dense_int8_vnni.x86"))
       << ::testing::PrintToString(k.implementations);
-  EXPECT_TRUE(k.callsVnni);
+  EXPECT_TRUE(k.callsVnni());
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, X86Int8DenseNd,

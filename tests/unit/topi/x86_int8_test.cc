@@ -7,9 +7,7 @@
 // check that the VNNI implementation was chosen and that its kernel calls vpdpbusd.
 #include <gtest/gtest.h>
 
-#include "../driver/build_test_util.h"
-#include "relay/builder.h"
-#include "tir/printer.h"
+#include "int8_kernel_test_util.h"
 #include "topi/nn_int8.h"
 
 namespace tessera::driver::test {
@@ -38,47 +36,8 @@ relay::IRModule moduleOf(const Expr& body) {
   return relay::inferTypes(relay::IRModule::fromExpr(relay::function(body)));
 }
 
-// int8 weights over the whole range, the extremes included.
-Expr int8Weight(const std::vector<int64_t>& shape, uint64_t seed) {
-  return relay::constant(tessera::test::randomTensor(shape, DataType::int8(), seed, -128, 128));
-}
-
 Expr int32Bias(int64_t n, uint64_t seed) {
   return relay::constant(tessera::test::randomTensor({n}, DataType::int32(), seed, -5000, 5000));
-}
-
-// What realize makes of a quantized layer's output: + bias, fixed-point rescale, clip, int8.
-Expr requantize(Expr acc, Expr bias) {
-  Expr y = relay::callOp("add", {std::move(acc), std::move(bias)});
-  y = relay::callOp(
-      "fixed_point_multiply", {y},
-      {{"multiplier", AttrValue::integer(1518500250)}, {"shift", AttrValue::integer(-7)}});
-  y = relay::callOp("clip", {y},
-                    {{"a_min", AttrValue::floating(-127)}, {"a_max", AttrValue::floating(127)}});
-  return relay::callOp("cast", {y}, {{"dtype", AttrValue::string("int8")}});
-}
-
-// Every kernel's chosen implementations, and whether any kernel calls vpdpbusd.
-struct BuiltKernels {
-  std::vector<std::string> implementations;
-  bool callsVnni = false;
-};
-
-BuiltKernels kernelsOf(const relay::IRModule& mod) {
-  const BuiltModule built = build(mod, vnniTarget());
-  BuiltKernels out;
-  for (const KernelStrategy& k : built.strategies)
-    for (const std::string& line : explainStrategy(k)) out.implementations.push_back(line);
-  for (const tir::PrimFunc& f : built.kernels)
-    out.callsVnni =
-        out.callsVnni || tir::toScript(f).find("llvm.x86.avx512.vpdpbusd.512") != std::string::npos;
-  return out;
-}
-
-bool mentions(const std::vector<std::string>& lines, const std::string& what) {
-  for (const std::string& l : lines)
-    if (l.find(what) != std::string::npos) return true;
-  return false;
 }
 
 struct ConvCase {
@@ -99,7 +58,7 @@ TEST_P(X86Int8Conv2d, MatchesInterpreterBitForBit) {
   attrs.kernelSize = std::vector<int64_t>{c.k, c.k};
   attrs.outDtype = DataType::int32();
   Expr y = relay::nn::conv2d(relay::var("x", tensorType({1, c.c, c.h, c.w}, c.dtype)),
-                             int8Weight({c.oc, c.c, c.k, c.k}, 3), attrs);
+                             int8Constant({c.oc, c.c, c.k, c.k}, 3), attrs);
   if (c.epilogue)
     y = requantize(y, relay::callOp("expand_dims", {int32Bias(c.oc, 4)},
                                     {{"axis", AttrValue::integer(1)},
@@ -107,13 +66,13 @@ TEST_P(X86Int8Conv2d, MatchesInterpreterBitForBit) {
   const relay::IRModule mod = moduleOf(y);
   EXPECT_TRUE(matchesInterpreter(mod, 5, 1e-4, 1e-5, 3, vnniTarget()));
   if (!hostHasVnni()) GTEST_SKIP() << "the host has no AVX-512 VNNI: generic int8 kernels only";
-  const BuiltKernels k = kernelsOf(mod);
+  const BuiltKernels k = kernelsOf(mod, vnniTarget());
   // Pointwise convolutions over whole vectors of 16 pixels are products over pixels.
   const bool overPixels = c.k == 1 && c.stride == 1 && c.pad == 0 && (c.h * c.w) % 16 == 0 &&
                           (c.w >= 16 || 16 % c.w == 0);
-  EXPECT_TRUE(mentions(k.implementations, overPixels ? "nn.conv2d: conv2d_1x1_int8_vnni.x86"
-                                                     : "nn.conv2d: conv2d_nchw_int8_vnni.x86"));
-  EXPECT_TRUE(k.callsVnni) << ::testing::PrintToString(k.implementations);
+  EXPECT_TRUE(k.mentions(overPixels ? "nn.conv2d: conv2d_1x1_int8_vnni.x86"
+                                    : "nn.conv2d: conv2d_nchw_int8_vnni.x86"));
+  EXPECT_TRUE(k.callsVnni()) << ::testing::PrintToString(k.implementations);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -148,15 +107,15 @@ class X86Int8Dense : public ::testing::TestWithParam<DenseCase> {};
 TEST_P(X86Int8Dense, MatchesInterpreterBitForBit) {
   const DenseCase c = GetParam();
   Expr y = relay::callOp(
-      "nn.dense", {relay::var("x", tensorType({c.m, c.k}, c.dtype)), int8Weight({c.n, c.k}, 7)},
+      "nn.dense", {relay::var("x", tensorType({c.m, c.k}, c.dtype)), int8Constant({c.n, c.k}, 7)},
       {{"out_dtype", AttrValue::string("int32")}});
   if (c.epilogue) y = requantize(y, int32Bias(c.n, 8));
   const relay::IRModule mod = moduleOf(y);
   EXPECT_TRUE(matchesInterpreter(mod, 11));
   if (!hostHasVnni()) GTEST_SKIP() << "the host has no AVX-512 VNNI: generic int8 kernels only";
-  const BuiltKernels k = kernelsOf(mod);
-  EXPECT_TRUE(mentions(k.implementations, "nn.dense: dense_int8_vnni.x86"));
-  EXPECT_TRUE(k.callsVnni);
+  const BuiltKernels k = kernelsOf(mod, vnniTarget());
+  EXPECT_TRUE(k.mentions("nn.dense: dense_int8_vnni.x86"));
+  EXPECT_TRUE(k.callsVnni());
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, X86Int8Dense,
@@ -178,10 +137,9 @@ TEST(X86Int8, DeclinedCallsStayExact) {
   attrs.outDtype = DataType::int32();
   const relay::IRModule grouped =
       moduleOf(relay::nn::conv2d(relay::var("x", tensorType({1, 8, 9, 9}, DataType::int8())),
-                                 int8Weight({16, 4, 3, 3}, 1), attrs));
+                                 int8Constant({16, 4, 3, 3}, 1), attrs));
   EXPECT_TRUE(matchesInterpreter(grouped, 2));
-  EXPECT_FALSE(
-      mentions(kernelsOf(grouped).implementations, "nn.conv2d: conv2d_nchw_int8_vnni.x86"));
+  EXPECT_FALSE(kernelsOf(grouped, vnniTarget()).mentions("nn.conv2d: conv2d_nchw_int8_vnni.x86"));
   // A weight that is not a constant cannot be packed.
   const relay::IRModule variable =
       moduleOf(relay::callOp("nn.dense",
@@ -189,7 +147,7 @@ TEST(X86Int8, DeclinedCallsStayExact) {
                               relay::var("w", tensorType({32, 32}, DataType::int8()))},
                              {{"out_dtype", AttrValue::string("int32")}}));
   EXPECT_TRUE(matchesInterpreter(variable, 3));
-  EXPECT_FALSE(kernelsOf(variable).callsVnni);
+  EXPECT_FALSE(kernelsOf(variable, vnniTarget()).callsVnni());
 }
 
 // The packing's compensation row decodes to 128 * the sum of each output channel's weights.
