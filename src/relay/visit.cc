@@ -99,4 +99,11 @@ Expr rewriteBottomUp(const Expr& root, const RewriteFn& rewrite) {
   return memo.at(root.get());
 }
 
+Expr replaceNodes(const Expr& root, const std::unordered_map<const ExprNode*, Expr>& by) {
+  return rewriteBottomUp(root, [&](const Expr& node, const std::vector<Expr>& children) {
+    auto it = by.find(node.get());
+    return it != by.end() ? it->second : withChildren(node, children);
+  });
+}
+
 }  // namespace tessera::relay

@@ -27,4 +27,8 @@ Expr rewriteBottomUp(const Expr& root, const RewriteFn& rewrite);
 /// `node` with its children replaced (returns `node` itself when every child is identical).
 Expr withChildren(const Expr& node, const std::vector<Expr>& children);
 
+/// `root` with every node that is a key of `by` replaced by its value (variables by values,
+/// subexpressions by variables); the rest rebuilt only where something below changed.
+Expr replaceNodes(const Expr& root, const std::unordered_map<const ExprNode*, Expr>& by);
+
 }  // namespace tessera::relay

@@ -90,14 +90,6 @@ Prefix findPrefix(const Function& main) {
   return prefix;
 }
 
-// The body with each cut replaced by its variable.
-Expr replaceNodes(const Expr& body, const std::unordered_map<const ExprNode*, Expr>& by) {
-  return rewriteBottomUp(body, [&](const Expr& node, const std::vector<Expr>& children) {
-    auto it = by.find(node.get());
-    return it != by.end() ? it->second : withChildren(node, children);
-  });
-}
-
 // The suffix, as TVM cuts it: from the result down to the values of a quantized dtype, whatever
 // computes on the way (an input reached on the way passes through @quantized_main too).
 void findSuffixCuts(const Expr& e, const std::vector<DataType>& dtypes,

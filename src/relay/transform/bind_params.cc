@@ -11,7 +11,7 @@
 namespace tessera::relay {
 
 Function bindParams(const Function& fn, const std::map<std::string, NDArray>& params) {
-  std::unordered_map<const VarNode*, Expr> bound;
+  std::unordered_map<const ExprNode*, Expr> bound;
   std::map<std::string, const VarNode*> byName;
   std::vector<Var> kept;
   for (const Var& p : fn->params) {
@@ -27,11 +27,7 @@ Function bindParams(const Function& fn, const std::map<std::string, NDArray>& pa
     bound[p.get()] = makeConstant(params.at(p->nameHint));
   }
   if (bound.empty()) return fn;  // names not found are ignored, as in TVM
-  Expr body = rewriteBottomUp(fn->body, [&](const Expr& node, const std::vector<Expr>& children) {
-    if (auto it = bound.find(node->as<VarNode>()); node->as<VarNode>() && it != bound.end())
-      return it->second;
-    return withChildren(node, children);
-  });
+  Expr body = replaceNodes(fn->body, bound);
   return makeFunction(std::move(kept), std::move(body), fn->retType, fn->attrs, fn->span);
 }
 

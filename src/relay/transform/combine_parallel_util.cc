@@ -71,11 +71,4 @@ Function combineParallelOps(const Function& fn, const std::string& opName, int m
   }
 }
 
-Expr replaceNodes(const Expr& body, const std::unordered_map<const ExprNode*, Expr>& replacements) {
-  return rewriteBottomUp(body, [&](const Expr& node, const std::vector<Expr>& children) {
-    auto it = replacements.find(node.get());
-    return it != replacements.end() ? it->second : withChildren(node, children);
-  });
-}
-
 }  // namespace tessera::relay

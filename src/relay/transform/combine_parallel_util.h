@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "relay/expr.h"
+#include "relay/visit.h"
 
 namespace tessera::relay {
 
@@ -24,8 +25,5 @@ using CombineGroupFn =
 Function combineParallelOps(const Function& fn, const std::string& opName, int minNumBranches,
                             const CombineSupportedFn& supported,
                             const CombineCompatibleFn& compatible, const CombineGroupFn& combine);
-
-/// `body` with each node that is a key of `replacements` replaced by its value.
-Expr replaceNodes(const Expr& body, const std::unordered_map<const ExprNode*, Expr>& replacements);
 
 }  // namespace tessera::relay

@@ -4,6 +4,7 @@
 // @dequantize_outputs).
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "relay/transform/passes.h"
 #include "relay/type_infer.h"
@@ -13,38 +14,50 @@
 namespace tessera::relay {
 namespace {
 
-// A call's arguments bound to the callee's parameters in a copy of its body (its own calls of
-// globals inlined first, `depth` levels down at most).
-Expr inlineCalls(const Expr& body, const IRModule& module, int depth) {
-  return rewriteBottomUp(body, [&](const Expr& node, const std::vector<Expr>& children) {
-    const auto* call = node->as<CallNode>();
-    const auto* global = call ? call->op->as<GlobalVarNode>() : nullptr;
-    if (!global) return withChildren(node, children);
-    const Function& callee = module.lookup(global->name);
-    // A function partitioned for a device's code generator (Composite, Compiler) stays a call:
-    // compiling it for the CPU instead is not what its caller asked for.
-    if (callee->attrs.has("Composite") || callee->attrs.has("Compiler"))
-      return withChildren(node, children);
-    if (depth > 64)
-      throwDiagnostic("inline", "@" + global->name + " calls itself (recursion is not inlined)",
-                      node->span);
-    std::unordered_map<const ExprNode*, Expr> args;
-    // children: the callee, then the arguments.
-    for (size_t i = 0; i < callee->params.size() && i + 1 < children.size(); ++i)
-      args[callee->params[i].get()] = children[i + 1];
-    Expr inlined = inlineCalls(callee->body, module, depth + 1);
-    return rewriteBottomUp(inlined, [&](const Expr& n, const std::vector<Expr>& c) {
-      auto it = args.find(n.get());
-      return it != args.end() ? it->second : withChildren(n, c);
+// Each callee's body with its own calls inlined is built once, however many calls it has; a
+// call then binds its arguments to the callee's parameters in that body.
+class Inliner {
+ public:
+  explicit Inliner(const IRModule& module) : module_(module) {}
+
+  Expr inlineCalls(const Expr& body) {
+    return rewriteBottomUp(body, [&](const Expr& node, const std::vector<Expr>& children) {
+      const auto* call = node->as<CallNode>();
+      const auto* global = call ? call->op->as<GlobalVarNode>() : nullptr;
+      if (!global) return withChildren(node, children);
+      const Function& callee = module_.lookup(global->name);
+      // A function partitioned for a device's code generator (Composite, Compiler) stays a
+      // call: compiling it for the CPU instead is not what its caller asked for.
+      if (callee->attrs.has("Composite") || callee->attrs.has("Compiler"))
+        return withChildren(node, children);
+      std::unordered_map<const ExprNode*, Expr> args;
+      // children: the callee, then the arguments.
+      for (size_t i = 0; i < callee->params.size() && i + 1 < children.size(); ++i)
+        args[callee->params[i].get()] = children[i + 1];
+      return replaceNodes(inlinedBody(global->name, callee, node->span), args);
     });
-  });
-}
+  }
+
+ private:
+  const Expr& inlinedBody(const std::string& name, const Function& callee, const Span& span) {
+    if (auto it = bodies_.find(name); it != bodies_.end()) return it->second;
+    if (!inProgress_.insert(name).second)
+      throwDiagnostic("inline", "@" + name + " calls itself (recursion is not inlined)", span);
+    Expr body = inlineCalls(callee->body);
+    inProgress_.erase(name);
+    return bodies_[name] = std::move(body);
+  }
+
+  const IRModule& module_;
+  std::unordered_map<std::string, Expr> bodies_;
+  std::unordered_set<std::string> inProgress_;
+};
 
 }  // namespace
 
 IRModule inlineGlobalCalls(const IRModule& module) {
   const Function& main = module.main();
-  const Expr body = inlineCalls(main->body, module, 0);
+  const Expr body = Inliner(module).inlineCalls(main->body);
   if (body == main->body) return module;
   IRModule out = module;
   out.add("main", makeFunction(main->params, body, main->retType, main->attrs, main->span));

@@ -1,5 +1,6 @@
-// BindParams and the pass table: golden before/after text, a differential check (exact: the
-// bound values are the values the "before" module is run with) and the table's consistency.
+// BindParams and InlineGlobalCalls, and the pass table: golden before/after text, a differential
+// check (exact: the bound values are the values the "before" module is run with) and the table's
+// consistency.
 #include <gtest/gtest.h>
 
 #include "pass_test_util.h"
@@ -51,6 +52,31 @@ TEST(PassTable, RowsMatchTheirPasses) {
     EXPECT_EQ(pass->info().name, row.name);
     EXPECT_EQ(pass->info().optLevel, row.optLevel) << row.name;
   }
+}
+
+// InlineGlobalCalls (build() runs it first): a callee used twice is inlined at both calls with
+// its own arguments, the inlined functions leave the module, and recursion is an error.
+TEST(InlineGlobalCalls, InlinesEveryCallAndDropsTheCallees) {
+  IRModule m = parseModule(R"(def @main(%x: Tensor[(2), float32]) {
+  %0 = @twice(%x);
+  @twice(%0)
+}
+def @twice(%y: Tensor[(2), float32]) {
+  add(%y, %y)
+})");
+  IRModule inlined = inlineGlobalCalls(m);
+  EXPECT_EQ(printBare(inlined), R"(def @main(%x: Tensor[(2), float32]) -> Tensor[(2), float32] {
+  %0 = add(%x, %x);
+  add(%0, %0)
+}
+)");
+  IRModule recursive = parseModule(R"(def @main(%x: Tensor[(2), float32]) {
+  @loop(%x)
+}
+def @loop(%y: Tensor[(2), float32]) -> Tensor[(2), float32] {
+  @loop(%y)
+})");
+  EXPECT_EQ(test::diagnosticOf([&] { inlineGlobalCalls(recursive); }).code, "inline");
 }
 
 }  // namespace
