@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 
+#include "runtime/arg_check.h"
 #include "runtime/thread_pool.h"
 
 namespace tessera::runtime {
@@ -26,6 +27,7 @@ Registry& registry() {
         {"__TesseraBackendFreeWorkspace", reinterpret_cast<void*>(&TesseraBackendFreeWorkspace)},
         {"__TesseraAPISetLastError", reinterpret_cast<void*>(&TesseraAPISetLastError)},
         {"__TesseraAPISetLastErrorInt", reinterpret_cast<void*>(&TesseraAPISetLastErrorInt)},
+        {"__TesseraAPICheckTensorArg", reinterpret_cast<void*>(&TesseraAPICheckTensorArg)},
     };
     for (const auto& [slot, address] : cpu) fresh->functions[slot] = address;
     return fresh;
@@ -61,6 +63,7 @@ const std::vector<std::string>& cpuRuntimeSlots() {
       "__TesseraBackendParallelLaunch", "__TesseraBackendParallelBarrier",
       "__TesseraBackendAllocWorkspace", "__TesseraBackendFreeWorkspace",
       "__TesseraAPISetLastError",       "__TesseraAPISetLastErrorInt",
+      "__TesseraAPICheckTensorArg",
   };
   return slots;
 }

@@ -98,6 +98,14 @@ class CodeGenLLVM {
   /// Checks the packed arguments and binds parameters, data pointers and shape variables in fn_
   /// (codegen_packed_api.cc).
   void emitPackedPrologue(const tir::PrimFunc& func, llvm::Value* args, llvm::Value* numArgs);
+  /// DLTensor as an LLVM struct, field by field.
+  llvm::StructType* dlTensorType();
+  /// A scalar parameter (a rank-0 tensor), checked inline; returns its value.
+  llvm::Value* emitScalarArgument(llvm::Value* tensor, DataType dtype, const std::string& name);
+  /// One call of TesseraAPICheckTensorArg against the buffer's constant description; the kernel
+  /// returns -1 when it fails.
+  void emitTensorArgumentCheck(llvm::Value* tensor, const tir::BufferNode& buffer,
+                               const std::string& name);
   /// The variables `s` uses that are bound in the current function, in first-use order: what an
   /// outlined function (compute body, parallel task) receives.
   std::vector<const tir::VarNode*> capturedVars(const tir::Stmt& s) const;

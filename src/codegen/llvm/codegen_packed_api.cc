@@ -1,11 +1,15 @@
-// CodeGenLLVM: the packed-function prologue (the calling convention of runtime/module.h; spec §4.3's MakePackedAPI). It checks every
-// argument against the PrimFunc's buffers before any data is touched, binds symbolic shape
-// variables from the first whole-dimension occurrence, and asserts all later occurrences.
+// CodeGenLLVM: the packed-function prologue (the calling convention of runtime/module.h; spec
+// §4.3's MakePackedAPI). It checks every argument against the PrimFunc's buffers before any data is
+// touched, binds symbolic shape variables from the first whole-dimension occurrence, and asserts
+// all later occurrences.
 #include <cstddef>
 
 #include <dlpack/dlpack.h>
 
+#include <llvm/IR/MDBuilder.h>
+
 #include "codegen/llvm/codegen_llvm.h"
+#include "runtime/arg_check.h"
 #include "support/diagnostic.h"
 
 namespace tessera::codegen {
@@ -44,15 +48,91 @@ std::string exprText(const PrimExpr& e) {
 
 }  // namespace
 
-void CodeGenLLVM::emitPackedPrologue(const PrimFunc& func, llvm::Value* args,
-                                     llvm::Value* numArgs) {
+llvm::StructType* CodeGenLLVM::dlTensorType() {
+  auto* ptrTy = builder_.getPtrTy();
   auto* i8 = builder_.getInt8Ty();
   auto* i16 = builder_.getInt16Ty();
   auto* i32 = builder_.getInt32Ty();
+  return llvm::StructType::get(
+      ctx_, {ptrTy, i32, i32, i32, i8, i8, i16, ptrTy, ptrTy, builder_.getInt64Ty()});
+}
+
+llvm::Value* CodeGenLLVM::emitScalarArgument(llvm::Value* tensor, DataType dtype,
+                                             const std::string& name) {
+  auto* i32 = builder_.getInt32Ty();
+  llvm::StructType* tensorTy = dlTensorType();
+  auto field = [&](unsigned index, llvm::Type* type) {
+    return builder_.CreateLoad(type, builder_.CreateStructGEP(tensorTy, tensor, index));
+  };
+  emitCheck(builder_.CreateIsNotNull(tensor), name + " is expected to be a non-null DLTensor");
+  llvm::Value* actualNdim = field(kNdim, i32);
+  emitCheck(builder_.CreateICmpEQ(actualNdim, builder_.getInt32(0)),
+            name + ".ndim is expected to equal 0", actualNdim);
+  llvm::Value* dtypeOk = builder_.CreateAnd(
+      builder_.CreateAnd(
+          builder_.CreateICmpEQ(field(kDtypeCode, builder_.getInt8Ty()),
+                                builder_.getInt8(static_cast<uint8_t>(dtype.code()))),
+          builder_.CreateICmpEQ(field(kDtypeBits, builder_.getInt8Ty()),
+                                builder_.getInt8(dtype.bits()))),
+      builder_.CreateICmpEQ(field(kDtypeLanes, builder_.getInt16Ty()), builder_.getInt16(1)));
+  emitCheck(dtypeOk, name + ".dtype is expected to be " + dtype.name());
+  llvm::Value* deviceType = field(kDeviceType, i32);
+  emitCheck(builder_.CreateICmpEQ(deviceType, builder_.getInt32(kDLCPU)),
+            name + ".device_type is expected to be 1 (CPU)", deviceType);
+  llvm::Value* byteOffset = field(kByteOffset, builder_.getInt64Ty());
+  emitCheck(builder_.CreateICmpEQ(byteOffset, builder_.getInt64(0)),
+            name + ".byte_offset is expected to be 0", byteOffset);
+  llvm::Value* data = field(kData, builder_.getPtrTy());
+  emitCheck(builder_.CreateIsNotNull(data), name + ".data is expected to be non-null");
+  llvm::Value* value = builder_.CreateLoad(memoryType(dtype), data, name);
+  return dtype.isBool() ? builder_.CreateIsNotNull(value) : value;
+}
+
+void CodeGenLLVM::emitTensorArgumentCheck(llvm::Value* tensor, const BufferNode& buffer,
+                                          const std::string& name) {
+  auto* ptrTy = builder_.getPtrTy();
+  auto* i32 = builder_.getInt32Ty();
+  auto* i8 = builder_.getInt8Ty();
+  // A TesseraTensorArgSpec (runtime/arg_check.h) as a private constant.
+  std::vector<llvm::Constant*> dims;
+  for (const PrimExpr& extent : buffer.shape) {
+    const int64_t* c = asConstInt(extent);
+    dims.push_back(builder_.getInt64(c ? *c : kTesseraSymbolicDim));
+  }
+  auto* dimsType = llvm::ArrayType::get(builder_.getInt64Ty(), dims.size());
+  auto* dimsGlobal =
+      new llvm::GlobalVariable(module_, dimsType, true, llvm::GlobalValue::PrivateLinkage,
+                               llvm::ConstantArray::get(dimsType, dims), ".shape");
+  auto* specType = llvm::StructType::get(ctx_, {ptrTy, ptrTy, ptrTy, ptrTy, i32, i8, i8});
+  const std::string shapeName = funcName_ + "_" + buffer.name + "_shape";
+  auto* spec = llvm::ConstantStruct::get(
+      specType, {llvm::cast<llvm::Constant>(stringConstant(name)),
+                 llvm::cast<llvm::Constant>(stringConstant(shapeName)),
+                 llvm::cast<llvm::Constant>(stringConstant(buffer.dtype.name())), dimsGlobal,
+                 builder_.getInt32(static_cast<int32_t>(dims.size())),
+                 builder_.getInt8(static_cast<uint8_t>(buffer.dtype.code())),
+                 builder_.getInt8(static_cast<uint8_t>(buffer.dtype.bits()))});
+  auto* specGlobal = new llvm::GlobalVariable(module_, specType, true,
+                                              llvm::GlobalValue::PrivateLinkage, spec, ".argspec");
+  auto* checkType = llvm::FunctionType::get(i32, {ptrTy, ptrTy}, false);
+  llvm::Value* status = builder_.CreateCall(
+      checkType, runtimeFunction("__TesseraAPICheckTensorArg", checkType), {tensor, specGlobal});
+  // The runtime has recorded the message; the kernel only returns.
+  auto* fail = llvm::BasicBlock::Create(ctx_, "arg_fail", fn_.function);
+  auto* pass = llvm::BasicBlock::Create(ctx_, "arg_ok", fn_.function);
+  llvm::MDBuilder md(ctx_);
+  builder_.CreateCondBr(builder_.CreateICmpEQ(status, builder_.getInt32(0)), pass, fail,
+                        md.createLikelyBranchWeights());
+  builder_.SetInsertPoint(fail);
+  builder_.CreateRet(builder_.getInt32(-1));
+  builder_.SetInsertPoint(pass);
+}
+
+void CodeGenLLVM::emitPackedPrologue(const PrimFunc& func, llvm::Value* args,
+                                     llvm::Value* numArgs) {
   auto* i64 = builder_.getInt64Ty();
   auto* ptrTy = builder_.getPtrTy();
-  auto* tensorTy =
-      llvm::StructType::get(ctx_, {ptrTy, i32, i32, i32, i8, i8, i16, ptrTy, ptrTy, i64});
+  llvm::StructType* tensorTy = dlTensorType();
   const std::string& f = funcName_;
   int n = static_cast<int>(func->params.size());
   emitCheck(builder_.CreateICmpEQ(numArgs, builder_.getInt32(n)),
@@ -73,96 +153,39 @@ void CodeGenLLVM::emitPackedPrologue(const PrimFunc& func, llvm::Value* args,
     std::string name = f + "." + (buffer ? buffer->name : param->name);
     llvm::Value* slot = builder_.CreateInBoundsGEP(ptrTy, args, builder_.getInt32(i));
     llvm::Value* tensor = builder_.CreateLoad(ptrTy, slot, param->name);
-    emitCheck(builder_.CreateIsNotNull(tensor), name + " is expected to be a non-null DLTensor");
+    if (!buffer) {
+      fn_.vars[param.get()] = emitScalarArgument(tensor, param->dtype, name);
+      continue;
+    }
+    emitTensorArgumentCheck(tensor, *buffer.get(), name);
+    fn_.vars[param.get()] = tensor;
     auto field = [&](DLTensorField index, llvm::Type* type) {
       return builder_.CreateLoad(type, builder_.CreateStructGEP(tensorTy, tensor, index));
     };
-    DataType dtype = buffer ? buffer->dtype : param->dtype;
-    int ndim = buffer ? buffer->ndim() : 0;
-    llvm::Value* actualNdim = field(kNdim, i32);
-    emitCheck(builder_.CreateICmpEQ(actualNdim, builder_.getInt32(ndim)),
-              name + ".ndim is expected to equal " + std::to_string(ndim), actualNdim);
-    llvm::Value* dtypeOk = builder_.CreateAnd(
-        builder_.CreateAnd(
-            builder_.CreateICmpEQ(field(kDtypeCode, i8),
-                                  builder_.getInt8(static_cast<uint8_t>(dtype.code()))),
-            builder_.CreateICmpEQ(field(kDtypeBits, i8), builder_.getInt8(dtype.bits()))),
-        builder_.CreateICmpEQ(field(kDtypeLanes, i16), builder_.getInt16(1)));
-    emitCheck(dtypeOk, name + ".dtype is expected to be " + dtype.name());
-    llvm::Value* deviceType = field(kDeviceType, i32);
-    emitCheck(builder_.CreateICmpEQ(deviceType, builder_.getInt32(kDLCPU)),
-              name + ".device_type is expected to be 1 (CPU)", deviceType);
-    llvm::Value* byteOffset = field(kByteOffset, i64);
-    emitCheck(builder_.CreateICmpEQ(byteOffset, builder_.getInt64(0)),
-              name + ".byte_offset is expected to be 0", byteOffset);
+    const int ndim = buffer->ndim();
     llvm::Value* data = field(kData, ptrTy);
-    fn_.vars[param.get()] = tensor;
-
-    if (!buffer) {
-      // A scalar parameter: a rank-0 tensor holding the value.
-      emitCheck(builder_.CreateIsNotNull(data), name + ".data is expected to be non-null");
-      llvm::Value* value = builder_.CreateLoad(memoryType(dtype), data, param->name);
-      if (dtype.isBool()) value = builder_.CreateIsNotNull(value);
-      fn_.vars[param.get()] = value;
-      continue;
-    }
-
     llvm::Value* shape = field(kShape, ptrTy);
-    std::vector<llvm::Value*> dims;
-    llvm::Value* numel = builder_.getInt64(1);
     for (int d = 0; d < ndim; ++d) {
+      const PrimExpr& expected = buffer->shape[d];
+      if (asConstInt(expected) != nullptr) continue;  // checked by TesseraAPICheckTensorArg
       llvm::Value* dim =
           builder_.CreateLoad(i64, builder_.CreateInBoundsGEP(i64, shape, builder_.getInt32(d)));
-      dims.push_back(dim);
-      numel = builder_.CreateMul(numel, dim);
-      const PrimExpr& expected = buffer->shape[d];
-      std::string where = name + ".shape[" + std::to_string(d) + "]";
-      std::string message = "Argument " + where +
-                            " has an unsatisfied constraint: " + exprText(expected) + " == " + f +
+      std::string message = "Argument " + name + ".shape[" + std::to_string(d) +
+                            "] has an unsatisfied constraint: " + exprText(expected) + " == " + f +
                             "_" + buffer->name + "_shape[" + std::to_string(d) + "]";
-      if (const int64_t* c = asConstInt(expected)) {
-        emitCheck(builder_.CreateICmpEQ(dim, builder_.getInt64(*c)), message, dim);
-        continue;
-      }
       const auto* var = expected->as<VarNode>();
       if (var == nullptr) {
         deferred.push_back({expected, dim, message});
         continue;
       }
-      llvm::Type* varType = llvmType(var->dtype);
       auto it = fn_.vars.find(var);
       if (it == fn_.vars.end()) {
-        llvm::Value* bound = builder_.CreateTrunc(dim, varType, var->name);
-        fn_.vars[var] = bound;
+        fn_.vars[var] = builder_.CreateTrunc(dim, llvmType(var->dtype), var->name);
         continue;
       }
       emitCheck(builder_.CreateICmpEQ(builder_.CreateSExtOrTrunc(it->second, i64), dim), message,
                 dim);
     }
-    // Compactness: strides, when given, must be row-major (size-1 dimensions may have any).
-    llvm::Value* strides = field(kStrides, ptrTy);
-    if (ndim > 0) {
-      auto* checkBB = llvm::BasicBlock::Create(ctx_, "check_strides", fn_.function);
-      auto* doneBB = llvm::BasicBlock::Create(ctx_, "strides_ok", fn_.function);
-      builder_.CreateCondBr(builder_.CreateIsNull(strides), doneBB, checkBB);
-      builder_.SetInsertPoint(checkBB);
-      llvm::Value* expectedStride = builder_.getInt64(1);
-      llvm::Value* compact = builder_.getTrue();
-      for (int d = ndim - 1; d >= 0; --d) {
-        llvm::Value* stride = builder_.CreateLoad(
-            i64, builder_.CreateInBoundsGEP(i64, strides, builder_.getInt32(d)));
-        llvm::Value* ok = builder_.CreateOr(builder_.CreateICmpEQ(stride, expectedStride),
-                                            builder_.CreateICmpEQ(dims[d], builder_.getInt64(1)));
-        compact = builder_.CreateAnd(compact, ok);
-        expectedStride = builder_.CreateMul(expectedStride, dims[d]);
-      }
-      emitCheck(compact, name + ".strides: expected to be compact array");
-      builder_.CreateBr(doneBB);
-      builder_.SetInsertPoint(doneBB);
-    }
-    emitCheck(builder_.CreateOr(builder_.CreateIsNotNull(data),
-                                builder_.CreateICmpEQ(numel, builder_.getInt64(0))),
-              name + ".data is expected to be non-null");
     fn_.vars[buffer->data.get()] = data;
   }
   for (const Deferred& d : deferred) {
