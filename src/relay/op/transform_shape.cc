@@ -1,7 +1,9 @@
 // Shape transforms: reshape (with the special values of spec §3.4), reshape_like, transpose,
 // broadcast_to, expand_dims, squeeze and layout_transform. The reshape-like ops only change the
 // shape, so their kernels copy the buffer; the others move elements with plain index arithmetic.
+#include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 
 #include "ir/layout.h"
@@ -18,6 +20,55 @@ void copyElement(const NDArray& from, int64_t i, const NDArray& to, int64_t j) {
   const int64_t size = from.dtype().bytes();
   std::memcpy(static_cast<char*>(to.data()) + j * size,
               static_cast<const char*>(from.data()) + i * size, static_cast<size_t>(size));
+}
+
+std::vector<int64_t> rowMajorStrides(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t k = shape.size(); k-- > 1;) strides[k - 1] = strides[k] * shape[k];
+  return strides;
+}
+
+// The input offsets of the n elements of the output row at `coords` (its last coordinate is 0).
+using RowOffsets = std::function<void(const std::vector<int64_t>&, int64_t*, int64_t)>;
+
+template <typename T>
+void gatherRowsTyped(const T* in, T* out, const std::vector<int64_t>& shape,
+                     const RowOffsets& rowOffsets) {
+  const int64_t rowLength = shape.empty() ? 1 : shape.back();
+  if (rowLength == 0) return;
+  int64_t rows = 1;
+  for (size_t k = 0; k + 1 < shape.size(); ++k) rows *= shape[k];
+  std::vector<int64_t> coords(shape.size(), 0);
+  std::vector<int64_t> offsets(static_cast<size_t>(rowLength));
+  for (int64_t r = 0; r < rows; ++r) {
+    rowOffsets(coords, offsets.data(), rowLength);
+    for (int64_t i = 0; i < rowLength; ++i) out[r * rowLength + i] = in[offsets[i]];
+    for (size_t k = shape.empty() ? 0 : shape.size() - 1; k-- > 0;) {  // on to the next row
+      if (++coords[k] < shape[k]) break;
+      coords[k] = 0;
+    }
+  }
+}
+
+// out[o] = x[offset(o)], the offsets computed a row at a time rather than unravelled per element:
+// constant folding moves every weight of a model through transpose and layout_transform.
+void gatherRows(const NDArray& x, NDArray& out, const RowOffsets& rowOffsets) {
+  switch (x.dtype().bytes()) {
+    case 1:
+      return gatherRowsTyped(static_cast<const uint8_t*>(x.data()),
+                             static_cast<uint8_t*>(out.data()), out.shape(), rowOffsets);
+    case 2:
+      return gatherRowsTyped(static_cast<const uint16_t*>(x.data()),
+                             static_cast<uint16_t*>(out.data()), out.shape(), rowOffsets);
+    case 4:
+      return gatherRowsTyped(static_cast<const uint32_t*>(x.data()),
+                             static_cast<uint32_t*>(out.data()), out.shape(), rowOffsets);
+    case 8:
+      return gatherRowsTyped(static_cast<const uint64_t*>(x.data()),
+                             static_cast<uint64_t*>(out.data()), out.shape(), rowOffsets);
+    default:
+      TS_CHECK(false) << "no element copy for " << x.dtype().bytes() << "-byte elements";
+  }
 }
 
 // Kernel of the ops that keep the row-major element order and only relabel the shape.
@@ -220,12 +271,16 @@ Value transposeKernel(const std::vector<Value>& args, const AttrsNode* attrs, co
   NDArray out = allocTensor(outType);
   const std::vector<int64_t> perm =
       permutation(attrsOrDefault<TransposeAttrs>(attrs), makeShape(x.shape()), nullptr);
-  std::vector<int64_t> inCoords(perm.size());
-  for (int64_t o = 0; o < out.numel(); ++o) {
-    const std::vector<int64_t> outCoords = unravelIndex(o, out.shape());
-    for (size_t k = 0; k < perm.size(); ++k) inCoords[perm[k]] = outCoords[k];
-    copyElement(x, ravelIndex(inCoords, x.shape()), out, o);
-  }
+  const std::vector<int64_t> inStrides = rowMajorStrides(x.shape());
+  // Output axis k walks input axis perm[k]: the input offset is linear in the output coordinates.
+  std::vector<int64_t> step(perm.size());
+  for (size_t k = 0; k < perm.size(); ++k) step[k] = inStrides[perm[k]];
+  gatherRows(x, out, [&](const std::vector<int64_t>& coords, int64_t* offsets, int64_t n) {
+    int64_t base = 0;
+    for (size_t k = 0; k + 1 < coords.size(); ++k) base += coords[k] * step[k];
+    const int64_t inner = step.empty() ? 0 : step.back();
+    for (int64_t i = 0; i < n; ++i) offsets[i] = base + i * inner;
+  });
   return out;
 }
 
@@ -345,7 +400,8 @@ std::optional<Type> layoutTransformRel(const TypeReporter& r) {
 }
 
 // Each output element's primal coordinates (outer * factor + inner per letter) are re-split by the
-// source layout's factors to find the input element.
+// source layout's factors to find the input element. Along an output row only the innermost
+// axis's letter changes, so only the source axes of that letter are recomputed per element.
 Value layoutTransformKernel(const std::vector<Value>& args, const AttrsNode* attrs,
                             const Type& outType) {
   const NDArray& x = tensorAt(args, 0);
@@ -354,30 +410,48 @@ Value layoutTransformKernel(const std::vector<Value>& args, const AttrsNode* att
   const Layout src = *Layout::parse(a->srcLayout);
   const Layout dst = *Layout::parse(a->dstLayout);
   NDArray out = allocTensor(outType);
-  std::vector<int64_t> inCoords(src.axes().size());
-  for (int64_t o = 0; o < out.numel(); ++o) {
-    const std::vector<int64_t> outCoords = unravelIndex(o, out.shape());
+  struct Part {
+    int letter;      ///< 0..25
+    bool primal;     ///< the outer part (p / factor) or a sub-axis (p % factor)
+    int64_t factor;  ///< 1 for a primal axis that is not split
+    int64_t stride;  ///< of the source axis, in elements (0 for output axes)
+  };
+  auto partsOf = [](const Layout& layout, const std::vector<int64_t>& strides) {
+    std::vector<Part> parts;
+    for (size_t k = 0; k < layout.axes().size(); ++k) {
+      const LayoutAxis& axis = layout.axes()[k];
+      const int64_t sub = axis.isPrimal() ? layout.subFactor(axis.letter) : axis.factor;
+      parts.push_back({axis.isPrimal() ? axis.letter - 'A' : axis.letter - 'a', axis.isPrimal(),
+                       sub > 0 ? sub : 1, strides.empty() ? 0 : strides[k]});
+    }
+    return parts;
+  };
+  const std::vector<Part> from = partsOf(src, rowMajorStrides(x.shape()));
+  const std::vector<Part> to = partsOf(dst, {});
+  auto sourceTerm = [](const Part& p, int64_t primal) {
+    return (p.primal ? primal / p.factor : primal % p.factor) * p.stride;
+  };
+  gatherRows(x, out, [&](const std::vector<int64_t>& coords, int64_t* offsets, int64_t n) {
+    if (to.empty()) {
+      offsets[0] = 0;
+      return;
+    }
     int64_t primal[26] = {};
-    for (size_t k = 0; k < dst.axes().size(); ++k) {
-      const LayoutAxis& axis = dst.axes()[k];
-      if (axis.isPrimal()) {
-        const int64_t factor = dst.subFactor(axis.letter);
-        primal[axis.letter - 'A'] += outCoords[k] * (factor > 0 ? factor : 1);
-      } else {
-        primal[axis.letter - 'a'] += outCoords[k];
-      }
+    for (size_t k = 0; k < coords.size(); ++k)
+      primal[to[k].letter] += coords[k] * (to[k].primal ? to[k].factor : 1);
+    const Part& inner = to.back();
+    const int64_t innerStep = inner.primal ? inner.factor : 1;
+    int64_t base = 0;
+    for (const Part& p : from)
+      if (p.letter != inner.letter) base += sourceTerm(p, primal[p.letter]);
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t value = primal[inner.letter] + i * innerStep;
+      int64_t offset = base;
+      for (const Part& p : from)
+        if (p.letter == inner.letter) offset += sourceTerm(p, value);
+      offsets[i] = offset;
     }
-    for (size_t k = 0; k < src.axes().size(); ++k) {
-      const LayoutAxis& axis = src.axes()[k];
-      if (axis.isPrimal()) {
-        const int64_t factor = src.subFactor(axis.letter);
-        inCoords[k] = primal[axis.letter - 'A'] / (factor > 0 ? factor : 1);
-      } else {
-        inCoords[k] = primal[axis.letter - 'a'] % axis.factor;
-      }
-    }
-    copyElement(x, ravelIndex(inCoords, x.shape()), out, o);
-  }
+  });
   return out;
 }
 
