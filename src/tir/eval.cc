@@ -108,6 +108,7 @@ void Interpreter::allocate(int dataSlot, int64_t elements, DataType dtype) {
   if (elements < 0) throwDiagnostic("tir_eval", "allocation of a negative number of elements");
   auto mem = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(elements) * dtype.bytes());
   storage_[dataSlot] = Storage{mem->data(), static_cast<int64_t>(mem->size()), mem};
+  vars_[dataSlot].i = dataSlot;
 }
 
 void Interpreter::outOfBounds(int slot, const int64_t* idx, size_t n, const char* access,
@@ -204,7 +205,12 @@ Scalar Interpreter::eval(int id, int lane) {
     case Op::kLet: {
       Scalar v = eval(e.kids[0], lane);
       const ExprCode& valueCode = p_.exprs[e.kids[0]];
-      if (valueCode.lanes > 1) {
+      if (valueCode.dtype.isHandle()) {
+        // A pointer chosen at run time (SelectLoadSource): the variable's value is the slot of
+        // the data variable whose storage it names, and buffers on it read that storage.
+        storage_[e.slot] = storage_[v.i];
+        vars_[e.slot] = v;
+      } else if (valueCode.lanes > 1) {
         std::vector<Scalar>& lanes = vecVars_[e.slot];
         lanes.resize(valueCode.lanes);
         lanes[lane] = v;
@@ -287,6 +293,7 @@ void Interpreter::execBlock(const StmtCode& s) {
     view.elemOffset = offset;
     view.ready = true;
     storage_[p_.buffers[m.viewBuffer].dataSlot] = storage_[p_.buffers[m.sourceBuffer].dataSlot];
+    vars_[p_.buffers[m.viewBuffer].dataSlot] = vars_[p_.buffers[m.sourceBuffer].dataSlot];
     for (size_t d = 0; d < m.strideSlots.size() && d < rank; ++d)
       if (m.strideSlots[d] >= 0) vars_[m.strideSlots[d]].i = view.strides[d];
     if (m.elemOffsetSlot >= 0) vars_[m.elemOffsetSlot].i = offset;
@@ -409,6 +416,7 @@ void Interpreter::bindParams(const std::string& funcName, const std::vector<NDAr
       vars_[p_.exprs[info.elemOffset].slot].i = 0;
     storage_[info.dataSlot] =
         Storage{static_cast<uint8_t*>(arr.data()), static_cast<int64_t>(arr.nbytes()), nullptr};
+    vars_[info.dataSlot].i = info.dataSlot;  // a handle's value: its slot
     declare(slot);
     constLayout_[slot] = true;  // shape variables are fixed for the whole call
   }

@@ -61,6 +61,8 @@ const std::vector<PassRow>& pipeline() {
        [](const PrimFunc& f, const LowerOptions&) { return removeNoOp(f); }},
       {"RewriteUnsafeSelect", 3, always,
        [](const PrimFunc& f, const LowerOptions&) { return rewriteUnsafeSelect(f); }},
+      {"SelectLoadSource", 3, always,
+       [](const PrimFunc& f, const LowerOptions&) { return selectLoadSource(f); }},
       {"CommonSubexprElimTIR", 3, [](const LowerOptions& o) { return !o.disableCse; },
        [](const PrimFunc& f, const LowerOptions&) { return commonSubexprElim(f); }},
   };

@@ -62,6 +62,9 @@ PrimFunc unrollLoop(const PrimFunc& func, const UnrollOptions& options = {});
 PrimFunc removeNoOp(const PrimFunc& func);
 /// Turns a `Select` whose branches read memory into the lazy `tir.if_then_else`.
 PrimFunc rewriteUnsafeSelect(const PrimFunc& func);
+/// Reads a chain of lazy selects between loads at constant offsets of one index (a concatenation)
+/// through one selected pointer, so the loop needs no copy per branch.
+PrimFunc selectLoadSource(const PrimFunc& func);
 /// Binds repeated non-trivial subexpressions of one statement to `cse_var_N` let variables.
 PrimFunc commonSubexprElim(const PrimFunc& func);
 

@@ -1,5 +1,5 @@
-// Phase-3 passes: RemoveNoOp, RewriteUnsafeSelect, CommonSubexprElimTIR (golden before/after and
-// differential checks with tir::evaluate).
+// Phase-3 passes: RemoveNoOp, RewriteUnsafeSelect, SelectLoadSource, CommonSubexprElimTIR (golden
+// before/after and differential checks with tir::evaluate).
 #include <gtest/gtest.h>
 
 #include "tir/transform/transform.h"
@@ -61,6 +61,55 @@ TEST(RewriteUnsafeSelect, SelectWithLoadBecomesIfThenElse) {
                             bufferStore(b, floatImm(0), {i}));
   PrimFunc reference = makePrimFunc("main", {a, b}, loop(i, 10, seq({safe, guarded})));
   EXPECT_TRUE(sameResults(reference, g));
+}
+
+// The loop of a three-input concatenation along the outer axis: C[c, j] from A (2 rows), B (1 row)
+// or D (1 row), each 4 wide.
+PrimFunc concatenation(bool alongInnerAxis) {
+  Buffer a = constBuffer("A", {8}), b = constBuffer("B", {4}), d = constBuffer("D", {4});
+  Buffer c = constBuffer("C", {16});
+  Var i = makeVar("i"), j = makeVar("j");
+  if (alongInnerAxis) {
+    // C[i, j] (4 x 4) from A (4 x 2), B (4 x 1), D (4 x 1): the offsets depend on i.
+    PrimExpr value = ifThenElse(
+        lt(j, intImm(2)), bufferLoad(a, {i * 2 + j}),
+        ifThenElse(lt(j, intImm(3)), bufferLoad(b, {i + j - 2}), bufferLoad(d, {i + j - 3})));
+    return makePrimFunc("main", {a, b, d, c},
+                        loop(i, 4, loop(j, 4, bufferStore(c, value, {i * 4 + j}))));
+  }
+  PrimExpr value = ifThenElse(lt(i, intImm(2)), bufferLoad(a, {i * 4 + j}),
+                              ifThenElse(lt(i, intImm(3)), bufferLoad(b, {i * 4 + j - 8}),
+                                         bufferLoad(d, {i * 4 + j - 12})));
+  return makePrimFunc("main", {a, b, d, c},
+                      loop(i, 4, loop(j, 4, bufferStore(c, value, {i * 4 + j}))));
+}
+
+TEST(SelectLoadSource, ConcatenationReadsThroughOneSelectedPointer) {
+  PrimFunc f = concatenation(/*alongInnerAxis=*/false);
+  PrimFunc g = tf::selectLoadSource(f);
+  EXPECT_EQ(
+      script(g),
+      R"(def main(A: T.Buffer((8,), "float32"), B: T.Buffer((4,), "float32"), D: T.Buffer((4,), "float32"), C: T.Buffer((16,), "float32")):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    for i, j in T.grid(4, 4):
+        concat_src = T.Buffer((8,), data=concat_src)
+        C[i * 4 + j] = T.Let(concat_src[i * 4 + j + T.Select(i < 2, 0, T.Select(i < 3, -8, -12))], where={concat_src_1: T.Select(i < 2, A.data, T.Select(i < 3, B.data, D.data))})
+)");
+  EXPECT_TRUE(sameResults(f, g));
+}
+
+TEST(SelectLoadSource, LeavesOffsetsThatVaryAndNonLoadBranches) {
+  // Along the inner axis the inputs' indices differ by multiples of i: no constant offset.
+  PrimFunc inner = concatenation(/*alongInnerAxis=*/true);
+  EXPECT_EQ(script(tf::selectLoadSource(inner)), script(inner));
+  // A padded read (one branch a constant) is not a choice between buffers.
+  Buffer a = constBuffer("A", {8}), b = constBuffer("B", {10});
+  Var i = makeVar("i");
+  PrimFunc padded = makePrimFunc(
+      "main", {a, b},
+      loop(i, 10,
+           bufferStore(b, ifThenElse(lt(i, intImm(8)), bufferLoad(a, {i}), floatImm(0)), {i})));
+  EXPECT_EQ(script(tf::selectLoadSource(padded)), script(padded));
 }
 
 TEST(CommonSubexprElim, SharesRepeatedIndexArithmetic) {

@@ -178,7 +178,7 @@ TEST(LowerPipeline, PrintHookAndUserPassesRunInOrder) {
   expected.push_back("MyPhase3");
   EXPECT_EQ(seen, expected);
   EXPECT_EQ(tf::lowerPassNames().front(), "LowerInitBlock");
-  EXPECT_EQ(tf::lowerPassNames().size(), 19u);
+  EXPECT_EQ(tf::lowerPassNames().size(), 20u);
 }
 
 TEST(LowerPipeline, DeterministicOutput) {
