@@ -83,6 +83,9 @@ Function backwardFold(const Function& fn) {
       for (int side = 0; side < 2; ++side) {
         auto m = msgs.find(call->args[side].get());
         if (m == msgs.end()) continue;
+        // Only a constant scale (see ForwardFoldScaleAxis): a run-time one would be applied to
+        // the whole weight on every inference.
+        if (!call->args[1 - side]->as<ConstantNode>()) break;
         Expr s = call->args[1 - side];
         if (!matchAxes(call->args[side], s, m->second.axes, &s)) break;
         if (m->second.requirePositive && !allPositiveConstant(call->args[1 - side])) break;

@@ -110,8 +110,12 @@ class ForwardFolder {
     const MaybeMessage m = messageOf(node);
     if (callOf(node, {"multiply"}) && m && !sc(0) && !sc(1)) {
       for (int side = 0; side < 2; ++side) {
-        Expr s = oargs[1 - side];
-        if (!matchAxes(oargs[side], s, m->axes, &s)) continue;
+        // Only a constant scale: a scale computed at run time (a squeeze-excitation gate) would
+        // multiply the whole weight on every inference instead of the activations, and the
+        // weight could no longer be packed ahead of time.
+        if (!oargs[1 - side]->as<ConstantNode>()) continue;
+        Expr s = args[1 - side];
+        if (!matchAxes(oargs[side], oargs[1 - side], m->axes, &s)) continue;
         if (m->requirePositive && !allPositiveConstant(oargs[1 - side])) continue;
         scaled_[node.get()] = Scaled{m->axes, s};
         return args[side];  // the multiply disappears; its consumers absorb the scale

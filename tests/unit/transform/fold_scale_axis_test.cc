@@ -178,6 +178,30 @@ TEST(FoldScaleAxis, ForwardScaleWithAnotherConsumerIsKept) {
   EXPECT_EQ(printBare(after), printBare(before));
 }
 
+TEST(FoldScaleAxis, RunTimeScaleIsNotFolded) {
+  // A squeeze-excitation block (EfficientNet): the gate multiplying the expand conv's output is
+  // computed at run time. Folding it would scale the project conv's whole weight on every
+  // inference; it also used to copy the gate's original subgraph, and with it every conv above it
+  // (efficientnet_b0: 81 convs became 126).
+  IRModule before = bindRandom(
+      parseModule(
+          R"(def @main(%x: Tensor[(1, 4, 6, 6), float32], %w1: Tensor[(8, 4, 1, 1), float32], %w2: Tensor[(8, 8, 1, 1), float32], %w3: Tensor[(4, 8, 1, 1), float32]) {
+  %0 = nn.conv2d(%x, %w1, channels=8, kernel_size=[1, 1]);
+  %1 = nn.global_avg_pool2d(%0);
+  %2 = nn.conv2d(%1, %w2, channels=8, kernel_size=[1, 1]);
+  %3 = sigmoid(%2);
+  %4 = multiply(%0, %3);
+  nn.conv2d(%4, %w3, channels=4, kernel_size=[1, 1])
+})"),
+      "x");
+  for (const Pass& pass : {forwardFoldScaleAxisPass(), backwardFoldScaleAxisPass()}) {
+    IRModule after = runPass(pass, before);
+    EXPECT_EQ(printBare(after), printBare(runPass(inferTypePass(), before)));
+  }
+  IRModule folded = runPass(foldScaleAxisPass(), before);
+  EXPECT_TRUE(test::sameBehaviour(before, folded, 3, 1e-4, 1e-4));
+}
+
 /// Seed 003's conv block (conv 3x3 stride 2 pad 1, batch_norm, relu), as the seed prints it.
 std::string seedBlock(int size) {
   const std::string in = "(1, 3, " + std::to_string(size) + ", " + std::to_string(size) + ")";
