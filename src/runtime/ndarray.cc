@@ -20,9 +20,11 @@ struct NDArray::Container {
   void* ownedData = nullptr;
   DLManagedTensor* foreign = nullptr;
   std::shared_ptr<Container> viewOf;  // set by reshaped(): keeps the original buffer alive
+  std::function<void()> release;      // set by adopt()
 
   ~Container() {
     if (ownedData) std::free(ownedData);
+    if (release) release();
     if (foreign && foreign->deleter) foreign->deleter(foreign);
   }
 };
@@ -119,6 +121,27 @@ NDArray NDArray::fromDLPack(DLManagedTensor* managed) {
   c.tensor.shape = c.shape.data();
   c.tensor.strides = nullptr;
   return array;
+}
+
+NDArray NDArray::adopt(void* data, std::vector<int64_t> shape, DataType dtype,
+                       std::function<void()> release) {
+  NDArray array;
+  array.container_ = std::make_shared<Container>();
+  Container& c = *array.container_;
+  c.shape = std::move(shape);
+  c.release = std::move(release);
+  c.tensor.data = data;
+  c.tensor.device = {kDLCPU, 0};
+  c.tensor.ndim = static_cast<int32_t>(c.shape.size());
+  c.tensor.dtype = dtype.toDLPack();
+  c.tensor.shape = c.shape.data();
+  return array;
+}
+
+bool NDArray::soleOwner() const {
+  if (!container_ || container_.use_count() != 1 || container_->foreign) return false;
+  const std::shared_ptr<Container>& base = container_->viewOf;
+  return !base || (base.use_count() == 1 && !base->foreign && !base->viewOf);
 }
 
 namespace {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -30,6 +31,12 @@ class NDArray {
   /// using the memory goes away. Throws DiagnosticError for non-CPU or non-compact tensors.
   static NDArray fromDLPack(DLManagedTensor* managed);
 
+  /// Takes ownership of `data` (compact, row-major, on the CPU, aligned for `dtype`); `release`
+  /// frees it when the last NDArray using the memory goes away. Unlike fromDLPack, the memory is
+  /// then Tessera's alone (see soleOwner).
+  static NDArray adopt(void* data, std::vector<int64_t> shape, DataType dtype,
+                       std::function<void()> release);
+
   /// Exports a DLManagedTensor that shares this array's memory and keeps it alive until its deleter
   /// runs.
   DLManagedTensor* toDLPack() const;
@@ -47,6 +54,10 @@ class NDArray {
   }
   /// The underlying DLTensor (valid while this NDArray lives).
   const DLTensor& dlTensor() const;
+
+  /// True when this NDArray is the only one using its memory, nothing exported it, and Tessera
+  /// owns the memory (not a DLPack import): the holder may then rewrite it in place.
+  bool soleOwner() const;
 
   /// A deep copy with freshly allocated memory.
   NDArray copy() const;

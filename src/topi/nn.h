@@ -66,6 +66,11 @@ Tensor batchMatmul(const Tensor& a, const Tensor& b, bool transposeA, bool trans
 NDArray packDenseWeight(const NDArray& weight, int64_t nr);
 /// (O, I, KH, KW) -> (O/ob, I, KH, KW, ob) (O % ob == 0).
 NDArray packConv2dWeight(const NDArray& weight, int64_t ob);
+/// The same packings done in the weight's own memory (one block of scratch), for a caller that
+/// holds the only reference to it (NDArray::soleOwner): a 400 MB classifier weight is then never
+/// held twice while it is packed. Returns the packed view of that memory.
+NDArray packDenseWeightInPlace(NDArray weight, int64_t nr);
+NDArray packConv2dWeightInPlace(NDArray weight, int64_t ob);
 /// dense over a packed weight: `T_dense_pack` (the reduction) then `T_dense` (..., N), a copy stage
 /// that the schedule keeps as the output and the accumulator tile as registers.
 Tensor densePacked(const Tensor& data, const Tensor& packed,

@@ -6,6 +6,7 @@
 // is a drop-in replacement for the plain one.
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "support/check.h"
 #include "support/diagnostic.h"
@@ -97,6 +98,58 @@ Tensor productOverPacked(const Tensor& a, const Tensor& packed, DataType outDtyp
 }
 
 }  // namespace
+
+namespace {
+
+// blockRows within one buffer: each destination block occupies exactly the bytes of the `block`
+// source rows it is made of, so one block of scratch is all the extra memory.
+template <typename T>
+void blockRowsInPlace(T* data, int64_t rows, int64_t inner, int64_t block) {
+  std::vector<T> scratch(static_cast<size_t>(block * inner));
+  for (int64_t b = 0; b < rows / block; ++b) {
+    T* region = data + b * block * inner;
+    std::copy(region, region + block * inner, scratch.data());
+    blockRows(scratch.data(), region, block, inner, block);
+  }
+}
+
+NDArray blockRowsInPlace(NDArray weight, std::vector<int64_t> packedShape, int64_t inner,
+                         int64_t block) {
+  TS_CHECK(weight.soleOwner()) << "packing in place needs the only reference to the weight";
+  const int64_t rows = weight.shape()[0];
+  switch (weight.dtype().bytes()) {
+    case 1:
+      blockRowsInPlace(weight.as<uint8_t>(), rows, inner, block);
+      break;
+    case 2:
+      blockRowsInPlace(weight.as<uint16_t>(), rows, inner, block);
+      break;
+    case 4:
+      blockRowsInPlace(weight.as<uint32_t>(), rows, inner, block);
+      break;
+    case 8:
+      blockRowsInPlace(weight.as<uint64_t>(), rows, inner, block);
+      break;
+    default:
+      TS_CHECK(false) << "packing a weight of unusual element size";
+  }
+  return weight.reshaped(std::move(packedShape));
+}
+
+}  // namespace
+
+NDArray packDenseWeightInPlace(NDArray weight, int64_t nr) {
+  TS_CHECK(weight.ndim() == 2 && nr > 0 && weight.shape()[0] % nr == 0) << "bad dense packing";
+  const int64_t n = weight.shape()[0], k = weight.shape()[1];
+  return blockRowsInPlace(std::move(weight), {n / nr, k, nr}, k, nr);
+}
+
+NDArray packConv2dWeightInPlace(NDArray weight, int64_t ob) {
+  TS_CHECK(weight.ndim() == 4 && ob > 0 && weight.shape()[0] % ob == 0) << "bad conv packing";
+  const std::vector<int64_t> s = weight.shape();
+  return blockRowsInPlace(std::move(weight), {s[0] / ob, s[1], s[2], s[3], ob}, s[1] * s[2] * s[3],
+                          ob);
+}
 
 NDArray packDenseWeight(const NDArray& weight, int64_t nr) {
   TS_CHECK(weight.ndim() == 2 && nr > 0 && weight.shape()[0] % nr == 0) << "bad dense packing";

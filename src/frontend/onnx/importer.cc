@@ -240,12 +240,13 @@ class GraphImporter {
       const std::string what = "initializer '" + t.name() + "'";
       if (t.name().empty()) fail("onnx_tensor", "an initializer has no name", "graph");
       if (ctx_.isBound(t.name())) fail("onnx_duplicate", "the name is defined twice", what);
+      // A consumable model's raw bytes become the constant's memory (no copy), so the weights
+      // are held once during the import.
+      const std::string where = options_.sourceName + ": " + what;
       ctx_.bind(t.name(),
-                relay::makeConstant(tensorFromProto(t, options_.sourceName + ": " + what)));
-      // The constant holds a copy now: freeing the parsed bytes keeps a large model's weights
-      // from being held twice (release, not clear: a cleared string keeps its buffer).
-      if (consumable_ && t.has_raw_data())
-        delete consumable_->mutable_initializer(i)->release_raw_data();
+                relay::makeConstant(
+                    consumable_ ? takeTensorFromProto(*consumable_->mutable_initializer(i), where)
+                                : tensorFromProto(t, where)));
     }
   }
 

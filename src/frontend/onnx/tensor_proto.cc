@@ -73,7 +73,20 @@ std::optional<int32_t> onnxTypeOf(DataType dtype) {
   return std::nullopt;
 }
 
-NDArray tensorFromProto(const TensorProto& proto, const std::string& what) {
+namespace {
+
+// An NDArray over `bytes` (a released raw_data string, malloc-aligned: enough for any element
+// type), freed when the last NDArray using it goes away.
+NDArray adoptBytes(std::string* bytes, const std::vector<int64_t>& dims, DataType dtype) {
+  return NDArray::adopt(bytes->data(), dims, dtype, [bytes] { delete bytes; });
+}
+
+}  // namespace
+
+namespace {
+
+// `consume`, when given (the same message as `proto`), lets raw_data be adopted rather than copied.
+NDArray convertTensor(const TensorProto& proto, const std::string& what, TensorProto* consume) {
   if (proto.data_location() == TensorProto::EXTERNAL || proto.external_data_size() > 0)
     fail(what,
          "tensors with external data are not supported (save the model with the weights "
@@ -99,6 +112,10 @@ NDArray tensorFromProto(const TensorProto& proto, const std::string& what) {
     if (proto.raw_data().size() != bytes)
       fail(what, "raw_data has " + std::to_string(proto.raw_data().size()) +
                      " bytes but the dims and element type need " + std::to_string(bytes));
+    // The parsed bytes become the tensor's memory: a model's weights are then held once during
+    // the import, not twice while the largest is copied.
+    if (consume != nullptr && bytes > 0)
+      return adoptBytes(consume->release_raw_data(), dims, *dtype);
     NDArray out = NDArray::empty(dims, *dtype);
     if (bytes > 0) std::memcpy(out.data(), proto.raw_data().data(), bytes);
     return out;
@@ -157,6 +174,16 @@ NDArray tensorFromProto(const TensorProto& proto, const std::string& what) {
       break;
   }
   return out;
+}
+
+}  // namespace
+
+NDArray tensorFromProto(const TensorProto& proto, const std::string& what) {
+  return convertTensor(proto, what, nullptr);
+}
+
+NDArray takeTensorFromProto(TensorProto& proto, const std::string& what) {
+  return convertTensor(proto, what, &proto);
 }
 
 }  // namespace tessera::frontend::onnx

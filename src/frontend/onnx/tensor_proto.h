@@ -23,5 +23,8 @@ std::optional<int32_t> onnxTypeOf(DataType dtype);
 /// diagnostics; external data, strings, a size that disagrees with the dims or negative dims are
 /// errors.
 NDArray tensorFromProto(const ::onnx::TensorProto& proto, const std::string& what);
+/// tensorFromProto that takes raw_data's bytes as the tensor's memory instead of copying them
+/// (raw_data is released from `proto`).
+NDArray takeTensorFromProto(::onnx::TensorProto& proto, const std::string& what);
 
 }  // namespace tessera::frontend::onnx

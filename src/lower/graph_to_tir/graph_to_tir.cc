@@ -304,6 +304,16 @@ class GraphBuilder {
   int packedParam(const Expr& constant, const relay::strategy::WeightPacking& packing) {
     for (const auto& [node, p, entry] : packedParams_)
       if (node == constant.get() && p == packing) return entry;
+    // At its last use a detached constant is handed over, so packing may reuse its memory.
+    auto data = constantData_.find(constant.get());
+    auto uses = constantUses_.find(constant.get());
+    if (data != constantData_.end() && uses != constantUses_.end() && uses->second == 1) {
+      NDArray weight = std::move(data->second);
+      constantData_.erase(data);
+      const int entry = newParam(relay::strategy::packWeightConsuming(std::move(weight), packing));
+      packedParams_.push_back({constant.get(), packing, entry});
+      return entry;
+    }
     const int entry = newParam(relay::strategy::packWeight(constantData(constant), packing));
     packedParams_.push_back({constant.get(), packing, entry});
     return entry;

@@ -79,6 +79,16 @@ NDArray packWeight(const NDArray& weight, const WeightPacking& packing) {
   return weight;
 }
 
+NDArray packWeightConsuming(NDArray weight, const WeightPacking& packing) {
+  if (weight.soleOwner()) {
+    if (packing.kind == PackKind::kDense)
+      return topi::packDenseWeightInPlace(std::move(weight), packing.block);
+    if (packing.kind == PackKind::kConv2d)
+      return topi::packConv2dWeightInPlace(std::move(weight), packing.block);
+  }
+  return packWeight(weight, packing);
+}
+
 std::vector<int64_t> packedShape(const std::vector<int64_t>& s, const WeightPacking& packing) {
   const int64_t b = packing.block;
   switch (packing.kind) {

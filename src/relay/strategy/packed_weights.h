@@ -38,6 +38,9 @@ struct WeightPacking {
 WeightPacking packingOf(const CallNode& call);
 /// The weight repacked as `packing` says.
 NDArray packWeight(const NDArray& weight, const WeightPacking& packing);
+/// packWeight of a weight the caller gives up: dense and conv2d packings rewrite it in place when
+/// nothing else uses its memory (NDArray::soleOwner), the others (Winograd, int8) copy.
+NDArray packWeightConsuming(NDArray weight, const WeightPacking& packing);
 /// The shape packWeight gives a weight of shape `shape`.
 std::vector<int64_t> packedShape(const std::vector<int64_t>& shape, const WeightPacking& packing);
 /// The packed compute of the call: its output tensor(s), of the call's type and layout.

@@ -81,6 +81,40 @@ TEST(NDArray, DLPackImportKeepsForeignMemoryAliveUntilLastUse) {
   EXPECT_EQ(deleted, 1);
 }
 
+TEST(NDArray, SoleOwnerOnlyWithoutOtherUsers) {
+  NDArray a = NDArray::empty({4, 4}, DataType::float32());
+  EXPECT_TRUE(a.soleOwner());
+  {
+    NDArray b = a;  // shares the buffer
+    EXPECT_FALSE(a.soleOwner());
+  }
+  EXPECT_TRUE(a.soleOwner());
+  NDArray view = a.reshaped({16});
+  EXPECT_FALSE(view.soleOwner());  // `a` still uses the memory
+  a = NDArray();
+  EXPECT_TRUE(view.soleOwner());
+  DLManagedTensor* exported = view.toDLPack();
+  EXPECT_FALSE(view.soleOwner());
+  NDArray imported = NDArray::fromDLPack(exported);  // foreign memory is never rewritten
+  view = NDArray();
+  EXPECT_FALSE(imported.soleOwner());
+  // Adopted memory is Tessera's: released exactly once, by the last user.
+  int released = 0;
+  auto* bytes = new float[6]{1, 2, 3, 4, 5, 6};
+  {
+    NDArray adopted = NDArray::adopt(bytes, {2, 3}, DataType::float32(), [&] {
+      delete[] bytes;
+      ++released;
+    });
+    EXPECT_TRUE(adopted.soleOwner());
+    EXPECT_EQ(adopted.getFloat(5), 6.0);
+    NDArray reshaped = adopted.reshaped({6});
+    adopted = NDArray();
+    EXPECT_EQ(released, 0);
+  }
+  EXPECT_EQ(released, 1);
+}
+
 TEST(NDArray, RejectsNonCompactDLPackTensors) {
   static float values[4];
   static int64_t shape[2] = {2, 2};
