@@ -128,7 +128,8 @@ int cmdCompile(Args& args) {
   if (ctx.timePasses) {
     std::cerr << "Import: " << importMs << " ms\n";
     for (const relay::PassTiming& t : ctx.timings)
-      std::cerr << std::string(2 * t.depth, ' ') << t.name << ": " << t.milliseconds << " ms\n";
+      std::cerr << std::string(2 * t.depth, ' ') << t.name << ": " << t.milliseconds << " ms (peak "
+                << t.peakMiB << " MiB)\n";
     std::cerr << "Export: " << millisecondsSince(start) << " ms\n"
               << "peak memory: " << importPeak << " MiB after Import, " << buildPeak
               << " MiB after PlanMemory, " << peakMemoryMiB() << " MiB after Export\n";

@@ -50,7 +50,8 @@ Expr GraphContext::lookup(const std::string& name) const {
 }
 
 bool GraphContext::isBound(const std::string& name) const {
-  return scopes_.empty() ? values_.count(name) != 0 : scopes_.back().shadowed.count(name) != 0;
+  if (!scopes_.empty()) return scopes_.back().shadowed.count(name) != 0;
+  return values_.count(name) != 0 || released_.count(name) != 0;
 }
 
 const std::string& GraphContext::scopePrefix() const {
@@ -152,7 +153,39 @@ Expr GraphContext::tryFold(const Expr& e) {
   if (!v.isTensor()) return e;
   Expr folded = relay::makeConstant(v.tensor());
   (void)typeOf(folded);
+  forgetIntermediates(e);
   return folded;
+}
+
+// The type cache holds the expressions it types. Those a fold replaced (down to the bound values
+// they read) are forgotten, so a transposed weight does not keep the original alive.
+void GraphContext::forgetIntermediates(const Expr& root) {
+  std::vector<Expr> stack{root};
+  while (!stack.empty()) {
+    Expr x = stack.back();
+    stack.pop_back();
+    if (boundNodes_.count(x.get()) || !types_.erase(x.get())) continue;
+    if (const auto* call = x->as<relay::CallNode>())
+      stack.insert(stack.end(), call->args.begin(), call->args.end());
+    else if (const auto* tuple = x->as<relay::TupleNode>())
+      stack.insert(stack.end(), tuple->fields.begin(), tuple->fields.end());
+    else if (const auto* item = x->as<relay::TupleGetItemNode>())
+      stack.push_back(item->tuple);
+  }
+}
+
+void GraphContext::release(const std::string& name) {
+  TS_CHECK(scopes_.empty()) << "names are released at the top level only";
+  auto it = values_.find(name);
+  if (it == values_.end()) return;
+  // Only a constant is dropped from the caches: other values may still be reached (and typed)
+  // through later expressions, and are cheap to keep.
+  if (it->second->kind == ExprKind::kConstant) {
+    types_.erase(it->second.get());
+    boundNodes_.erase(it->second.get());
+  }
+  values_.erase(it);
+  released_.insert(name);  // still defined: a second definition is an error
 }
 
 // The op's own type relation gives the result type; every argument type is already complete, so

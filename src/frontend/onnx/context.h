@@ -67,6 +67,9 @@ class GraphContext {
   /// `e` evaluated to a Constant when it depends on no graph input and every tensor it computes
   /// has at most kMaxFoldElements elements; otherwise `e` unchanged.
   relay::Expr tryFold(const relay::Expr& e);
+  /// Forgets a top-level name no later node reads: a constant bound to it (a weight the
+  /// importer transposed or folded) is freed unless the module uses it.
+  void release(const std::string& name);
   /// Gives graph input `param` a value the importer may use where it needs a constant (a shape,
   /// size or axis input): the module is specialised to it, and keeps the parameter.
   void setSpecializedValue(const relay::Var& param, NDArray value);
@@ -78,6 +81,7 @@ class GraphContext {
   Type computeType(const relay::Expr& e);
   std::optional<std::vector<relay::Var>> knownComputation(const relay::Expr& e, bool throughInputs);
   bool isSmall(const Type& t);
+  void forgetIntermediates(const relay::Expr& root);
 
   // One nested scope: the names it binds, with the binding each one shadows (null when none).
   struct ScopeFrame {
@@ -87,6 +91,7 @@ class GraphContext {
 
   int64_t opset_;
   std::map<std::string, relay::Expr> values_;
+  std::unordered_set<std::string> released_;  ///< top-level names no later node reads
   std::vector<ScopeFrame> scopes_;
   std::unordered_set<const relay::ExprNode*> boundNodes_;
   std::unordered_map<const relay::ExprNode*, std::pair<relay::Expr, Type>> types_;

@@ -213,6 +213,7 @@ class GraphImporter {
   relay::IRModule run() {
     bindInitializers();
     bindInputs();
+    std::map<std::string, int> readsLeft = countReads();
     for (int i = 0; i < graph_.node_size(); ++i) {
       try {
         convertNode(ctx_, graph_.node(i), i);
@@ -221,8 +222,27 @@ class GraphImporter {
         d.context = options_.sourceName + ": " + d.context;
         throw DiagnosticError(d);
       }
+      // A value no later node reads is forgotten: a weight folded into a new constant (a
+      // transposed MatMul weight) is then freed here instead of at the end of the import.
+      for (const std::string& input : graph_.node(i).input())
+        if (auto it = readsLeft.find(input); it != readsLeft.end() && --it->second == 0)
+          ctx_.release(input);
     }
     return buildModule();
+  }
+
+  // How many times each name is read by the nodes and the graph outputs. Empty (nothing is
+  // released) when a node has a subgraph: its body may read outer names without listing them.
+  std::map<std::string, int> countReads() const {
+    std::map<std::string, int> reads;
+    for (const ::onnx::NodeProto& node : graph_.node()) {
+      for (const ::onnx::AttributeProto& a : node.attribute())
+        if (a.has_g() || a.graphs_size() > 0) return {};
+      for (const std::string& input : node.input())
+        if (!input.empty()) ++reads[input];
+    }
+    for (const ::onnx::ValueInfoProto& output : graph_.output()) ++reads[output.name()];
+    return reads;
   }
 
  private:

@@ -55,6 +55,9 @@ class BroadcastIndexer {
   BroadcastIndexer(const std::vector<int64_t>& inShape, const std::vector<int64_t>& outShape);
   /// The input's flat index for the output's flat index.
   int64_t map(int64_t outIndex) const;
+  /// How far the input's index moves when the output's last coordinate grows by one (0 where the
+  /// input is broadcast along it): along a row of the output, map(start + j) = map(start) + j * it.
+  int64_t innerStride() const { return inStrides_.empty() ? 0 : inStrides_.back(); }
 
  private:
   std::vector<int64_t> outShape_;

@@ -1,5 +1,7 @@
 #include "relay/transform/pass.h"
 
+#include <sys/resource.h>
+
 #include <chrono>
 
 #include <iostream>
@@ -98,6 +100,9 @@ void runInstrumented(PassContext& ctx, const std::string& name, const std::funct
     const std::chrono::duration<double, std::milli> elapsed =
         std::chrono::steady_clock::now() - start;
     ctx.timings[timingIndex].milliseconds = elapsed.count();
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    ctx.timings[timingIndex].peakMiB = usage.ru_maxrss / 1024;
   }
   if (printsAfter(ctx, name)) {
     std::ostream& os = ctx.printStream ? *ctx.printStream : std::cerr;

@@ -23,7 +23,8 @@ namespace tessera::relay {
 struct PassTiming {
   std::string name;
   double milliseconds = 0;
-  int depth = 0;  ///< nesting inside Sequentials
+  int depth = 0;     ///< nesting inside Sequentials
+  long peakMiB = 0;  ///< the process's peak resident memory when the pass ended
 };
 
 /// The environment passes run in (TVM's PassContext). Default opt level 2, as in TVM.

@@ -3,10 +3,10 @@
 // has a negative test named after it.
 #include <gtest/gtest.h>
 
-#include "test_util.h"
 #include "relay/op/op_common.h"
 #include "relay/op/tensor.h"
 #include "support/diagnostic.h"
+#include "test_util.h"
 
 namespace tessera::relay {
 namespace {
@@ -208,6 +208,38 @@ TEST(OpTensorLayout, ReblocksAndRoundTrips) {
             "Tensor[(1, 48, 4, 4), float32]");
   EXPECT_TRUE(test::allClose(eval("layout_transform", {iota({2, 3})}, layouts("NC", "CN")),
                              eval("transpose", {iota({2, 3})}, makeAttrs(TransposeAttrs{}))));
+}
+
+// The kernels move rows (and 32 x 32 tiles for a transpose of the last two axes); checked here
+// element by element against plain index arithmetic on shapes that are not multiples of a tile.
+TEST(OpTensorShape, TransposeAndLayoutKernelsMatchIndexArithmetic) {
+  for (const std::vector<int64_t>& axes :
+       std::vector<std::vector<int64_t>>{{1, 0, 2}, {0, 2, 1}, {2, 1, 0}, {2, 0, 1}}) {
+    for (DataType dtype : {kF32, kI8, DataType::float64()}) {
+      const NDArray x = iota({3, 37, 45}, dtype);
+      const NDArray y = eval("transpose", {x}, makeAttrs(TransposeAttrs{.axes = axes}));
+      for (int64_t o = 0; o < y.numel(); ++o) {
+        const std::vector<int64_t> oc = unravelIndex(o, y.shape());
+        std::vector<int64_t> ic(3);
+        for (size_t k = 0; k < 3; ++k) ic[axes[k]] = oc[k];
+        ASSERT_EQ(y.getFloat(o), x.getFloat(ravelIndex(ic, x.shape()))) << o;
+      }
+    }
+  }
+  const NDArray x = iota({2, 48, 3, 5});
+  const NDArray y = eval("layout_transform", {x}, layouts("NCHW", "NCHW16c"));
+  for (int64_t o = 0; o < y.numel(); ++o) {
+    const std::vector<int64_t> c = unravelIndex(o, y.shape());
+    ASSERT_EQ(y.getFloat(o),
+              x.getFloat(ravelIndex({c[0], c[1] * 16 + c[4], c[2], c[3]}, x.shape())));
+  }
+  const NDArray w = iota({32, 48, 3, 3});
+  const NDArray p = eval("layout_transform", {w}, layouts("OIHW", "OIHW16i8o"));
+  for (int64_t o = 0; o < p.numel(); ++o) {
+    const std::vector<int64_t> c = unravelIndex(o, p.shape());
+    ASSERT_EQ(p.getFloat(o),
+              w.getFloat(ravelIndex({c[0] * 8 + c[5], c[1] * 16 + c[4], c[2], c[3]}, w.shape())));
+  }
 }
 
 TEST(OpTensorLayoutErrors, layout_transform_c1_MalformedLayout) {
