@@ -138,6 +138,13 @@ NDArray NDArray::adopt(void* data, std::vector<int64_t> shape, DataType dtype,
   return array;
 }
 
+NDArray NDArray::toFloat(DataType dtype) const {
+  TS_CHECK(dtype.isFloat()) << "toFloat to " << dtype.name();
+  NDArray out = empty(shape(), dtype);
+  for (int64_t i = 0; i < numel(); ++i) out.setFloat(i, getFloat(i));
+  return out;
+}
+
 bool NDArray::soleOwner() const {
   if (!container_ || container_.use_count() != 1 || container_->foreign) return false;
   const std::shared_ptr<Container>& base = container_->viewOf;

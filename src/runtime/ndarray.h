@@ -59,6 +59,10 @@ class NDArray {
   /// owns the memory (not a DLPack import): the holder may then rewrite it in place.
   bool soleOwner() const;
 
+  /// A copy converted element by element to the floating-point `dtype` (rounded to nearest
+  /// even): e.g. bfloat16 values to and from the float32 that .npy files can hold.
+  NDArray toFloat(DataType dtype) const;
+
   /// A deep copy with freshly allocated memory.
   NDArray copy() const;
   /// Same buffer viewed with another shape of equal element count.

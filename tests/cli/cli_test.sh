@@ -63,6 +63,18 @@ contains "$work/err" "FoldEverything" "unknown pass is named"
 expect 2 "opt with a bad level" -- "$tessera" opt "$dir/mlp.relay" --opt-level 9
 expect 0 "opt --list-passes" -- "$tessera" opt --list-passes
 contains "$work/out" "FuseOps (level 0)" "pass list"
+# bfloat16 I/O: float32 .npy in (rounded to nearest even: 1.00390625 -> 1), float32 .npy out.
+for engine in "" --interpreter; do
+  expect 0 "bfloat16 parameter from float32 data $engine" -- "$tessera" run "$dir/bfloat16_square.relay" \
+    --input x="$dir/bfloat16_input.npy" $engine
+  contains "$work/out" "[   1,    1,    9, 6.25]" "bfloat16 result $engine"
+  expect 0 "bfloat16 result saved $engine" -- "$tessera" run "$dir/bfloat16_square.relay" \
+    --input x="$dir/bfloat16_input.npy" --output "$work/bf.npy" $engine
+  expect 0 "saved bfloat16 result reads back $engine" -- "$tessera" run "$dir/bfloat16_square.relay" \
+    --input x="$work/bf.npy" $engine
+  contains "$work/out" "81" "bfloat16 round trip $engine"
+done
+
 expect 0 "run without optimization" -- "$tessera" run "$dir/mlp.relay" --random-inputs 7 --no-optimize --output "$work/y0.npy"
 # Bitwise equality holds on the interpreter; compiled code is compared with a tolerance in
 # cli_build_test.sh.

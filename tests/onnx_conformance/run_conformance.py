@@ -36,6 +36,22 @@ RANDOM_OPS = {"RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUnifor
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def bfloat16_round_nearest_even(x):
+    """float32 -> nearest bfloat16 (ties to even; NaN stays NaN), returned as float32."""
+    bits = x.astype(np.float32).view(np.uint32).astype(np.uint64)
+    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16
+    out = rounded.astype(np.uint32).view(np.float32)
+    return np.where(np.isnan(x), np.float32(np.nan), out)
+
+
+# Tests whose libonnx-testdata 1.12 outputs later ONNX releases replaced: the expected output is
+# recomputed from the inputs by the current rule. ONNX 1.14 made Cast to bfloat16 round to
+# nearest even (as PyTorch does); the 1.12 data truncates.
+SUPERSEDED = {
+    "node/test_cast_FLOAT_to_BFLOAT16": lambda inputs: [bfloat16_round_nearest_even(inputs[0])],
+}
+
+
 def relay_name(name):
     """The parameter name the importer gives an ONNX graph input."""
     s = re.sub(r"[^A-Za-z0-9_]", "_", name)
@@ -64,11 +80,22 @@ def not_applicable(model):
     return None
 
 
-def load_tensor(path):
+def load_tensor(path, declared=None):
+    """The tensor in `path`; `declared` is the model's element type for it, when known."""
     t = onnx.TensorProto()
     with open(path, "rb") as f:
         t.ParseFromString(f.read())
-    return numpy_helper.to_array(t)
+    a = numpy_helper.to_array(t)
+    if onnx.TensorProto.BFLOAT16 in (t.data_type, declared) and a.dtype == np.uint16:
+        # onnx 1.12 stores and returns bfloat16 as raw uint16 bits; numpy has no bfloat16, so the
+        # values travel as float32 (exact), which `tessera run` reads into and writes from bfloat16.
+        a = (a.astype(np.uint32) << 16).view(np.float32)
+    return a
+
+
+def elem_types(values):
+    return [v.type.tensor_type.elem_type if v.type.HasField("tensor_type") else None
+            for v in values]
 
 
 def matches(got, want):
@@ -122,13 +149,19 @@ def run_test(tessera, test_dir):
                     key=lambda p: int(re.findall(r"\d+", os.path.basename(p))[0]))
     outputs_pb = sorted(glob.glob(os.path.join(data, "output_*.pb")),
                         key=lambda p: int(re.findall(r"\d+", os.path.basename(p))[0]))
-    outputs = [load_tensor(p) for p in outputs_pb]
+    input_types = elem_types([i for i in model.graph.input if i.name not in initializers])
+    output_types = elem_types(model.graph.output)
+    outputs = [load_tensor(p, output_types[k] if k < len(output_types) else None)
+               for k, p in enumerate(outputs_pb)]
+    if key in SUPERSEDED:
+        outputs = SUPERSEDED[key]([load_tensor(p, input_types[k] if k < len(input_types) else None)
+                                   for k, p in enumerate(inputs)])
     results = []
     with tempfile.TemporaryDirectory() as work:
         args = []
         for k, path in enumerate(inputs):
             npy = os.path.join(work, f"in{k}.npy")
-            np.save(npy, load_tensor(path))
+            np.save(npy, load_tensor(path, input_types[k] if k < len(input_types) else None))
             args += ["--input", f"{relay_name(names[k] if k < len(names) else str(k))}={npy}"]
         for mode in ("compiled", "interpreter"):
             status, detail = run_mode(tessera, test_dir, args, outputs, mode, work)

@@ -82,6 +82,11 @@ struct RunRequest {
   bool ranCompiled = false;
 };
 
+// A result as .npy can hold it: bfloat16, which numpy lacks, widens exactly to float32.
+NDArray savable(const NDArray& a) {
+  return a.dtype() == DataType::bfloat16() ? a.toFloat(DataType::float32()) : a;
+}
+
 // One value per parameter, from --input or --random-inputs; the messages name what is missing
 // or unknown the same way for both engines.
 struct InputResolver {
@@ -91,10 +96,13 @@ struct InputResolver {
 
   std::optional<NDArray> valueFor(const std::string& name, size_t index,
                                   const std::function<NDArray(uint64_t)>& random,
-                                  const std::string& typeText) {
+                                  const std::string& typeText, DataType expected) {
     auto it = request.given.find(name);
     if (it != request.given.end()) {
       used.insert(name);
+      // numpy has no bfloat16: a bfloat16 parameter takes float32 data, rounded to nearest even.
+      if (expected == DataType::bfloat16() && it->second.dtype() == DataType::float32())
+        return it->second.toFloat(expected);
       return it->second;
     }
     if (request.seed) return random(*request.seed + index);
@@ -150,8 +158,10 @@ relay::Value runInterpreter(const relay::IRModule& module, RunRequest& request) 
   InputResolver inputs{request, {}, {}};
   for (const relay::Var& p : fn->params) {
     auto random = [&](uint64_t seed) { return randomFor(p->typeAnnotation, p->nameHint, seed); };
+    const auto* tensor = p->typeAnnotation ? p->typeAnnotation->as<TensorTypeNode>() : nullptr;
     if (auto v =
-            inputs.valueFor(p->nameHint, values.size(), random, typeToString(p->typeAnnotation)))
+            inputs.valueFor(p->nameHint, values.size(), random, typeToString(p->typeAnnotation),
+                            tensor ? tensor->dtype : DataType::voidType()))
       values.emplace_back(*v);
     else
       values.emplace_back();  // placeholder; finish() reports every missing input at once
@@ -173,7 +183,7 @@ relay::Value runCompiled(const driver::BuiltModule& built, RunRequest& request) 
     auto random = [&](uint64_t seed) { return randomArray(info.shape, info.dtype, seed); };
     const std::string typeText =
         "Tensor[" + shapeString(info.shape) + ", " + info.dtype.name() + "]";
-    if (auto v = inputs.valueFor(executor.inputName(i), i, random, typeText))
+    if (auto v = inputs.valueFor(executor.inputName(i), i, random, typeText, info.dtype))
       values.emplace_back(i, *v);
   }
   inputs.finish();
@@ -284,13 +294,13 @@ int cmdRun(Args& args) {
 
   if (output) {
     if (result.isTensor()) {
-      writeNpy(*output, result.tensor());
+      writeNpy(*output, savable(result.tensor()));
     } else {
       std::map<std::string, NDArray> fields;
       for (size_t i = 0; i < result.fields().size(); ++i) {
         if (!result.fields()[i].isTensor())
           throwDiagnostic("output", "nested tuples cannot be saved", Span{}, *output);
-        fields["output_" + std::to_string(i)] = result.fields()[i].tensor();
+        fields["output_" + std::to_string(i)] = savable(result.fields()[i].tensor());
       }
       writeNpz(*output, fields);
     }

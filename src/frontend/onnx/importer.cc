@@ -327,8 +327,11 @@ class GraphImporter {
       auto given = options_.inputValues.find(info.name());
       if (given == options_.inputValues.end()) given = options_.inputValues.find(name);
       if (given != options_.inputValues.end()) {
-        const NDArray& value = given->second;
+        NDArray value = given->second;
         const auto& declared = *type->as<TensorTypeNode>();
+        // numpy has no bfloat16: float32 data stands in for it (rounded to nearest even).
+        if (declared.dtype == DataType::bfloat16() && value.dtype() == DataType::float32())
+          value = value.toFloat(declared.dtype);
         if (!(value.dtype() == declared.dtype) || staticShape(declared.shape) != value.shape())
           fail("onnx_input",
                "the value given is " + value.describe() + " but the input is " + typeToString(type),
