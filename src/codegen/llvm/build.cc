@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -108,25 +109,29 @@ int runProcess(const std::vector<std::string>& argv, std::string* output) {
 
 namespace {
 
+// Kernels per LLVM module: small enough that LLVM's memory stays a few MB per thread, large
+// enough that the per-module work (target machine, pass setup, one more object to link) is noise.
+constexpr size_t kKernelsPerChunk = 8;
+
 struct CompiledPart {
   std::string ir;
   std::string object;
 };
 
-// Functions `part`, `part + parts`, ... of `functions` as one LLVM module (its own context and
-// target machine: LLVM contexts are single-threaded), optimized and emitted. Part 0 also defines
-// the runtime slots and the module info listing every function (`names`).
-CompiledPart compilePart(const std::vector<tir::PrimFunc>& functions,
-                         const std::vector<std::string>& names, size_t part, size_t parts,
-                         const target::Target& target, const CompileOptions& options) {
+// Functions [begin, end) of `functions` as one LLVM module (its own context and target machine:
+// LLVM contexts are single-threaded), optimized and emitted. Chunk 0 also defines the runtime
+// slots and the module info listing every function (`names`).
+CompiledPart compileChunk(const std::vector<tir::PrimFunc>& functions,
+                          const std::vector<std::string>& names, size_t begin, size_t end,
+                          const target::Target& target, const CompileOptions& options) {
   std::unique_ptr<llvm::TargetMachine> machine = createTargetMachine(target);
   llvm::LLVMContext ctx;
   llvm::Module llvmModule("tessera", ctx);
   llvmModule.setTargetTriple(target.triple);
   llvmModule.setDataLayout(machine->createDataLayout());
-  CodeGenLLVM codegen(ctx, llvmModule, /*definesSlots=*/part == 0);
-  for (size_t i = part; i < functions.size(); i += parts) codegen.addFunction(functions[i]);
-  if (part == 0) codegen.addModuleInfo(names);
+  CodeGenLLVM codegen(ctx, llvmModule, /*definesSlots=*/begin == 0);
+  for (size_t i = begin; i < end; ++i) codegen.addFunction(functions[i]);
+  if (begin == 0) codegen.addModuleInfo(names);
   std::string problems;
   llvm::raw_string_ostream problemStream(problems);
   TS_CHECK(!llvm::verifyModule(llvmModule, &problemStream)) << "invalid LLVM IR: " << problems;
@@ -150,23 +155,32 @@ CompiledModule compile(const tir::TirModule& module, const target::Target& reque
   for (const tir::PrimFunc& func : functions) impl->names.push_back(CodeGenLLVM::symbolOf(func));
   if (impl->names.size() == 1) impl->entry = impl->names[0];
   // LLVM's time grows with the number of kernels (a DenseNet has over a hundred): they are
-  // compiled in parts on threads of their own, as many as the runtime uses.
-  const size_t parts = std::clamp<size_t>(
+  // compiled in chunks, each its own LLVM module and object file, on as many threads as the
+  // runtime uses. A chunk's IR and analyses are freed once its object is emitted, so LLVM holds
+  // a few kernels per thread at a time, not the whole model.
+  const size_t chunks =
+      std::max<size_t>(1, (functions.size() + kKernelsPerChunk - 1) / kKernelsPerChunk);
+  const size_t threads = std::clamp<size_t>(
       options.threads > 0 ? static_cast<size_t>(options.threads) : runtime::numThreads(), 1,
-      std::max<size_t>(functions.size(), 1));
-  std::vector<CompiledPart> compiled(parts);
-  std::vector<std::exception_ptr> errors(parts);
-  auto run = [&](size_t part) {
-    try {
-      compiled[part] = compilePart(functions, impl->names, part, parts, target, options);
-    } catch (...) {
-      errors[part] = std::current_exception();
+      chunks);
+  std::vector<CompiledPart> compiled(chunks);
+  std::vector<std::exception_ptr> errors(chunks);
+  std::atomic<size_t> next{0};
+  auto run = [&] {
+    for (size_t c; (c = next.fetch_add(1)) < chunks;) {
+      try {
+        const size_t begin = c * kKernelsPerChunk;
+        const size_t end = std::min(functions.size(), begin + kKernelsPerChunk);
+        compiled[c] = compileChunk(functions, impl->names, begin, end, target, options);
+      } catch (...) {
+        errors[c] = std::current_exception();
+      }
     }
   };
-  std::vector<std::thread> threads;
-  for (size_t part = 1; part < parts; ++part) threads.emplace_back(run, part);
-  run(0);
-  for (std::thread& t : threads) t.join();
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(run);
+  run();
+  for (std::thread& t : pool) t.join();
   for (const std::exception_ptr& error : errors)
     if (error) std::rethrow_exception(error);
   for (CompiledPart& part : compiled) {
