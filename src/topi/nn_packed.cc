@@ -10,6 +10,7 @@
 
 #include "support/check.h"
 #include "support/diagnostic.h"
+#include "support/element_type.h"
 #include "topi/nn.h"
 
 namespace tessera::topi {
@@ -29,22 +30,10 @@ void blockRows(const T* src, T* dst, int64_t rows, int64_t inner, int64_t block)
 }
 
 void blockRows(const NDArray& src, const NDArray& dst, int64_t rows, int64_t inner, int64_t block) {
-  switch (src.nbytes() / std::max<size_t>(1, static_cast<size_t>(src.numel()))) {
-    case 1:
-      return blockRows(static_cast<const uint8_t*>(src.data()), static_cast<uint8_t*>(dst.data()),
-                       rows, inner, block);
-    case 2:
-      return blockRows(static_cast<const uint16_t*>(src.data()), static_cast<uint16_t*>(dst.data()),
-                       rows, inner, block);
-    case 4:
-      return blockRows(static_cast<const uint32_t*>(src.data()), static_cast<uint32_t*>(dst.data()),
-                       rows, inner, block);
-    case 8:
-      return blockRows(static_cast<const uint64_t*>(src.data()), static_cast<uint64_t*>(dst.data()),
-                       rows, inner, block);
-    default:
-      TS_CHECK(false) << "packing a weight of unusual element size";
-  }
+  withElementType(src.dtype().bytes(), [&](auto element) {
+    using T = decltype(element);
+    blockRows(static_cast<const T*>(src.data()), static_cast<T*>(dst.data()), rows, inner, block);
+  });
 }
 
 // a (..., M, K) x packed (batch..., N/nr, K, nr) -> (broadcast batch..., M, N): the reduction
@@ -117,22 +106,9 @@ NDArray blockRowsInPlace(NDArray weight, std::vector<int64_t> packedShape, int64
                          int64_t block) {
   TS_CHECK(weight.soleOwner()) << "packing in place needs the only reference to the weight";
   const int64_t rows = weight.shape()[0];
-  switch (weight.dtype().bytes()) {
-    case 1:
-      blockRowsInPlace(weight.as<uint8_t>(), rows, inner, block);
-      break;
-    case 2:
-      blockRowsInPlace(weight.as<uint16_t>(), rows, inner, block);
-      break;
-    case 4:
-      blockRowsInPlace(weight.as<uint32_t>(), rows, inner, block);
-      break;
-    case 8:
-      blockRowsInPlace(weight.as<uint64_t>(), rows, inner, block);
-      break;
-    default:
-      TS_CHECK(false) << "packing a weight of unusual element size";
-  }
+  withElementType(weight.dtype().bytes(), [&](auto element) {
+    blockRowsInPlace(weight.as<decltype(element)>(), rows, inner, block);
+  });
   return weight.reshaped(std::move(packedShape));
 }
 

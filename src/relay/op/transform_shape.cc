@@ -12,6 +12,7 @@
 #include "relay/op/op_families.h"
 #include "relay/op/tensor.h"
 #include "support/check.h"
+#include "support/element_type.h"
 
 namespace tessera::relay {
 namespace {
@@ -54,22 +55,10 @@ void gatherRowsTyped(const T* in, T* out, const std::vector<int64_t>& shape,
 // out[o] = x[offset(o)], the offsets computed a row at a time rather than unravelled per element:
 // constant folding moves every weight of a model through transpose and layout_transform.
 void gatherRows(const NDArray& x, NDArray& out, const RowOffsets& rowOffsets) {
-  switch (x.dtype().bytes()) {
-    case 1:
-      return gatherRowsTyped(static_cast<const uint8_t*>(x.data()),
-                             static_cast<uint8_t*>(out.data()), out.shape(), rowOffsets);
-    case 2:
-      return gatherRowsTyped(static_cast<const uint16_t*>(x.data()),
-                             static_cast<uint16_t*>(out.data()), out.shape(), rowOffsets);
-    case 4:
-      return gatherRowsTyped(static_cast<const uint32_t*>(x.data()),
-                             static_cast<uint32_t*>(out.data()), out.shape(), rowOffsets);
-    case 8:
-      return gatherRowsTyped(static_cast<const uint64_t*>(x.data()),
-                             static_cast<uint64_t*>(out.data()), out.shape(), rowOffsets);
-    default:
-      TS_CHECK(false) << "no element copy for " << x.dtype().bytes() << "-byte elements";
-  }
+  withElementType(x.dtype().bytes(), [&](auto element) {
+    using T = decltype(element);
+    gatherRowsTyped(x.as<T>(), out.as<T>(), out.shape(), rowOffsets);
+  });
 }
 
 // Kernel of the ops that keep the row-major element order and only relabel the shape.
@@ -289,22 +278,11 @@ bool transposeLastTwo(const NDArray& x, NDArray& out, const std::vector<int64_t>
     if (perm[k] != static_cast<int64_t>(k)) return false;
   const int64_t rows = x.shape()[n - 2], cols = x.shape()[n - 1];
   const int64_t batch = rows * cols == 0 ? 0 : x.numel() / (rows * cols);
-  switch (x.dtype().bytes()) {
-    case 1:
-      transposeLastTwo(x.as<uint8_t>(), out.as<uint8_t>(), batch, rows, cols);
-      return true;
-    case 2:
-      transposeLastTwo(x.as<uint16_t>(), out.as<uint16_t>(), batch, rows, cols);
-      return true;
-    case 4:
-      transposeLastTwo(x.as<uint32_t>(), out.as<uint32_t>(), batch, rows, cols);
-      return true;
-    case 8:
-      transposeLastTwo(x.as<uint64_t>(), out.as<uint64_t>(), batch, rows, cols);
-      return true;
-    default:
-      return false;
-  }
+  withElementType(x.dtype().bytes(), [&](auto element) {
+    using T = decltype(element);
+    transposeLastTwo(x.as<T>(), out.as<T>(), batch, rows, cols);
+  });
+  return true;
 }
 
 Value transposeKernel(const std::vector<Value>& args, const AttrsNode* attrs, const Type& outType) {
