@@ -84,6 +84,18 @@ void split(NodeContext& n) {
     n.setOutput(0, n.input(0));
     return;
   }
+  // Relay's split needs strictly ascending indices; ONNX allows empty parts, which become
+  // empty slices.
+  if (std::find(sizes->begin(), sizes->end(), 0) != sizes->end()) {
+    int64_t begin = 0;
+    for (int64_t i = 0; i < parts; ++i) {
+      const int64_t end = indices[static_cast<size_t>(i)];
+      n.setOutput(static_cast<size_t>(i),
+                  relay::stridedSlice(n.input(0), {begin}, {end}, {1}, std::vector<int64_t>{axis}));
+      begin = end;
+    }
+    return;
+  }
   indices.pop_back();
   Expr tuple = relay::split(n.input(0), indices, static_cast<int>(axis));
   for (int64_t i = 0; i < parts; ++i)

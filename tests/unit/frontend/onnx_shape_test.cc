@@ -62,6 +62,19 @@ TEST(OnnxShape, SplitAttributeFormInputFormAndEqualParts) {
   }
 }
 
+// ONNX allows empty parts (Relay's split does not): they become empty slices.
+TEST(OnnxShape, SplitWithEmptyParts) {
+  OnnxGraph g(13);
+  g.input("x", {2, 5}).initializer("split", i64({3}, {2, 0, 3}));
+  g.node("Split", {"x", "split"}, {"a", "b", "c"}).i("axis", 1);
+  g.output("a").output("b").output("c");
+  relay::Value v = runOnnx(g, {f32({2, 5}, iota(10))});
+  ASSERT_TRUE(v.isTuple());
+  EXPECT_TRUE(allClose(v.fields()[0].tensor(), f32({2, 2}, {0, 1, 5, 6})));
+  EXPECT_EQ(v.fields()[1].tensor().shape(), (std::vector<int64_t>{2, 0}));
+  EXPECT_TRUE(allClose(v.fields()[2].tensor(), f32({2, 3}, {2, 3, 4, 7, 8, 9})));
+}
+
 TEST(OnnxShape, SliceWithNegativeIndicesAndSteps) {
   OnnxGraph g(13);
   g.input("x", {3, 4})
