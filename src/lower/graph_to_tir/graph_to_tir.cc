@@ -307,14 +307,15 @@ class GraphBuilder {
     // At its last use a detached constant is handed over, so packing may reuse its memory.
     auto data = constantData_.find(constant.get());
     auto uses = constantUses_.find(constant.get());
+    NDArray packed;
     if (data != constantData_.end() && uses != constantUses_.end() && uses->second == 1) {
       NDArray weight = std::move(data->second);
       constantData_.erase(data);
-      const int entry = newParam(relay::strategy::packWeightConsuming(std::move(weight), packing));
-      packedParams_.push_back({constant.get(), packing, entry});
-      return entry;
+      packed = relay::strategy::packWeightConsuming(std::move(weight), packing);
+    } else {
+      packed = relay::strategy::packWeight(constantData(constant), packing);
     }
-    const int entry = newParam(relay::strategy::packWeight(constantData(constant), packing));
+    const int entry = newParam(packed);
     packedParams_.push_back({constant.get(), packing, entry});
     return entry;
   }

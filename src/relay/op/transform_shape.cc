@@ -24,12 +24,6 @@ void copyElement(const NDArray& from, int64_t i, const NDArray& to, int64_t j) {
               static_cast<const char*>(from.data()) + i * size, static_cast<size_t>(size));
 }
 
-std::vector<int64_t> rowMajorStrides(const std::vector<int64_t>& shape) {
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (size_t k = shape.size(); k-- > 1;) strides[k - 1] = strides[k] * shape[k];
-  return strides;
-}
-
 // The input offsets of the n elements of the output row at `coords` (its last coordinate is 0).
 using RowOffsets = std::function<void(const std::vector<int64_t>&, int64_t*, int64_t)>;
 
