@@ -5,6 +5,7 @@
 
 #include "codegen/llvm/target.h"
 #include "driver/pipeline.h"
+#include "relay/transform/passes.h"
 
 namespace tessera::driver {
 
@@ -40,8 +41,19 @@ std::vector<std::string> explainStrategy(const KernelStrategy& kernel) {
   return lines;
 }
 
-BuiltModule build(relay::IRModule module, const target::Target& target,
-                  const std::map<std::string, NDArray>& params, const BuildOptions& options) {
+namespace {
+
+std::vector<KernelStrategy> strategiesOf(CompileState& state) {
+  std::vector<KernelStrategy> out;
+  for (size_t i = 0; i < state.kernels.size(); ++i)
+    out.push_back(
+        {state.kernels[i]->name, std::move(state.lowered.kernels[i].choices), state.anchors[i]});
+  return out;
+}
+
+CompileState compileModule(relay::IRModule module, const target::Target& target,
+                           const std::map<std::string, NDArray>& params,
+                           const BuildOptions& options, bool vm) {
   relay::PassContext ownContext;
   relay::PassContext& ctx = options.context ? *options.context : ownContext;
   ctx.optLevel = options.optLevel;
@@ -49,17 +61,34 @@ BuiltModule build(relay::IRModule module, const target::Target& target,
   CompileState state{.module = std::move(module),
                      .target = codegen::withHostDefaults(target),
                      .params = params,
-                     .strategies = options.defaultSchedules};
+                     .strategies = options.defaultSchedules,
+                     .vm = vm};
   runPipeline(state, ctx);
+  return state;
+}
+
+}  // namespace
+
+bool needsVM(const relay::IRModule& module) {
+  return lower::needsVM(relay::inlineGlobalCalls(module));
+}
+
+BuiltVM buildVM(relay::IRModule module, const target::Target& target,
+                const std::map<std::string, NDArray>& params, const BuildOptions& options) {
+  CompileState state = compileModule(std::move(module), target, params, options, true);
+  return {state.lib, std::move(state.executable), state.kernels, strategiesOf(state)};
+}
+
+BuiltModule build(relay::IRModule module, const target::Target& target,
+                  const std::map<std::string, NDArray>& params, const BuildOptions& options) {
+  CompileState state = compileModule(std::move(module), target, params, options, false);
 
   BuiltModule built;
   built.lib = state.lib;
   built.graph = std::move(state.lowered.graph);
   built.params = std::move(state.lowered.params);
   built.kernels = state.kernels;
-  for (size_t i = 0; i < state.kernels.size(); ++i)
-    built.strategies.push_back(
-        {state.kernels[i]->name, std::move(state.lowered.kernels[i].choices), state.anchors[i]});
+  built.strategies = strategiesOf(state);
   return built;
 }
 

@@ -17,6 +17,7 @@
 #include "relay/strategy/schedule_kernel.h"
 #include "runtime/graph_model.h"
 #include "runtime/ndarray.h"
+#include "runtime/vm_executable.h"
 #include "tir/function.h"
 
 namespace tessera::driver {
@@ -74,6 +75,26 @@ std::vector<tir::PrimFunc> graphKernels(const relay::IRModule& optimized,
 BuiltModule build(relay::IRModule module, const target::Target& target,
                   const std::map<std::string, NDArray>& params = {},
                   const BuildOptions& options = {});
+
+/// What the VM runs: the executable (its kernels compiled and loaded) and how each kernel was made.
+struct BuiltVM {
+  codegen::CompiledModule lib;
+  runtime::vm::Executable exec;
+  std::vector<tir::PrimFunc> kernels;
+  std::vector<KernelStrategy> strategies;
+};
+
+/// True when `module` needs the VM: after inlining, @main holds an `if` or calls a (recursive)
+/// global function. build() refuses such a module; buildVM() takes any.
+bool needsVM(const relay::IRModule& module);
+
+/// Builds every function of `module` for the VM (runtime/vm.h): the same pipeline as build(),
+/// with the fused module lowered to VM code (lower/graph_to_tir/relay_to_vm.h) instead of a graph.
+/// DiagnosticError (code "vm_compile") for what the VM cannot run yet (non-static shapes,
+/// data-dependent output shapes, closures).
+BuiltVM buildVM(relay::IRModule module, const target::Target& target,
+                const std::map<std::string, NDArray>& params = {},
+                const BuildOptions& options = {});
 
 /// Writes `dir`/kernels.so, `dir`/graph.json and `dir`/params.npz, creating `dir` when missing.
 /// Throws DiagnosticError (code "export") when a file cannot be written.

@@ -78,8 +78,16 @@ void runOptimize(CompileState& s, relay::PassContext& ctx) {
 }
 
 void runLowerGraphToTIR(CompileState& s, relay::PassContext&) {
-  // Moved: the weights then leave memory as lowering makes them params (packed or not).
-  s.lowered = lower::lowerGraphToTIR(std::move(s.module), s.strategies ? &s.target : nullptr);
+  const target::Target* target = s.strategies ? &s.target : nullptr;
+  if (s.vm) {
+    lower::LoweredVM lowered = lower::lowerToVM(s.module, target);
+    s.module = relay::IRModule();
+    s.executable = std::move(lowered.exec);
+    s.lowered.kernels = std::move(lowered.kernels);
+  } else {
+    // Moved: the weights then leave memory as lowering makes them params (packed or not).
+    s.lowered = lower::lowerGraphToTIR(std::move(s.module), target);
+  }
   s.kernels.clear();
   for (const lower::GraphKernel& k : s.lowered.kernels) s.kernels.push_back(k.func);
 }
@@ -112,10 +120,12 @@ void runCodegen(CompileState& s, relay::PassContext& ctx) {
   // only to be printed.
   if (!module.empty())
     s.lib = codegen::compile(module, s.target, {.keepIR = relay::printsAfter(ctx, "CodegenLLVM")});
+  if (s.vm && !module.empty()) s.executable.kernels = s.lib.module();
 }
 
+// The VM allocates as it runs: only a graph's memory is planned ahead.
 void runPlanMemory(CompileState& s, relay::PassContext&) {
-  runtime::planMemory(s.lowered.graph);
+  if (!s.vm) runtime::planMemory(s.lowered.graph);
 }
 
 }  // namespace
@@ -125,7 +135,8 @@ const std::vector<CompileStep>& compileSteps() {
       {"Optimize", "bind parameters, then the graph passes above, ending with FuseOps", runOptimize,
        [](const CompileState& s) { return relay::printModule(s.module); }},
       {"LowerGraphToTIR",
-       "@main to kernel calls; each fused function to a PrimFunc by its strategies",
+       "@main to kernel calls (or every function to VM code); each fused function to a PrimFunc "
+       "by its strategies",
        runLowerGraphToTIR, printKernels},
       {"ScheduleKernels", "each kernel's anchor schedule, then the target's generic steps",
        runScheduleKernels, printKernels},
@@ -134,7 +145,10 @@ const std::vector<CompileStep>& compileSteps() {
       {"CodegenLLVM", "LLVM IR, O3, machine code; loaded in-process for the host", runCodegen,
        [](const CompileState& s) { return s.kernels.empty() ? std::string() : s.lib.llvmIR(); }},
       {"PlanMemory", "storage for every tensor of the graph, sharing what does not overlap",
-       runPlanMemory, [](const CompileState& s) { return s.lowered.graph.toJson(); }},
+       runPlanMemory,
+       [](const CompileState& s) {
+         return s.vm ? s.executable.asText() : s.lowered.graph.toJson();
+       }},
   };
   return steps;
 }

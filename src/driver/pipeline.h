@@ -10,6 +10,7 @@
 
 #include "codegen/llvm/build.h"
 #include "lower/graph_to_tir/graph_to_tir.h"
+#include "lower/graph_to_tir/relay_to_vm.h"
 #include "relay/module.h"
 #include "relay/strategy/schedule_kernel.h"
 #include "relay/transform/pass.h"
@@ -40,7 +41,11 @@ struct CompileState {
   /// Choose implementations with the target's op strategies and schedule the kernels; off,
   /// every kernel is the plain loop nest of its generic computes (the reference).
   bool strategies = true;
+  /// Lower to VM code (`if` on run-time values, loops as recursive functions) instead of a graph
+  /// executor description: `executable` is then written instead of `lowered.graph`.
+  bool vm = false;
   lower::LoweredGraph lowered;         ///< after LowerGraphToTIR (memory planned by PlanMemory)
+  runtime::vm::Executable executable;  ///< the VM's program (vm): after LowerGraphToTIR
   std::vector<tir::PrimFunc> kernels;  ///< the kernels as the last step left them
   std::vector<relay::strategy::AnchorReport> anchors;  ///< after ScheduleKernels
   codegen::CompiledModule lib;                         ///< after CodegenLLVM

@@ -134,27 +134,50 @@ VMValue VirtualMachine::invoke(const std::string& func, const std::vector<NDArra
   auto it = exec_.functions.find(func);
   if (it == exec_.functions.end())
     throwDiagnostic("vm_input", "the executable has no function named '" + func + "'");
-  const VMFunction& fn = it->second;
-  ShapeEnv env = bindInputs(fn, args);
-  std::vector<VMValue> regs(fn.numRegisters);
-  for (size_t i = 0; i < args.size(); ++i) regs[i].tensor = args[i];
+  std::vector<VMValue> values;
+  for (const NDArray& a : args) values.push_back({a, nullptr});
+  return execute(it->second, std::move(values), bindInputs(it->second, args));
+}
+
+const VMFunction& VirtualMachine::callee(const VMFunction& caller, const std::string& name) const {
+  auto it = exec_.functions.find(name);
+  if (it == exec_.functions.end())
+    throwDiagnostic("vm_call", caller.name + " calls '" + name + "', which the executable lacks");
+  return it->second;
+}
+
+// The shape variables of a call between VM functions, bound from its tensor arguments (tuples
+// are passed through unchecked: the compiler typed them).
+ShapeEnv VirtualMachine::bindCall(const VMFunction& fn, const std::vector<VMValue>& args) const {
+  std::vector<NDArray> tensors;
+  for (const VMValue& v : args) tensors.push_back(v.isTuple() ? NDArray() : v.tensor);
+  return bindInputs(fn, tensors);
+}
+
+VMValue VirtualMachine::execute(const VMFunction& entry, std::vector<VMValue> args,
+                                ShapeEnv env) const {
+  const VMFunction* fn = &entry;
+  std::vector<VMValue> regs(fn->numRegisters);
+  std::move(args.begin(), args.end(), regs.begin());
   auto load = [&](const Operand& o) -> VMValue {
     if (o.kind == Operand::Kind::kConstant) return VMValue{exec_.constants.at(o.index), nullptr};
     return regs.at(o.index);
   };
-  for (const Instruction& inst : fn.code) {
+  size_t pc = 0;
+  while (pc < fn->code.size()) {
+    const Instruction& inst = fn->code[pc++];
     std::vector<VMValue> operands;
     for (const Operand& o : inst.args) operands.push_back(load(o));
     switch (inst.op) {
       case Opcode::kAllocStorage: {
-        std::vector<int64_t> shape = concreteShape(inst.shape, env, fn.name);
+        std::vector<int64_t> shape = concreteShape(inst.shape, env, fn->name);
         int64_t bytes = shapeNumel(shape) * inst.dtype.bytes();
         regs[inst.dst].tensor = NDArray::empty({bytes}, DataType::uint8());
         break;
       }
       case Opcode::kAllocTensor:
         regs[inst.dst].tensor =
-            viewOf(operands[0].tensor, concreteShape(inst.shape, env, fn.name), inst.dtype);
+            viewOf(operands[0].tensor, concreteShape(inst.shape, env, fn->name), inst.dtype);
         break;
       case Opcode::kCallKernel:
         exec_.kernels.call(inst.func, tensorArgs(operands, inst.func));
@@ -180,9 +203,35 @@ VMValue VirtualMachine::invoke(const std::string& func, const std::vector<NDArra
         break;
       case Opcode::kRet:
         return operands[0];
+      case Opcode::kIf: {
+        const NDArray& cond = operands[0].tensor;
+        if (operands[0].isTuple() || cond.numel() != 1)
+          throwDiagnostic("vm_call", fn->name + ": the condition of an if must be one value");
+        if (cond.getFloat(0) == 0) pc = static_cast<size_t>(inst.index);
+        break;
+      }
+      case Opcode::kGoto:
+        pc = static_cast<size_t>(inst.index);
+        break;
+      case Opcode::kInvoke: {
+        const VMFunction& target = callee(*fn, inst.func);
+        ShapeEnv calleeEnv = bindCall(target, operands);
+        regs[inst.dst] = execute(target, std::move(operands), std::move(calleeEnv));
+        break;
+      }
+      case Opcode::kTailCall: {
+        // The callee takes over this frame, so a loop written as recursion runs in constant
+        // stack and memory whatever its trip count.
+        fn = &callee(*fn, inst.func);
+        env = bindCall(*fn, operands);
+        regs.assign(fn->numRegisters, VMValue{});
+        std::move(operands.begin(), operands.end(), regs.begin());
+        pc = 0;
+        break;
+      }
     }
   }
-  throwDiagnostic("vm_call", fn.name + ": program ended without ret");
+  throwDiagnostic("vm_call", fn->name + ": program ended without ret");
 }
 
 NDArray VirtualMachine::run(const std::string& func, const std::vector<NDArray>& args) const {

@@ -1,4 +1,6 @@
-// The virtual machine (Relax's VM): runs an Executable's functions on NDArrays. Symbolic
+// The virtual machine (Relax's VM, also the target of Relay modules with control flow): runs an
+// Executable's functions on NDArrays, with jumps for `if` and calls between functions (a tail call
+// reuses the frame, so loops written as recursion run in place). Symbolic
 // dimensions are bound from the inputs' shapes at entry (and checked where they repeat); outputs
 // of call_tir / call_dps_packed are allocated by the VM and filled by the callee. Part of the
 // runtime: an executable runs without the compiler.
@@ -37,6 +39,10 @@ class VirtualMachine {
   const Executable& executable() const { return exec_; }
 
  private:
+  VMValue execute(const VMFunction& fn, std::vector<VMValue> args, ShapeEnv env) const;
+  const VMFunction& callee(const VMFunction& caller, const std::string& name) const;
+  ShapeEnv bindCall(const VMFunction& fn, const std::vector<VMValue>& args) const;
+
   Executable exec_;
   std::map<std::string, PackedFunc> packed_;  ///< call_packed targets resolved at load time
 };

@@ -24,6 +24,14 @@ const char* opcodeName(Opcode op) {
       return "copy";
     case Opcode::kRet:
       return "ret";
+    case Opcode::kIf:
+      return "if";
+    case Opcode::kGoto:
+      return "goto";
+    case Opcode::kInvoke:
+      return "invoke";
+    case Opcode::kTailCall:
+      return "tail_call";
   }
   return "?";
 }
@@ -71,8 +79,12 @@ std::string Executable::asText() const {
   std::string out;
   for (const auto& [name, fn] : functions) {
     out += "@" + name + ":\n";
-    for (const Instruction& inst : fn.code) {
-      std::string line = std::string("  ") + opcodeName(inst.op);
+    for (size_t pc = 0; pc < fn.code.size(); ++pc) {
+      const Instruction& inst = fn.code[pc];
+      std::string line = (pc < 10    ? "   "
+                          : pc < 100 ? "  "
+                                     : " ") +
+                         std::to_string(pc) + " " + opcodeName(inst.op);
       if (!inst.func.empty()) line += " " + inst.func;
       for (const Operand& o : inst.args) line += " " + operandText(o);
       if (!inst.shape.empty()) {
@@ -81,6 +93,8 @@ std::string Executable::asText() const {
         line += ") " + inst.dtype.name();
       }
       if (inst.op == Opcode::kTupleGetItem) line += " [" + std::to_string(inst.index) + "]";
+      if (inst.op == Opcode::kIf) line += " else " + std::to_string(inst.index);
+      if (inst.op == Opcode::kGoto) line += " " + std::to_string(inst.index);
       if (inst.dst >= 0) line += " -> %" + std::to_string(inst.dst);
       out += line + "\n";
     }

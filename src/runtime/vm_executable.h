@@ -47,6 +47,10 @@ enum class Opcode : uint8_t {
   kTupleGetItem,  ///< dst = args[0][index]
   kCopy,          ///< dst = args[0]
   kRet,           ///< return args[0]
+  kIf,            ///< go on when args[0] (a one-element tensor) is non-zero, else jump to `index`
+  kGoto,          ///< jump to `index`
+  kInvoke,        ///< dst = the VM function `func`(args...) (tensors or tuples)
+  kTailCall,      ///< return `func`(args...), reusing the caller's frame: loops run in place
 };
 
 struct Instruction {
@@ -56,7 +60,7 @@ struct Instruction {
   std::vector<Operand> args;
   std::vector<ShapeExpr> shape;
   DataType dtype;
-  int index = 0;
+  int index = 0;  ///< kTupleGetItem: the field; kIf, kGoto: the instruction to jump to
 };
 
 /// A parameter: what the inputs are checked against.

@@ -102,9 +102,19 @@ def @main(%c: bool, %x: Tensor[(2), float32]) {
   if (%c) { add(%x, %x) } else { %x }
 }
 RELAY
-expect 0 "control flow falls back to the interpreter" -- "$tessera" run "$work/if.relay" --random-inputs 1
-contains "$work/err" "running the reference interpreter" "fallback note"
-expect 1 "control flow does not compile" -- "$tessera" compile "$work/if.relay" -o "$work/if"
+# Control flow runs compiled on the VM (no fallback note), with the interpreter's results; seed 1
+# makes %c true, seed 2 false.
+for seed in 1 2; do
+  expect 0 "control flow runs on the VM" -- "$tessera" run "$work/if.relay" --random-inputs $seed --output "$work/vm$seed.npy"
+  if grep -qF "running the reference interpreter" "$work/err"; then
+    echo "FAIL: control flow fell back to the interpreter"; failures=$((failures + 1))
+  fi
+  expect 0 "control flow on the interpreter" -- "$tessera" run "$work/if.relay" --random-inputs $seed --interpreter --output "$work/in$seed.npy"
+  cmp -s "$work/vm$seed.npy" "$work/in$seed.npy" || { echo "FAIL: VM and interpreter differ (seed $seed)"; failures=$((failures + 1)); }
+done
+expect 0 "VM bench" -- "$tessera" run "$work/if.relay" --random-inputs 1 --bench 3
+contains "$work/out" "bench (compiled, VM, 3 runs)" "VM timing line"
+expect 1 "control flow does not compile to a graph" -- "$tessera" compile "$work/if.relay" -o "$work/if"
 contains "$work/err" "error[build]" "compile error"
 
 # An op with a data-dependent output shape (argwhere) runs on the interpreter with a note naming

@@ -13,6 +13,7 @@
 #include "runtime/graph_executor.h"
 #include "runtime/npy.h"
 #include "runtime/time_evaluator.h"
+#include "runtime/vm.h"
 #include "support/diagnostic.h"
 
 namespace tessera::cli {
@@ -25,8 +26,10 @@ const char* const kRunUsage =
     "\n"
     "FILE is Relay text, an ONNX model (.onnx) or a directory written by `tessera compile`.\n"
     "Compiles FILE with the relay.build pipeline (graph optimization, fusion, LLVM), runs @main\n"
-    "with the graph executor and prints the result. A module the compiler cannot handle (e.g.\n"
-    "control flow) runs on the reference interpreter, with a note on stderr.\n"
+    "with the graph executor and prints the result. Control flow on run-time values (if, loops\n"
+    "written as recursive functions) runs compiled on the VM. A module the compiler cannot\n"
+    "handle (e.g. data-dependent shapes) runs on the reference interpreter, with a note on\n"
+    "stderr.\n"
     "  --input NAME=FILE.npy   value of parameter %NAME (repeat for each parameter)\n"
     "  --random-inputs SEED    fill parameters without --input with seeded uniform values in [-1, "
     "1)\n"
@@ -201,6 +204,42 @@ relay::Value runCompiled(const driver::BuiltModule& built, RunRequest& request) 
   return fields.size() == 1 ? fields[0] : relay::Value::tuple(std::move(fields));
 }
 
+relay::Value fromVM(const runtime::vm::VMValue& v) {
+  if (!v.isTuple()) return relay::Value(v.tensor);
+  std::vector<relay::Value> fields;
+  for (const runtime::vm::VMValue& f : *v.tuple) fields.push_back(fromVM(f));
+  return relay::Value::tuple(std::move(fields));
+}
+
+// A module with control flow, compiled for the VM.
+relay::Value runOnVM(const driver::BuiltVM& built, RunRequest& request) {
+  runtime::vm::VirtualMachine vm(built.exec);
+  const runtime::vm::VMFunction& main = built.exec.functions.at("main");
+  InputResolver inputs{request, {}, {}};
+  std::vector<NDArray> args;
+  for (size_t i = 0; i < main.params.size(); ++i) {
+    const runtime::vm::Param& p = main.params[i];
+    auto random = [&](uint64_t seed) {
+      std::vector<int64_t> shape;
+      for (const runtime::vm::ShapeExpr& d :
+           p.shape.value_or(std::vector<runtime::vm::ShapeExpr>{}))
+        shape.push_back(d.value);
+      if (!p.isTensor)
+        throwDiagnostic("input", "only tensor parameters can be filled randomly", Span{},
+                        "%" + p.name);
+      return randomArray(shape, p.dtype, seed);
+    };
+    std::optional<NDArray> v = inputs.valueFor(p.name, i, random, p.annotation, p.dtype);
+    args.push_back(v ? *v : NDArray());
+  }
+  inputs.finish();
+  relay::Value result = fromVM(vm.invoke("main", args));
+  if (request.bench > 0)
+    request.timing = timingLine([&] { vm.invoke("main", args); }, request.bench, "compiled, VM");
+  request.ranCompiled = true;
+  return result;
+}
+
 int parseRuns(const std::optional<std::string>& text, const std::string& flag) {
   if (!text) return 0;
   try {
@@ -267,13 +306,18 @@ int cmdRun(Args& args) {
     // Compiled code runs @main of the optimized module; anything else is the interpreter's.
     const bool compiled = !forceInterpreter && optimizeModule && request.entry == "main";
     std::optional<driver::BuiltModule> built;
+    std::optional<driver::BuiltVM> builtVM;
     if (compiled) {
       driver::BuildOptions options;
       options.optLevel = optLevel;
+      const target::Target target =
+          targetText ? target::Target::parse(*targetText) : codegen::hostTarget();
       try {
-        built = driver::build(
-            module, targetText ? target::Target::parse(*targetText) : codegen::hostTarget(), {},
-            options);
+        // Control flow on run-time values runs on the VM; a plain graph on the graph executor.
+        if (driver::needsVM(module))
+          builtVM = driver::buildVM(module, target, {}, options);
+        else
+          built = driver::build(module, target, {}, options);
       } catch (const DiagnosticError& e) {
         if (e.diagnostic().code == "target") throw;
         std::cerr << "note: cannot compile this module (" << e.diagnostic().str()
@@ -282,6 +326,11 @@ int cmdRun(Args& args) {
     }
     if (built) {
       result = runCompiled(*built, request);
+    } else if (builtVM) {
+      result = runOnVM(*builtVM, request);
+      if (request.profile > 0)
+        std::cerr << "note: --profile times the graph executor's kernels; this module ran on the "
+                     "VM\n";
     } else {
       if (optimizeModule) {
         relay::PassContext ctx;

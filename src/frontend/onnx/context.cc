@@ -188,6 +188,18 @@ void GraphContext::release(const std::string& name) {
   released_.insert(name);  // still defined: a second definition is an error
 }
 
+std::string GraphContext::declareFunction(const std::string& base, Type retType) {
+  std::string name = base;
+  for (int k = 1; returnTypes_.count(name); ++k) name = base + "_" + std::to_string(k);
+  returnTypes_[name] = std::move(retType);
+  return name;
+}
+
+void GraphContext::defineFunction(const std::string& name, relay::Function fn) {
+  TS_CHECK(returnTypes_.count(name)) << "@" << name << " defined before it is declared";
+  functions_[name] = std::move(fn);
+}
+
 // The op's own type relation gives the result type; every argument type is already complete, so
 // an `assign` from the relation can only confirm a type or report a mismatch.
 Type GraphContext::computeType(const Expr& e) {
@@ -222,6 +234,11 @@ Type GraphContext::computeType(const Expr& e) {
       TS_CHECK(false) << "unexpected expression built by the ONNX importer: " << exprSummary(e);
   }
   const auto* call = e->as<relay::CallNode>();
+  if (const auto* global = call->op->as<relay::GlobalVarNode>()) {
+    auto it = returnTypes_.find(global->name);
+    TS_CHECK(it != returnTypes_.end() && it->second) << "call of an unknown @" << global->name;
+    return it->second;
+  }
   const auto* op = call->op->as<relay::OpNode>();
   TS_CHECK(op && op->def->typeRelation) << "the ONNX importer calls only registered ops";
   const relay::OpDef* def = op->def;

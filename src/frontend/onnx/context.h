@@ -77,6 +77,15 @@ class GraphContext {
   /// inputs and constants only; nullopt otherwise.
   std::optional<NDArray> specializedValue(const relay::Expr& e);
 
+  /// Declares a global function of the module being imported (a loop over run-time data becomes a
+  /// recursive one) returning `retType`, named `base` or `base_1`, `base_2`, ...: calls of it
+  /// (makeGlobalVar(name)) can be typed, its own recursive calls included, before it is defined.
+  std::string declareFunction(const std::string& base, Type retType);
+  /// Defines a declared function (parameters annotated).
+  void defineFunction(const std::string& name, relay::Function fn);
+  /// The functions added, by name.
+  const std::map<std::string, relay::Function>& functions() const { return functions_; }
+
  private:
   Type computeType(const relay::Expr& e);
   std::optional<std::vector<relay::Var>> knownComputation(const relay::Expr& e, bool throughInputs);
@@ -96,6 +105,8 @@ class GraphContext {
   std::unordered_set<const relay::ExprNode*> boundNodes_;
   std::unordered_map<const relay::ExprNode*, std::pair<relay::Expr, Type>> types_;
   std::unordered_map<const relay::ExprNode*, NDArray> specialized_;
+  std::map<std::string, relay::Function> functions_;  ///< global functions besides @main
+  std::map<std::string, Type> returnTypes_;           ///< of functions reserved or added
 };
 
 /// One ONNX node being converted.
@@ -163,6 +174,7 @@ class NodeContext {
   std::optional<NDArray> knownValue(const relay::Expr& e) const { return graph_.knownValue(e); }
 
   // --- helpers -------------------------------------------------------------------------------
+  GraphContext& graph() const { return graph_; }
   Type typeOf(const relay::Expr& e) const { return graph_.typeOf(e); }
   /// `e` as a Constant when it only combines known values (e.g. a transposed weight).
   relay::Expr fold(const relay::Expr& e) const { return graph_.tryFold(e); }

@@ -1,10 +1,11 @@
 // ONNX's control flow (If, Loop, Scan), whose bodies are subgraph attributes converted in nested
-// scopes. If becomes a Relay `if` (or only its taken branch when the condition is a constant);
-// Loop and Scan are unrolled at import, which needs the trip count and every iteration's
-// condition known then: loops over run-time data need a VM, which Tessera does not have yet.
+// scopes. If becomes a Relay `if` (or only its taken branch when the condition is a constant).
+// Scan, and Loop over constants, are unrolled at import; a Loop over run-time data becomes a
+// recursive function (runtime_loop.h) that runs compiled on the VM.
 #include <algorithm>
 
 #include "frontend/onnx/context.h"
+#include "frontend/onnx/runtime_loop.h"
 #include "relay/op/tensor.h"
 #include "support/diagnostic.h"
 
@@ -16,11 +17,6 @@ using relay::Expr;
 // Each iteration re-converts the body (its nodes once more); a longer loop is rejected rather
 // than built, as for the unrolled recurrent layers.
 constexpr int64_t kMaxIterations = 4096;
-
-const char* const kNeedsVm =
-    "Loop and Scan are unrolled at import, so this must be known then (a constant, or computed "
-    "from graph inputs given a value: tessera run --input, ImportOptions::inputValues); loops "
-    "over run-time data need a VM, which Tessera does not have yet";
 
 // A condition as ONNX gives it (a bool tensor of one element), when it is known at import.
 std::optional<bool> knownCondition(const NodeContext& n, const Expr& e, const std::string& what) {
@@ -143,9 +139,17 @@ Expr emptyStack(const NodeContext& n, const Type& perIteration) {
 
 // --- Loop ----------------------------------------------------------------------------------------
 
+bool isConstant(const NodeContext& n, size_t input) {
+  const auto* c = n.input(input)->as<relay::ConstantNode>();
+  return c && c->hasData();
+}
+
 // for (i = 0; i < M && cond; ++i) { cond, v..., scan... = body(i, cond, v...) }. Without the cond
 // input the body's condition output is ignored (the ONNX spec's "for loop" form), so it need not be
-// known; without M the condition must turn false at import within kMaxIterations.
+// known; without M the condition must turn false. Constant M and conditions unroll at import (at
+// most kMaxIterations); a loop over run-time data becomes a recursive function the VM runs
+// (runtime_loop.h), unless it has scan outputs, whose shape would depend on the trip count: those
+// unroll on values given at import (tessera run --input) or are refused.
 void loop(NodeContext& n) {
   const ::onnx::GraphProto& body = n.attrGraph("body");
   if (n.numInputs() < 2)
@@ -156,28 +160,42 @@ void loop(NodeContext& n) {
                                 std::to_string(carried) + " loop-carried values but computes " +
                                 std::to_string(body.output_size()) + " outputs");
   const size_t scans = static_cast<size_t>(body.output_size()) - 1 - carried;
+  if (n.numOutputs() > carried + scans)
+    n.fail("onnx_output", "the node declares " + std::to_string(n.numOutputs()) +
+                              " outputs but the loop has " + std::to_string(carried + scans));
+  const bool hasCond = n.hasInput(1);
+  if (!n.hasInput(0) && !hasCond)
+    n.fail("onnx_loop",
+           "the loop has neither a trip count M nor a condition cond, so it never ends (the "
+           "body's condition output is ignored then)");
+  const bool runTimeInputs = (n.hasInput(0) && !isConstant(n, 0)) || (hasCond && !isConstant(n, 1));
+  if (runTimeInputs && scans == 0) {
+    // Values given at import (specialised inputs) still unroll when the loop's values change
+    // type, which a function cannot express.
+    try {
+      convertRuntimeLoop(n, body, carried, scans);
+      return;
+    } catch (const DiagnosticError& e) {
+      if (e.diagnostic().code != "onnx_loop") throw;
+    }
+  }
 
   std::optional<int64_t> tripCount;
   if (n.hasInput(0)) {
-    if (!n.constantInput(0))
-      n.fail("onnx_dynamic", "the trip count M depends on run-time data; " + std::string(kNeedsVm));
+    // Known only at run time: the scan outputs are refused there, or the value types differ.
+    if (!n.constantInput(0)) return convertRuntimeLoop(n, body, carried, scans);
     const std::vector<int64_t> m = n.constantInts(0, "trip count M");
     if (m.size() != 1) n.fail("onnx_input", "the trip count M must hold one value");
     tripCount = m[0];
   }
-  const bool hasCond = n.hasInput(1);
   bool keepGoing = true;
   if (hasCond) {
     std::optional<bool> c = knownCondition(n, n.input(1), "the condition cond");
-    if (!c)
-      n.fail("onnx_dynamic",
-             "the condition cond depends on run-time data; " + std::string(kNeedsVm));
+    if (!c) return convertRuntimeLoop(n, body, carried, scans);
     keepGoing = *c;
   }
-  if (!tripCount && !hasCond)
-    n.fail("onnx_loop",
-           "the loop has neither a trip count M nor a condition cond, so it never ends (the "
-           "body's condition output is ignored then)");
+  if (tripCount && *tripCount > kMaxIterations && scans == 0)
+    return convertRuntimeLoop(n, body, carried, scans);
 
   std::vector<Expr> state;
   for (size_t k = 0; k < carried; ++k) state.push_back(n.input(k + 2));
@@ -193,14 +211,16 @@ void loop(NodeContext& n) {
   for (; keepGoing && (!tripCount || i < *tripCount); ++i) {
     if (i == kMaxIterations)
       n.fail("onnx_loop", "the loop runs more than " + std::to_string(kMaxIterations) +
-                              " iterations, the most unrolled at import");
+                              " iterations, the most unrolled at import, and " +
+                              (scans > 0 ? "has scan outputs (without them it would run as a "
+                                           "function on the VM)"
+                                         : "its condition, known at import, never turns false"));
     const std::vector<Expr> out = runBody(i);
     if (hasCond) {
       std::optional<bool> c = knownCondition(
           n, out[0], "the body's condition output (iteration " + std::to_string(i) + ")");
-      if (!c)
-        n.fail("onnx_dynamic", "the body's condition output in iteration " + std::to_string(i) +
-                                   " depends on run-time data; " + kNeedsVm);
+      // Decided at run time: the whole loop becomes a function (or is refused with scans).
+      if (!c) return convertRuntimeLoop(n, body, carried, scans);
       keepGoing = *c;
     }
     for (size_t k = 0; k < carried; ++k) {
@@ -314,8 +334,9 @@ constexpr ConverterRow kRows[] = {
      "a Relay if when the branches' outputs agree in type; a constant condition keeps only the "
      "taken branch, and so does a specialised one (tessera run --input) when they differ"},
     {"Loop", loop,
-     "unrolled at import: M and every iteration's condition must be known then (constants or "
-     "specialised inputs); at most 4096 iterations; scan outputs keep one shape"},
+     "unrolled at import over constant M and conditions (at most 4096 iterations); over run-time "
+     "data a recursive function run on the VM, whose loop-carried values keep one type and which "
+     "has no scan outputs (those unroll on values given at import)"},
     {"Scan", scan,
      "opset 11+ form, unrolled at import over the static scan length (at most 4096); axes and "
      "directions"},

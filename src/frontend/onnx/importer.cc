@@ -354,6 +354,7 @@ class GraphImporter {
     Expr body = outputs.size() == 1 ? outputs[0] : relay::makeTuple(outputs);
     relay::IRModule module;
     module.add("main", relay::makeFunction(params_, body));
+    for (const auto& [name, fn] : ctx_.functions()) module.add(name, fn);
     return relay::inferTypes(module);
   }
 

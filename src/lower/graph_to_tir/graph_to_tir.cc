@@ -3,6 +3,8 @@
 // functions and lowering each through its op strategies; and the tuning tasks of the result.
 #include "lower/graph_to_tir/graph_to_tir.h"
 
+#include "lower/graph_to_tir/kernel_set.h"
+
 #include <algorithm>
 #include <unordered_map>
 
@@ -24,84 +26,12 @@ using relay::ExprKind;
 using relay::Function;
 using runtime::KernelCall;
 
-// "nn.conv2d" -> "nn_conv2d"; the kernel name joins the ops in evaluation order, as TVM does
-// (and as `tessera tir` names them).
-std::string kernelBaseName(const Function& fn) {
-  std::string name = "fused";
-  relay::postOrderVisit(fn->body, [&](const Expr& e) {
-    const auto* call = e->as<relay::CallNode>();
-    if (!call) return;
-    if (const auto* op = call->op->as<relay::OpNode>()) {
-      std::string part = op->name;
-      for (char& c : part)
-        if (c == '.') c = '_';
-      name += "_" + part;
-    }
-  });
-  return name;
-}
-
-// The tensors of a (possibly nested tuple) type, in order. Explicit stack: nesting is input.
-std::vector<const TensorTypeNode*> flattenTensorTypes(const Type& type, const std::string& where) {
-  std::vector<const TensorTypeNode*> out;
-  std::vector<const TypeNode*> stack{type.get()};
-  while (!stack.empty()) {
-    const TypeNode* t = stack.back();
-    stack.pop_back();
-    if (const auto* tensor = t ? t->as<TensorTypeNode>() : nullptr) {
-      out.push_back(tensor);
-    } else if (const auto* tuple = t ? t->as<TupleTypeNode>() : nullptr) {
-      for (auto it = tuple->fields.rbegin(); it != tuple->fields.rend(); ++it)
-        stack.push_back(it->get());
-    } else {
-      throwDiagnostic("build",
-                      "has type " + typeToString(type) +
-                          "; only tensors and tuples of "
-                          "tensors can flow between kernels",
-                      {}, where);
-    }
-  }
-  return out;
-}
-
-// The op with a data-dependent output shape (argwhere, unique, ...) that `call` runs, itself or
-// inside its fused function; null when there is none.
-const relay::OpNode* dataDependentOp(const relay::CallNode& call) {
-  if (const auto* op = call.op->as<relay::OpNode>())
-    return op->def->dataDependentShape ? op : nullptr;
-  const auto* fn = call.op->as<relay::FunctionNode>();
-  if (!fn) return nullptr;
-  const relay::OpNode* found = nullptr;
-  relay::postOrderVisit(fn->body, [&](const Expr& e) {
-    const auto* inner = e->as<relay::CallNode>();
-    const auto* op = inner ? inner->op->as<relay::OpNode>() : nullptr;
-    if (!found && op && op->def->dataDependentShape) found = op;
-  });
-  return found;
-}
-
-// A primitive function wrapping one op call that FuseOps left alone (it does not run at opt
-// level 0), so every op reaches the code generator through the same path.
-Function wrapOpCall(const relay::CallNode& call) {
-  std::vector<relay::Var> params;
-  std::vector<Expr> args;
-  for (size_t i = 0; i < call.args.size(); ++i) {
-    params.push_back(relay::makeVar("p" + std::to_string(i), call.args[i]->type()));
-    args.push_back(params.back());
-  }
-  DictAttrs attrs;
-  attrs.set("Primitive", AttrValue::integer(1));
-  Function fn =
-      relay::makeFunction(params, relay::makeCall(call.op, args, call.attrs), nullptr, attrs);
-  return relay::exprAs<relay::FunctionNode>(relay::inferExprTypes(fn));
-}
-
 // Walks @main in evaluation order, building the description and collecting kernels.
 class GraphBuilder {
  public:
   // `target` null: the generic computes, nothing packed, no strategies (the reference build).
   GraphBuilder(Function main, const target::Target* target)
-      : main_(std::move(main)), target_(target) {}
+      : main_(std::move(main)), kernelSet_(target) {}
 
   void run() {
     detachConstants();
@@ -120,26 +50,9 @@ class GraphBuilder {
 
   runtime::GraphDescription graph;
   std::map<std::string, NDArray> params;
-  std::vector<GraphKernel> kernels;
+  std::vector<GraphKernel>& kernels() { return kernelSet_.kernels; }
 
  private:
-  struct Kernel {
-    Function fn;
-    uint64_t hash;
-    std::string name;
-    size_t numInputs;                  // flattened tensor parameters before the constants
-    size_t numParams;                  // all PrimFunc parameters: inputs, constants, outputs
-    std::vector<int> constants;        // param entries of the lowered function's constants
-    std::vector<size_t> constantArgs;  // the call's constant arguments the kernel was built for
-    std::vector<relay::strategy::LoweredFunction::PackedParam> packed;
-
-    relay::strategy::WeightPacking packingOf(size_t param) const {
-      for (const auto& p : packed)
-        if (p.index == param) return p.packing;
-      return {};
-    }
-  };
-
   // Children that are evaluated before a node (primitive function bodies are not: they are
   // kernels, not dataflow).
   static std::vector<Expr> dataflowChildren(const Expr& e) {
@@ -362,8 +275,13 @@ class GraphBuilder {
     std::vector<size_t> constantArgs;
     for (size_t i = 0; i < call.args.size(); ++i)
       if (call.args[i]->as<relay::ConstantNode>()) constantArgs.push_back(i);
-    Kernel& kernel = kernelFor(fn, constantArgs);
-    ++kernels[static_cast<size_t>(&kernel - kernels_.data())].calls;
+    bool isNew = false;
+    const KernelInfo& kernel = kernelSet_.kernelFor(fn, constantArgs, &isNew);
+    if (isNew) {
+      std::vector<int> entries;
+      for (const NDArray& c : kernel.constants) entries.push_back(newParam(c));
+      constantEntries_.push_back(std::move(entries));
+    }
     KernelCall node{kernel.name, {}, {}};
     for (size_t i = 0; i < call.args.size(); ++i) {
       const relay::strategy::WeightPacking packing = kernel.packingOf(i);
@@ -375,7 +293,8 @@ class GraphBuilder {
     }
     TS_CHECK(node.inputs.size() == kernel.numInputs)
         << kernel.name << ": " << node.inputs.size() << " arguments for " << kernel.numInputs;
-    node.inputs.insert(node.inputs.end(), kernel.constants.begin(), kernel.constants.end());
+    const std::vector<int>& constants = constantEntries_[kernel.index];
+    node.inputs.insert(node.inputs.end(), constants.begin(), constants.end());
     for (const TensorTypeNode* t : flattenTensorTypes(call.type(), kernel.name))
       node.outputs.push_back(newEntry(t, kernel.name));
     TS_CHECK(node.inputs.size() + node.outputs.size() == kernel.numParams)
@@ -385,32 +304,9 @@ class GraphBuilder {
     releaseConstants(call);
   }
 
-  // Identical primitive functions (FuseOps outlines each group separately) called with constants
-  // in the same places share one kernel.
-  Kernel& kernelFor(const Function& fn, const std::vector<size_t>& constantArgs) {
-    const uint64_t hash = relay::structuralHash(fn);
-    for (size_t i = 0; i < kernels_.size(); ++i) {
-      if (kernels_[i].hash == hash && kernels_[i].constantArgs == constantArgs &&
-          relay::structuralEqual(kernels_[i].fn, fn))
-        return kernels_[i];
-    }
-    relay::strategy::LoweredFunction lowered =
-        relay::strategy::lowerPrimitive(fn, {.target = target_, .constantParams = constantArgs});
-    std::string name = kernelBaseName(fn);
-    const int n = nameUses_[name]++;
-    if (n > 0) name += "_" + std::to_string(n);
-    Kernel kernel{
-        fn, hash, name, 0, lowered.func->params.size(), {}, constantArgs, lowered.packedParams};
-    for (const relay::Var& p : fn->params)
-      kernel.numInputs += flattenTensorTypes(p->type(), name).size();
-    for (const NDArray& c : lowered.constants) kernel.constants.push_back(newParam(c));
-    kernels.push_back({withKernelName(lowered.func, name), std::move(lowered.strategies), 0});
-    kernels_.push_back(std::move(kernel));
-    return kernels_.back();
-  }
-
   Function main_;
-  const target::Target* target_;
+  KernelSet kernelSet_;
+  std::vector<std::vector<int>> constantEntries_;  // per kernel: its constants' param entries
   std::unordered_map<const relay::ExprNode*, NDArray> constantData_;  // see detachConstants
   std::unordered_map<const relay::ExprNode*, int> constantUses_;      // calls yet to come
   std::unordered_map<const relay::ExprNode*, std::vector<int>> entriesOf_;
@@ -421,8 +317,6 @@ class GraphBuilder {
   };
   std::vector<PackedConstant> packedParams_;
   std::unordered_map<const relay::VarNode*, Expr> letValues_;
-  std::vector<Kernel> kernels_;
-  std::map<std::string, int> nameUses_;
 };
 
 }  // namespace
@@ -433,14 +327,7 @@ LoweredGraph lowerGraphToTIR(relay::IRModule optimized, const target::Target* ta
   GraphBuilder builder(std::move(main), target);
   builder.run();
   return LoweredGraph{std::move(builder.graph), std::move(builder.params),
-                      std::move(builder.kernels)};
-}
-
-tir::PrimFunc withKernelName(const tir::PrimFunc& func, const std::string& name) {
-  auto copy = std::make_shared<tir::PrimFuncNode>(*func);
-  copy->name = name;
-  copy->attrs.set("global_symbol", AttrValue::string(name));
-  return copy;
+                      std::move(builder.kernels())};
 }
 
 std::vector<tir::PrimFunc> primitiveKernels(const relay::IRModule& module) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "lower/graph_to_tir/kernel_set.h"
 #include "relay/module.h"
 #include "relay/strategy/op_strategy.h"
 #include "runtime/graph_description.h"
@@ -17,16 +18,6 @@
 #include "tir/function.h"
 
 namespace tessera::lower {
-
-/// One kernel of the graph.
-struct GraphKernel {
-  /// As lowered by its op strategies, named `fused_<ops in evaluation order>` (`_1`, `_2`, ... for
-  /// different functions with the same ops), not yet scheduled.
-  tir::PrimFunc func;
-  /// The implementation chosen for each of its calls that has strategies.
-  std::vector<relay::strategy::StrategyChoice> choices;
-  int calls = 0;  ///< calls of the kernel in @main
-};
 
 /// @main as a graph of kernel calls.
 struct LoweredGraph {
@@ -42,9 +33,6 @@ struct LoweredGraph {
 /// weight is released once its last call is lowered (a packed weight's unpacked values do not
 /// outlive its packing), so move a module in that nothing else holds to keep peak memory low.
 LoweredGraph lowerGraphToTIR(relay::IRModule optimized, const target::Target* target);
-
-/// `func` named `name` (its name and global_symbol), as kernels are named.
-tir::PrimFunc withKernelName(const tir::PrimFunc& func, const std::string& name);
 
 /// Every primitive function of every function of `module`, in evaluation order, lowered with the
 /// generic computes and named as lowerGraphToTIR names kernels: for modules a graph executor

@@ -59,8 +59,43 @@ class Evaluator {
  public:
   explicit Evaluator(const IRModule* module) : module_(module) {}
 
-  Value callFunction(const FunctionNode& fn, const std::vector<Value>& args, Env env,
-                     const std::string& name) {
+  // A call in tail position (the body itself, a branch of an `if` there, a `let`'s body there)
+  // of a function value is not made by evalBody but handed back, and made here in place of the
+  // finished call: a loop written as tail recursion runs in constant depth.
+  struct TailCall {
+    std::shared_ptr<const ClosureData> closure;
+    std::vector<Value> args;
+    std::string name;
+  };
+
+  Value callFunction(const FunctionNode& entry, std::vector<Value> args, Env env,
+                     std::string name) {
+    if (++depth_ > kMaxCallDepth) {
+      --depth_;
+      throwDiagnostic("call_depth",
+                      "function calls nest deeper than " + std::to_string(kMaxCallDepth));
+    }
+    const FunctionNode* fn = &entry;
+    std::shared_ptr<const ClosureData> keepAlive;
+    Value result;
+    while (true) {
+      bindParams(*fn, args, env, name);
+      std::optional<TailCall> tail;
+      result = evalBody(fn->body, env, &tail);
+      if (!tail) break;
+      keepAlive = std::move(tail->closure);
+      fn = keepAlive->function.get();
+      env.clear();
+      for (const auto& [var, value] : keepAlive->captured) env[var] = value;
+      args = std::move(tail->args);
+      name = std::move(tail->name);
+    }
+    --depth_;
+    return result;
+  }
+
+  void bindParams(const FunctionNode& fn, const std::vector<Value>& args, Env& env,
+                  const std::string& name) {
     if (args.size() != fn.params.size())
       throwDiagnostic("arity", name + " takes " + std::to_string(fn.params.size()) +
                                    " arguments but " + std::to_string(args.size()) + " were given");
@@ -72,27 +107,21 @@ class Evaluator {
                                      typeToString(expected) + " but got " + describeValue(args[i]));
       env[p.get()] = args[i];
     }
-    if (++depth_ > kMaxCallDepth) {
-      --depth_;
-      throwDiagnostic("call_depth",
-                      "function calls nest deeper than " + std::to_string(kMaxCallDepth));
-    }
-    Value result = evalBody(fn.body, env);
-    --depth_;
-    return result;
   }
 
   // Evaluates an expression under `env` with an explicit stack. Each frame has a phase: 0 =
   // children not yet scheduled, 1 = scheduled, 2 = (let/if) the chosen continuation was scheduled.
-  Value evalBody(const Expr& root, Env& env) {
+  // With `tail`, a function call in tail position is handed back there instead of made.
+  Value evalBody(const Expr& root, Env& env, std::optional<TailCall>* tail = nullptr) {
     std::unordered_map<const ExprNode*, Value> memo;
     struct Frame {
       Expr expr;
       int phase = 0;
+      bool tail = false;
     };
-    std::vector<Frame> stack{{root, 0}};
-    auto need = [&](const Expr& e) {
-      if (!memo.count(e.get())) stack.push_back({e, 0});
+    std::vector<Frame> stack{{root, 0, tail != nullptr}};
+    auto need = [&](const Expr& e, bool inTail = false) {
+      if (!memo.count(e.get())) stack.push_back({e, 0, inTail});
     };
     while (!stack.empty()) {
       Frame& frame = stack.back();
@@ -110,7 +139,7 @@ class Evaluator {
         if (frame.phase == 1) {
           frame.phase = 2;
           env[let->var.get()] = memo.at(let->value.get());
-          need(let->body);
+          need(let->body, frame.tail);
           continue;
         }
         memo[e.get()] = memo.at(let->body.get());
@@ -122,14 +151,15 @@ class Evaluator {
             condition(memo.at(node->cond.get())) ? node->thenBranch : node->elseBranch;
         if (frame.phase == 1) {
           frame.phase = 2;
-          need(branch);
+          need(branch, frame.tail);
           continue;
         }
         memo[e.get()] = memo.at(branch.get());
         stack.pop_back();
         continue;
       }
-      memo[e.get()] = compute(e, memo, env);
+      const bool inTail = frame.tail;
+      memo[e.get()] = compute(e, memo, env, inTail ? tail : nullptr);
       stack.pop_back();
     }
     return memo.at(root.get());
@@ -174,7 +204,8 @@ class Evaluator {
     return v.tensor().getInt(0) != 0;
   }
 
-  Value compute(const Expr& e, const std::unordered_map<const ExprNode*, Value>& memo, Env& env) {
+  Value compute(const Expr& e, const std::unordered_map<const ExprNode*, Value>& memo, Env& env,
+                std::optional<TailCall>* tail) {
     switch (e->kind) {
       case ExprKind::kVar: {
         auto it = env.find(e->as<VarNode>());
@@ -199,7 +230,7 @@ class Evaluator {
       case ExprKind::kOp:
         throwDiagnostic("unsupported", "an operator used as a value must be called", e->span);
       case ExprKind::kCall:
-        return evalCall(e, memo, env);
+        return evalCall(e, memo, env, tail);
       case ExprKind::kTuple: {
         std::vector<Value> fields;
         for (const Expr& f : e->as<TupleNode>()->fields) fields.push_back(memo.at(f.get()));
@@ -237,7 +268,8 @@ class Evaluator {
     return Value::closure(closure);
   }
 
-  Value evalCall(const Expr& e, const std::unordered_map<const ExprNode*, Value>& memo, Env& env) {
+  Value evalCall(const Expr& e, const std::unordered_map<const ExprNode*, Value>& memo, Env& env,
+                 std::optional<TailCall>* tail) {
     const auto* call = e->as<CallNode>();
     std::vector<Value> args;
     args.reserve(call->args.size());
@@ -264,12 +296,16 @@ class Evaluator {
     }
     const Value& callee = memo.at(call->op.get());
     TS_CHECK(callee.isClosure()) << "call of a non-function value";
+    std::string name = "function";
+    if (const auto* g = call->op->as<GlobalVarNode>()) name = "@" + g->name;
+    if (tail) {
+      *tail = TailCall{callee.closure(), std::move(args), std::move(name)};
+      return {};
+    }
     const ClosureData& c = *callee.closure();
     Env inner;
     for (const auto& [var, value] : c.captured) inner[var] = value;
-    std::string name = "function";
-    if (const auto* g = call->op->as<GlobalVarNode>()) name = "@" + g->name;
-    return callFunction(*c.function, args, std::move(inner), name);
+    return callFunction(*c.function, std::move(args), std::move(inner), std::move(name));
   }
 
   const IRModule* module_;

@@ -1,10 +1,12 @@
-// InlineGlobalCalls (relay/transform/passes.h): @main's calls of other global functions replaced
-// by the callees' bodies, so that build(), which compiles @main alone, takes a module split into
+// InlineGlobalCalls (relay/transform/passes.h): calls of other global functions replaced by the
+// callees' bodies, so that build(), which compiles @main alone, takes a module split into
 // functions (relay.quantize's partition_conversions makes one: @quantize_inputs, @quantized_main,
-// @dequantize_outputs).
+// @dequantize_outputs). A function on a call cycle (a loop written as recursion) cannot be
+// inlined; it stays a function, with its own non-recursive calls inlined, for the VM to run.
 #include <algorithm>
+#include <map>
+#include <set>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "relay/transform/passes.h"
 #include "relay/type_infer.h"
@@ -14,11 +16,40 @@
 namespace tessera::relay {
 namespace {
 
+// The global functions each function calls directly.
+std::map<std::string, std::set<std::string>> callGraph(const IRModule& module) {
+  std::map<std::string, std::set<std::string>> callees;
+  for (const auto& [name, fn] : module.functions()) {
+    std::set<std::string>& out = callees[name];
+    postOrderVisit(fn->body, [&](const Expr& e) {
+      if (const auto* c = e->as<CallNode>())
+        if (const auto* g = c->op->as<GlobalVarNode>()) out.insert(g->name);
+    });
+  }
+  return callees;
+}
+
+// The functions reachable from `start` through one or more calls.
+std::set<std::string> reachable(const std::map<std::string, std::set<std::string>>& graph,
+                                const std::string& start) {
+  std::set<std::string> seen;
+  std::vector<std::string> stack(graph.at(start).begin(), graph.at(start).end());
+  while (!stack.empty()) {
+    std::string name = std::move(stack.back());
+    stack.pop_back();
+    if (!seen.insert(name).second) continue;
+    if (auto it = graph.find(name); it != graph.end())
+      stack.insert(stack.end(), it->second.begin(), it->second.end());
+  }
+  return seen;
+}
+
 // Each callee's body with its own calls inlined is built once, however many calls it has; a
 // call then binds its arguments to the callee's parameters in that body.
 class Inliner {
  public:
-  explicit Inliner(const IRModule& module) : module_(module) {}
+  Inliner(const IRModule& module, std::set<std::string> recursive)
+      : module_(module), recursive_(std::move(recursive)) {}
 
   Expr inlineCalls(const Expr& body) {
     return rewriteBottomUp(body, [&](const Expr& node, const std::vector<Expr>& children) {
@@ -28,48 +59,56 @@ class Inliner {
       const Function& callee = module_.lookup(global->name);
       // A function partitioned for a device's code generator (Composite, Compiler) stays a
       // call: compiling it for the CPU instead is not what its caller asked for.
-      if (callee->attrs.has("Composite") || callee->attrs.has("Compiler"))
+      if (callee->attrs.has("Composite") || callee->attrs.has("Compiler") ||
+          recursive_.count(global->name))
         return withChildren(node, children);
       std::unordered_map<const ExprNode*, Expr> args;
       // children: the callee, then the arguments.
       for (size_t i = 0; i < callee->params.size() && i + 1 < children.size(); ++i)
         args[callee->params[i].get()] = children[i + 1];
-      return replaceNodes(inlinedBody(global->name, callee, node->span), args);
+      return replaceNodes(inlinedBody(global->name, callee), args);
     });
   }
 
  private:
-  const Expr& inlinedBody(const std::string& name, const Function& callee, const Span& span) {
+  const Expr& inlinedBody(const std::string& name, const Function& callee) {
     if (auto it = bodies_.find(name); it != bodies_.end()) return it->second;
-    if (!inProgress_.insert(name).second)
-      throwDiagnostic("inline", "@" + name + " calls itself (recursion is not inlined)", span);
     Expr body = inlineCalls(callee->body);
-    inProgress_.erase(name);
     return bodies_[name] = std::move(body);
   }
 
   const IRModule& module_;
+  std::set<std::string> recursive_;
   std::unordered_map<std::string, Expr> bodies_;
-  std::unordered_set<std::string> inProgress_;
 };
+
+Function withBody(const Function& fn, const Expr& body) {
+  return makeFunction(fn->params, body, fn->retType, fn->attrs, fn->span);
+}
 
 }  // namespace
 
 IRModule inlineGlobalCalls(const IRModule& module) {
-  const Function& main = module.main();
-  const Expr body = Inliner(module).inlineCalls(main->body);
-  if (body == main->body) return module;
+  const auto graph = callGraph(module);
+  std::set<std::string> recursive;
+  for (const auto& [name, callees] : graph)
+    if (reachable(graph, name).count(name)) recursive.insert(name);
+  Inliner inliner(module, recursive);
   IRModule out = module;
-  out.add("main", makeFunction(main->params, body, main->retType, main->attrs, main->span));
-  // The inlined functions go; those still called stay.
-  std::vector<std::string> called;
-  postOrderVisit(body, [&](const Expr& e) {
-    if (const auto* c = e->as<CallNode>())
-      if (const auto* g = c->op->as<GlobalVarNode>()) called.push_back(g->name);
-  });
+  bool changed = false;
+  for (const auto& [name, fn] : module.functions()) {
+    if (name != "main" && !recursive.count(name)) continue;
+    const Expr body = inliner.inlineCalls(fn->body);
+    if (body == fn->body) continue;
+    out.add(name, withBody(fn, body));
+    changed = true;
+  }
+  if (!changed) return module;
+  // The inlined functions go; those still called (directly or through a kept function) stay.
+  const auto calls = callGraph(out);
+  const std::set<std::string> kept = reachable(calls, "main");
   for (const auto& [name, fn] : module.functions())
-    if (name != "main" && std::find(called.begin(), called.end(), name) == called.end())
-      out.remove(name);
+    if (name != "main" && !kept.count(name)) out.remove(name);
   return inferTypes(out);
 }
 

@@ -69,8 +69,9 @@ Pass bindParamsPass(std::map<std::string, NDArray> params);
 
 /// @main with its calls of other global functions replaced by their bodies, alone in the result
 /// (the module itself when @main calls none, or only functions partitioned for a device's code
-/// generator: Composite or Compiler); recursion is a DiagnosticError ("inline"). build() runs it
-/// first, since it compiles @main alone.
+/// generator: Composite or Compiler). A function on a call cycle (recursion: how a loop is written)
+/// is kept and called, with its own other calls inlined; such a module runs on the VM
+/// (driver/build_vm.h). build() runs it first, since it compiles @main alone.
 IRModule inlineGlobalCalls(const IRModule& module);
 
 /// FuseOps (level 0): post-dominator fusion into Primitive=1 functions; no fusion at opt level 0.
