@@ -1,6 +1,7 @@
 // Deploying a compiled model without the compiler: loads a directory written by
-// `tessera compile` (kernels.so, graph.json, params.npz) with the runtime library alone — no LLVM,
-// no graph IR — runs it on .npy inputs and writes the outputs.
+// `tessera compile` (kernels.so, graph.json, params.npz; or, for a model with control flow,
+// kernels.so, vm.json, constants.npz) with the runtime library alone — no LLVM, no graph IR —
+// runs it on .npy inputs and writes the outputs (a tuple's fields in order).
 //
 //   run_graph_model MODEL_DIR NAME=INPUT.npy... -o OUTPUT_0.npy [-o OUTPUT_1.npy ...]
 //
@@ -12,6 +13,8 @@
 #include "runtime/graph_executor.h"
 #include "runtime/graph_model.h"
 #include "runtime/npy.h"
+#include "runtime/vm.h"
+#include "runtime/vm_file.h"
 #include "support/diagnostic.h"
 
 namespace {
@@ -20,6 +23,33 @@ int usage(const std::string& problem) {
   std::cerr << "run_graph_model: " << problem
             << "\nusage: run_graph_model MODEL_DIR NAME=INPUT.npy... -o OUTPUT.npy...\n";
   return 2;
+}
+
+void flatten(const tessera::runtime::vm::VMValue& v, std::vector<tessera::NDArray>& out) {
+  if (!v.isTuple()) {
+    out.push_back(v.tensor);
+    return;
+  }
+  for (const auto& field : *v.tuple) flatten(field, out);
+}
+
+// A VM program: inputs matched to @main's parameters by name.
+std::vector<tessera::NDArray> runProgram(
+    const std::string& dir, const std::vector<std::pair<std::string, std::string>>& inputs) {
+  using namespace tessera;
+  runtime::vm::VirtualMachine vm(runtime::vm::loadExecutable(dir));
+  const runtime::vm::VMFunction& main = vm.executable().functions.at("main");
+  std::vector<NDArray> args(main.params.size());
+  for (const auto& [name, path] : inputs) {
+    size_t i = 0;
+    while (i < main.params.size() && main.params[i].name != name) ++i;
+    if (i == main.params.size())
+      throwDiagnostic("input", "the model has no input named '" + name + "'");
+    args[i] = readNpy(path);
+  }
+  std::vector<NDArray> outputs;
+  flatten(vm.invoke("main", args), outputs);
+  return outputs;
 }
 
 }  // namespace
@@ -41,6 +71,13 @@ int main(int argc, char** argv) {
     inputs.emplace_back(arg.substr(0, eq), arg.substr(eq + 1));
   }
   try {
+    if (runtime::vm::isExecutableDirectory(argv[1])) {
+      const std::vector<NDArray> results = runProgram(argv[1], inputs);
+      if (outputs.size() > results.size())
+        return usage("the model has " + std::to_string(results.size()) + " outputs");
+      for (size_t i = 0; i < outputs.size(); ++i) writeNpy(outputs[i], results[i]);
+      return 0;
+    }
     runtime::GraphExecutor executor(runtime::loadGraphModel(argv[1]));
     for (const auto& [name, path] : inputs) executor.setInput(name, readNpy(path));
     executor.run();

@@ -96,6 +96,11 @@ BuiltVM buildVM(relay::IRModule module, const target::Target& target,
                 const std::map<std::string, NDArray>& params = {},
                 const BuildOptions& options = {});
 
+/// Writes `dir`/kernels.so, `dir`/vm.json and `dir`/constants.npz (runtime/vm_file.h), which
+/// `tessera run DIR` and runtime::vm::loadExecutable reopen. Throws DiagnosticError (code
+/// "export") when a file cannot be written.
+void exportBuiltVM(const BuiltVM& built, const std::string& dir);
+
 /// Writes `dir`/kernels.so, `dir`/graph.json and `dir`/params.npz, creating `dir` when missing.
 /// Throws DiagnosticError (code "export") when a file cannot be written.
 void exportBuilt(const BuiltModule& built, const std::string& dir);

@@ -1,11 +1,13 @@
 // Saving a BuiltModule as a directory (kernels.so, graph.json, params.npz) and reopening it,
-// possibly in another process. Each file is written whole or not at all.
+// possibly in another process; and a BuiltVM (kernels.so, vm.json, constants.npz). Each file is
+// written whole or not at all.
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "driver/build.h"
 #include "runtime/npy.h"
+#include "runtime/vm_file.h"
 #include "support/diagnostic.h"
 
 namespace tessera::driver {
@@ -49,6 +51,18 @@ void exportBuilt(const BuiltModule& built, const std::string& dir) {
     built.lib.exportLibrary((root / kLibraryFile).string());
   writeNpz((root / kParamsFile).string(), built.params);
   writeWhole(root / kGraphFile, built.graph.toJson());
+  fs::remove(root / runtime::vm::kProgramFile, ec);  // one kind of module per directory
+  fs::remove(root / runtime::vm::kConstantsFile, ec);
+}
+
+void exportBuiltVM(const BuiltVM& built, const std::string& dir) {
+  runtime::vm::writeProgram(built.exec, dir);
+  std::error_code ec;
+  const fs::path library = fs::path(dir) / kLibraryFile;
+  if (built.exec.kernels.loaded())
+    built.lib.exportLibrary(library.string());
+  else
+    fs::remove(library, ec);
 }
 
 BuiltModule loadBuilt(const std::string& dir) {

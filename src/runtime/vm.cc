@@ -119,6 +119,9 @@ VirtualMachine::VirtualMachine(Executable exec) : exec_(std::move(exec)) {
   };
   for (const auto& [fname, fn] : exec_.functions)
     for (const Instruction& inst : fn.code) {
+      if (inst.op == Opcode::kCallKernel && !isKernel(inst.func))
+        throwDiagnostic("vm_missing_function",
+                        fname + ": kernel '" + inst.func + "' is not among the compiled kernels");
       if (inst.op != Opcode::kCallPacked || isKernel(inst.func) || packed_.count(inst.func))
         continue;
       const PackedFunc* f = findGlobal(inst.func);
@@ -196,7 +199,11 @@ VMValue VirtualMachine::execute(const VMFunction& entry, std::vector<VMValue> ar
         regs[inst.dst] = VMValue{{}, std::make_shared<std::vector<VMValue>>(operands)};
         break;
       case Opcode::kTupleGetItem:
-        regs[inst.dst] = operands[0].tuple->at(inst.index);
+        if (!operands[0].isTuple() || inst.index < 0 ||
+            inst.index >= static_cast<int>(operands[0].tuple->size()))
+          throwDiagnostic("vm_call", fn->name + ": field " + std::to_string(inst.index) +
+                                         " of a value that has no such field");
+        regs[inst.dst] = (*operands[0].tuple)[inst.index];
         break;
       case Opcode::kCopy:
         regs[inst.dst] = operands[0];

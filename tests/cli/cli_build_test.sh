@@ -114,8 +114,14 @@ for seed in 1 2; do
 done
 expect 0 "VM bench" -- "$tessera" run "$work/if.relay" --random-inputs 1 --bench 3
 contains "$work/out" "bench (compiled, VM, 3 runs)" "VM timing line"
-expect 1 "control flow does not compile to a graph" -- "$tessera" compile "$work/if.relay" -o "$work/if"
-contains "$work/err" "error[build]" "compile error"
+expect 0 "control flow compiles for the VM" -- "$tessera" compile "$work/if.relay" -o "$work/ifvm"
+contains "$work/out" "VM program (control flow): 1 functions" "VM program summary"
+for f in kernels.so vm.json constants.npz; do
+  test -s "$work/ifvm/$f" || { echo "FAIL: $f not written for the VM"; failures=$((failures + 1)); }
+done
+expect 0 "run the VM directory" -- "$tessera" run "$work/ifvm" --random-inputs 1 --output "$work/vmdir1.npy"
+cmp -s "$work/vmdir1.npy" "$work/in1.npy" || { echo "FAIL: VM directory and interpreter differ"; failures=$((failures + 1)); }
+expect 2 "VM directory rejects --interpreter" -- "$tessera" run "$work/ifvm" --random-inputs 1 --interpreter
 
 # An op with a data-dependent output shape (argwhere) runs on the interpreter with a note naming
 # it; compiling it is an error naming the op, not a crash.

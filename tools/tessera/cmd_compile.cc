@@ -1,11 +1,12 @@
 // `tessera compile FILE -o OUT_DIR`: relay.build from the command line. Writes the compiled
-// kernels, the graph executor description and the parameters to a directory that `tessera run`
-// (or driver::loadBuilt) runs without recompiling.
+// kernels, the graph executor description and the parameters (or, for control flow, the VM
+// program and its constants) to a directory that `tessera run` runs without recompiling.
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <optional>
 #include <utility>
 
 #include "cli.h"
@@ -24,7 +25,9 @@ const char* const kCompileUsage =
     "Compiles @main of FILE (Relay text or ONNX) as relay.build does: graph optimization and\n"
     "fusion, one kernel per distinct fused function (TensorIR, lowered, LLVM), a graph executor\n"
     "description with planned memory. OUT_DIR receives kernels.so, graph.json and params.npz;\n"
-    "run it with `tessera run OUT_DIR`. Prints the kernels and the planned memory.\n"
+    "run it with `tessera run OUT_DIR`. Prints the kernels and the planned memory. A module with\n"
+    "control flow on run-time values (if, loops as recursive functions) compiles for the VM\n"
+    "instead: OUT_DIR receives kernels.so, vm.json and constants.npz.\n"
     "  -o OUT_DIR          output directory (created when missing)\n"
     "  --target TARGET     e.g. \"llvm -mcpu=skylake-avx512 -num-cores=4\" (default: the host);\n"
     "                      kinds: llvm (CPU code), vta / ext_dev -device=vta (VTA: no code\n"
@@ -120,11 +123,21 @@ int cmdCompile(Args& args) {
   driver::BuildOptions options;
   options.optLevel = optLevel;
   options.context = &ctx;
+  // Control flow on run-time values compiles for the VM; a plain graph for the graph executor.
+  const bool vm = driver::needsVM(module);
+  std::optional<driver::BuiltModule> built;
+  std::optional<driver::BuiltVM> builtVM;
   // Moved in: the weights leave memory as they become the graph's (packed) params.
-  const driver::BuiltModule built = driver::build(std::move(module), target, params, options);
+  if (vm)
+    builtVM = driver::buildVM(std::move(module), target, params, options);
+  else
+    built = driver::build(std::move(module), target, params, options);
   const long buildPeak = peakMemoryMiB();
   start = std::chrono::steady_clock::now();
-  driver::exportBuilt(built, *out);
+  if (vm)
+    driver::exportBuiltVM(*builtVM, *out);
+  else
+    driver::exportBuilt(*built, *out);
   if (ctx.timePasses) {
     std::cerr << "Import: " << importMs << " ms\n";
     for (const relay::PassTiming& t : ctx.timings)
@@ -135,16 +148,25 @@ int cmdCompile(Args& args) {
               << " MiB after PlanMemory, " << peakMemoryMiB() << " MiB after Export\n";
   }
 
+  const std::vector<tir::PrimFunc>& kernels = vm ? builtVM->kernels : built->kernels;
   std::cout << "compiled " << files[0] << " for llvm -mtriple=" << target.triple
-            << " -mcpu=" << target.cpu << " to " << *out << "\n"
-            << built.kernels.size() << " kernels, " << built.graph.calls.size() << " calls:\n";
-  for (const tir::PrimFunc& k : built.kernels) std::cout << "  " << k->name << "\n";
-  std::cout << memorySummary(built.graph) << "\n";
+            << " -mcpu=" << target.cpu << " to " << *out << "\n";
+  if (vm) {
+    size_t instructions = 0;
+    for (const auto& [name, fn] : builtVM->exec.functions) instructions += fn.code.size();
+    std::cout << "VM program (control flow): " << builtVM->exec.functions.size() << " functions, "
+              << instructions << " instructions, " << builtVM->exec.constants.size()
+              << " constants; " << kernels.size() << " kernels:\n";
+  } else {
+    std::cout << kernels.size() << " kernels, " << built->graph.calls.size() << " calls:\n";
+  }
+  for (const tir::PrimFunc& k : kernels) std::cout << "  " << k->name << "\n";
+  if (!vm) std::cout << memorySummary(built->graph) << "\n";
   if (explain) {
     std::cout << "strategies (target " << target.kindName() << ", keys";
     for (const std::string& key : target.keys) std::cout << " " << key;
     std::cout << "):\n";
-    for (const driver::KernelStrategy& k : built.strategies)
+    for (const driver::KernelStrategy& k : vm ? builtVM->strategies : built->strategies)
       for (const std::string& line : driver::explainStrategy(k)) std::cout << "  " << line << "\n";
   }
   return kExitOk;

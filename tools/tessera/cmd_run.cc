@@ -14,6 +14,7 @@
 #include "runtime/npy.h"
 #include "runtime/time_evaluator.h"
 #include "runtime/vm.h"
+#include "runtime/vm_file.h"
 #include "support/diagnostic.h"
 
 namespace tessera::cli {
@@ -293,7 +294,16 @@ int cmdRun(Args& args) {
   }
 
   relay::Value result;
-  if (driver::isBuiltDirectory(files[0])) {
+  if (runtime::vm::isExecutableDirectory(files[0])) {
+    if (forceInterpreter || !optimizeModule || entryFlag || level || targetText ||
+        !inputShapes.empty())
+      throw UsageError{
+          "a compiled directory runs as compiled: --interpreter, --no-optimize, "
+          "--entry, --opt-level, --target and --input-shape do not apply"};
+    driver::BuiltVM loaded;
+    loaded.exec = runtime::vm::loadExecutable(files[0]);
+    result = runOnVM(loaded, request);
+  } else if (driver::isBuiltDirectory(files[0])) {
     // A compiled directory has no graph IR left to interpret or re-optimize.
     if (forceInterpreter || !optimizeModule || entryFlag || level || targetText ||
         !inputShapes.empty())

@@ -2,6 +2,9 @@
 // interpreter (the oracle) on the same inputs: `if` on run-time values, loops written as
 // recursion (tail calls run in place), kernels with packed weights inside branches, and the clean
 // errors for what the VM does not run yet.
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 
 #include <gtest/gtest.h>
@@ -10,6 +13,7 @@
 #include "driver/build.h"
 #include "frontend/onnx/importer.h"
 #include "runtime/vm.h"
+#include "runtime/vm_file.h"
 #include "unit/frontend/onnx_graph_builder.h"
 
 namespace tessera::driver {
@@ -193,6 +197,53 @@ TEST(BuildVM, WrongInputsAreCleanErrors) {
       [&] { vm.invoke("main", {boolScalar(true), NDArray::empty({3}, DataType::float32())}); });
   EXPECT_EQ(d.code, "vm_input");
   EXPECT_NE(d.message.find("dimension 0 must be 2"), std::string::npos) << d.message;
+}
+
+// A VM program saved as files (kernels.so, vm.json, constants.npz) and loaded back runs the same;
+// a damaged vm.json or a missing kernel is a diagnostic naming the file, not a bad program.
+TEST(BuildVM, ExportAndLoad) {
+  namespace fs = std::filesystem;
+  std::string pattern = (fs::temp_directory_path() / "tessera_vm_XXXXXX").string();
+  const fs::path dir = mkdtemp(pattern.data());
+  relay::IRModule m = parse(R"(def @main(%c: bool, %x: Tensor[(2, 3), float32]) {
+  %0 = multiply(%x, 3f);
+  if (%c) { (nn.relu(%0), %x) } else { (negative(%0), exp(%x)) }
+})");
+  const BuiltVM built = buildVM(m, codegen::hostTarget());
+  exportBuiltVM(built, dir.string());
+  ASSERT_TRUE(runtime::vm::isExecutableDirectory(dir.string()));
+  BuiltVM loaded;
+  loaded.exec = runtime::vm::loadExecutable(dir.string());
+  const NDArray x = tessera::test::randomTensor({2, 3}, DataType::float32(), 4, -1, 1);
+  for (bool c : {true, false}) {
+    const std::vector<NDArray> a = runVM(built, {boolScalar(c), x});
+    const std::vector<NDArray> b = runVM(loaded, {boolScalar(c), x});
+    ASSERT_EQ(a.size(), 2u);
+    ASSERT_EQ(b.size(), 2u);
+    for (size_t i = 0; i < 2; ++i) EXPECT_TRUE(tessera::test::allClose(a[i], b[i], 0, 0)) << c;
+  }
+
+  // A jump past the end of the program.
+  const std::string text = runtime::vm::programToJson(built.exec);
+  std::string damaged = text;
+  const std::string jump = "\"index\":9,\"op\":8";  // the if (keys in sorted order)
+  const size_t at = damaged.find(jump);
+  ASSERT_NE(at, std::string::npos) << text;
+  damaged.replace(at, jump.size(), "\"index\":999,\"op\":8");
+  Diagnostic d =
+      tessera::test::diagnosticOf([&] { runtime::vm::programFromJson(damaged, "vm.json"); });
+  EXPECT_EQ(d.code, "vm_json");
+  EXPECT_NE(d.message.find("jump target 999 past the end"), std::string::npos) << d.message;
+  d = tessera::test::diagnosticOf(
+      [&] { runtime::vm::programFromJson("{\"format\": 1", "vm.json"); });
+  EXPECT_EQ(d.code, "vm_json");
+
+  // kernels.so gone: the program's kernels cannot be found.
+  fs::remove(dir / "kernels.so");
+  d = tessera::test::diagnosticOf([&] { runtime::vm::loadExecutable(dir.string()); });
+  EXPECT_EQ(d.code, "export");
+  EXPECT_NE(d.message.find("missing kernels.so"), std::string::npos) << d.message;
+  fs::remove_all(dir);
 }
 
 // An ONNX Loop over a run-time trip count and condition imports as a recursive function; the VM
