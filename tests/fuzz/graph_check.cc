@@ -13,12 +13,15 @@
 #include "driver/pipeline.h"
 #include "graph_gen.h"
 #include "relay/interp/interpreter.h"
+#include "relay/op/tensor.h"
 #include "relay/strategy/op_strategy.h"
 #include "relay/text/parser.h"
 #include "relay/text/printer.h"
 #include "relay/transform/pass_table.h"
+#include "relay/type_infer.h"
 #include "relay/visit.h"
 #include "runtime/graph_executor.h"
+#include "runtime/vm.h"
 #include "support/check.h"
 #include "support/diagnostic.h"
 
@@ -40,6 +43,60 @@ std::vector<relay::Value> graphInputs(const relay::IRModule& module, uint64_t se
         test::uniformTensor(*dims, t->dtype, seed + inputs.size() * 7919, -bound, bound));
   }
   return inputs;
+}
+
+namespace {
+
+NDArray int64Scalar(int64_t v) {
+  NDArray a = NDArray::empty({}, DataType::int64());
+  a.setInt(0, v);
+  return a;
+}
+
+}  // namespace
+
+relay::IRModule withControlFlow(const relay::IRModule& module) {
+  const relay::Function& main = module.main();
+  const relay::Var branch = relay::makeVar("branch", tensorType({}, DataType::boolType()));
+  const relay::Var n = relay::makeVar("n", tensorType({}, DataType::int64()));
+  std::vector<relay::Var> params{n, branch};
+  std::unordered_map<const relay::ExprNode*, relay::Expr> fresh;
+  relay::Expr flipped;
+  for (const relay::Var& p : main->params) {
+    params.push_back(relay::makeVar(p->nameHint, p->typeAnnotation));
+    fresh[p.get()] = params.back();
+    const DataType dtype = p->typeAnnotation->as<TensorTypeNode>()->dtype;
+    if (!flipped && (dtype.isFloat() || dtype.isInt())) flipped = params.back();
+  }
+  const relay::Expr body = relay::replaceNodes(main->body, fresh);
+  std::unordered_map<const relay::ExprNode*, relay::Expr> negate;
+  if (flipped) negate[flipped.get()] = relay::negative(flipped);
+  const relay::Expr chosen =
+      relay::makeIf(branch, body, flipped ? relay::replaceNodes(body, negate) : body);
+  std::vector<relay::Expr> again{relay::subtract(n, relay::makeConstant(int64Scalar(1)))};
+  again.insert(again.end(), params.begin() + 1, params.end());
+  const relay::Expr countDown =
+      relay::makeIf(relay::greater(n, relay::makeConstant(int64Scalar(0))),
+                    relay::makeCall(relay::makeGlobalVar("wrapped"), again), chosen);
+  relay::IRModule out;
+  // The recursive function's result type must be written out (its calls are typed from it).
+  out.add("wrapped", relay::makeFunction(params, countDown,
+                                         main->retType ? main->retType : main->body->type()));
+  std::vector<relay::Var> mainParams(params.begin() + 1, params.end());
+  std::vector<relay::Expr> args{relay::makeConstant(int64Scalar(2))};
+  args.insert(args.end(), mainParams.begin(), mainParams.end());
+  // Fresh parameters for @main: a variable belongs to one function.
+  std::unordered_map<const relay::ExprNode*, relay::Expr> mainFresh;
+  std::vector<relay::Var> outer;
+  for (const relay::Var& p : mainParams) {
+    outer.push_back(relay::makeVar(p->nameHint, p->typeAnnotation));
+    mainFresh[p.get()] = outer.back();
+  }
+  out.add("main",
+          relay::makeFunction(
+              outer, relay::replaceNodes(relay::makeCall(relay::makeGlobalVar("wrapped"), args),
+                                         mainFresh)));
+  return relay::inferTypes(out);
 }
 
 namespace {
@@ -106,6 +163,22 @@ std::vector<NDArray> runCompiled(const driver::BuiltModule& built, const relay::
   executor.run();
   std::vector<NDArray> out;
   for (int i = 0; i < executor.numOutputs(); ++i) out.push_back(executor.getOutput(i).copy());
+  return out;
+}
+
+void flattenVM(const runtime::vm::VMValue& v, std::vector<NDArray>& out) {
+  if (!v.isTuple()) {
+    out.push_back(v.tensor.copy());
+    return;
+  }
+  for (const runtime::vm::VMValue& f : *v.tuple) flattenVM(f, out);
+}
+
+std::vector<NDArray> runVM(const driver::BuiltVM& built, const std::vector<relay::Value>& inputs) {
+  std::vector<NDArray> args;
+  for (const relay::Value& v : inputs) args.push_back(v.tensor());
+  std::vector<NDArray> out;
+  flattenVM(runtime::vm::VirtualMachine(built.exec).invoke("main", args), out);
   return out;
 }
 
@@ -191,6 +264,26 @@ std::optional<Finding> checkGraph(const relay::IRModule& module, uint64_t dataSe
   };
   if (options.build)
     if (auto f = compiled("build", {.optLevel = 3, .defaultSchedules = true})) return f;
+  if (options.vm) {
+    ++s.stagesRun;
+    const relay::IRModule wrapped = withControlFlow(module);
+    for (bool branch : {true, false}) {
+      auto problem = guarded([&]() -> std::optional<std::string> {
+        NDArray b = NDArray::empty({}, DataType::boolType());
+        b.setInt(0, branch ? 1 : 0);
+        std::vector<relay::Value> args{b};
+        args.insert(args.end(), inputs.begin(), inputs.end());
+        // The then branch is the graph itself; the other is checked against the interpreter.
+        const std::vector<NDArray> want =
+            branch ? expected : test::flattenTensors(relay::Interpreter(wrapped).run(args));
+        const driver::BuiltVM built = driver::buildVM(wrapped, codegen::hostTarget());
+        return compareOutputs(runVM(built, args), want, options);
+      });
+      if (problem)
+        return Finding{std::string("buildVM (branch ") + (branch ? "true" : "false") + ")",
+                       *problem, relay::printModule(wrapped)};
+    }
+  }
   if (options.plainBuild)
     if (auto f =
             compiled("build(opt_level=0, plain loops)", {.optLevel = 0, .defaultSchedules = false}))

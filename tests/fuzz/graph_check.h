@@ -1,6 +1,7 @@
 // The graph fuzzer's differential check: a generated module runs on the reference interpreter (the
 // oracle), then after a text round trip, after each graph pass of the pass table on its own, after
 // the default optimization pipeline, and compiled by build() for the host on the graph executor;
+// and built by buildVM() inside control flow on the VM (withControlFlow);
 // every result must match the oracle's (integers and bools exactly, floats within a tolerance).
 // A mismatch, a crash, an internal error or a DiagnosticError on a well-typed graph is a finding.
 #pragma once
@@ -20,6 +21,9 @@ struct CheckOptions {
   bool passes = true;       ///< each pass of the pass table, and the optimization pipeline
   bool build = true;        ///< build() at opt level 3 with the target's schedules
   bool plainBuild = false;  ///< also build() at opt level 0 with plain loop nests
+  /// Also the graph inside control flow (withControlFlow) through buildVM() on the VM, both
+  /// branches.
+  bool vm = false;
   double rtol = 1e-3;
   double atol = 1e-4;  ///< scaled by 1 + the largest magnitude of the oracle's tensor
 };
@@ -40,6 +44,12 @@ struct CheckStats {
   int stagesRun = 0;
   std::map<std::string, int> opCalls;  ///< calls per op name over the checked graphs
 };
+
+/// `module` behind control flow, for the VM: @main(%branch: bool, params...) tail-calls a recursive
+/// @wrapped that counts down two calls and then runs `if (%branch) { the graph } else { the graph
+/// with its first float (or signed integer) parameter negated }`. With %branch true it computes
+/// what `module` does.
+relay::IRModule withControlFlow(const relay::IRModule& module);
 
 /// Seeded random arguments for @main's parameters: floats in [-1, 1), integers in [-64, 64).
 std::vector<relay::Value> graphInputs(const relay::IRModule& module, uint64_t seed);

@@ -31,6 +31,7 @@ TEST(GraphFuzz, Seeds) {
     std::cout << "seed " << seed << std::endl;
     CheckOptions options;
     options.plainBuild = seed % 4 == 0;
+    options.vm = seed % 3 == 0;
     if (auto f = checkSeed(seed, options, &stats)) {
       ADD_FAILURE() << f->str();
       ++findings;
