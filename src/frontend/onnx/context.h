@@ -231,6 +231,7 @@ std::span<const ConverterRow> signalConverters();
 std::span<const ConverterRow> controlConverters();
 std::span<const ConverterRow> textConverters();
 std::span<const ConverterRow> dynamicConverters();
+std::span<const ConverterRow> sequenceConverters();
 
 /// Converts one node into `graph` (importer.cc): finds its converter, type-checks and folds its
 /// outputs, and binds them. Diagnostics name the node (with its scope prefix) but not the model.

@@ -30,13 +30,13 @@ namespace {
 using relay::Expr;
 
 // Every converter family (one per file).
-std::array<std::span<const ConverterRow>, 21> converterFamilies() {
-  return {nnConverters(),      linalgConverters(), mathConverters(),    shapeConverters(),
-          tensorConverters(),  reduceConverters(), lossConverters(),    quantizeConverters(),
-          resizeConverters(),  windowConverters(), rnnConverters(),     scatterConverters(),
-          reorderConverters(), einsumConverters(), sampleConverters(),  poolExtraConverters(),
-          signalConverters(),  qconvConverters(),  controlConverters(), textConverters(),
-          dynamicConverters()};
+std::array<std::span<const ConverterRow>, 22> converterFamilies() {
+  return {nnConverters(),      linalgConverters(),  mathConverters(),    shapeConverters(),
+          tensorConverters(),  reduceConverters(),  lossConverters(),    quantizeConverters(),
+          resizeConverters(),  windowConverters(),  rnnConverters(),     scatterConverters(),
+          reorderConverters(), einsumConverters(),  sampleConverters(),  poolExtraConverters(),
+          signalConverters(),  qconvConverters(),   controlConverters(), textConverters(),
+          dynamicConverters(), sequenceConverters()};
 }
 
 const ConverterRow* findConverter(const std::string& opType) {
@@ -270,8 +270,8 @@ class GraphImporter {
     }
   }
 
-  // The caller's shape wins over the declared one; otherwise every dimension must be a known value
-  // (dim_param and missing dims need an override).
+  // The caller's shape wins over the declared one; then the shape of a value given for the input;
+  // otherwise every dimension must be a known value (dim_param and missing dims need an override).
   std::vector<int64_t> inputShape(const ::onnx::ValueInfoProto& info, const std::string& what) {
     if (auto it = options_.inputShapes.find(info.name()); it != options_.inputShapes.end()) {
       for (int64_t d : it->second)
@@ -284,6 +284,18 @@ class GraphImporter {
            "the input has no declared shape; give one with --input-shape " + info.name() +
                "=D0,D1,...",
            what);
+    // A value given for the input (tessera run --input) fixes its dynamic dimensions; its static
+    // ones must agree (checked when the value is bound).
+    auto given = options_.inputValues.find(info.name());
+    if (given != options_.inputValues.end() && given->second.ndim() == tensor.shape().dim_size()) {
+      std::vector<int64_t> dims;
+      for (int k = 0; k < tensor.shape().dim_size(); ++k) {
+        const ::onnx::TensorShapeProto_Dimension& d = tensor.shape().dim(k);
+        dims.push_back(d.has_dim_value() && d.dim_value() >= 0 ? d.dim_value()
+                                                               : given->second.shape()[k]);
+      }
+      return dims;
+    }
     std::vector<int64_t> dims;
     for (const ::onnx::TensorShapeProto_Dimension& d : tensor.shape().dim()) {
       if (!d.has_dim_value() || d.dim_value() < 0)

@@ -27,7 +27,8 @@ struct ImportOptions {
   /// them) that the model uses as shapes, sizes, axes or other quantities needed while
   /// importing (Reshape's shape, Resize's sizes, Tile's repeats, ...). Where an input is needed
   /// that way, the module is specialised to this value; it stays a parameter, so callers pass
-  /// the same value when they run it. `tessera run` gives every --input this way.
+  /// the same value when they run it. A value also gives the input's dynamic dimensions (when
+  /// inputShapes does not). `tessera run` gives every --input this way.
   std::map<std::string, NDArray> inputValues = {};
   /// Name used for the model in diagnostics (the file name when importing from a path).
   std::string sourceName = "model.onnx";

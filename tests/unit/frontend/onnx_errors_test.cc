@@ -152,6 +152,17 @@ TEST(OnnxErrors, DynamicInputNeedsAShape) {
   ImportOptions options;
   options.inputShapes["y"] = {1, 3};
   EXPECT_EQ(importError(g.bytes(), options).code, "onnx_input");  // not an input
+
+  // A value given for the input (tessera run --input) fixes its dynamic dimension; a value whose
+  // static dimensions disagree with the declared ones is refused.
+  ImportOptions given;
+  given.inputValues["x"] = NDArray::empty({4, 3}, DataType::float32());
+  relay::IRModule m = frontend::onnx::importOnnxBytes(g.bytes(), given);
+  EXPECT_EQ(typeToString(m.main()->params[0]->typeAnnotation), "Tensor[(4, 3), float32]");
+  given.inputValues["x"] = NDArray::empty({4, 2}, DataType::float32());
+  Diagnostic wrong = importError(g.bytes(), given);
+  EXPECT_EQ(wrong.code, "onnx_input");
+  EXPECT_NE(wrong.message.find("the value given is"), std::string::npos) << wrong.message;
 }
 
 TEST(OnnxErrors, TypeErrorsNameTheNode) {
