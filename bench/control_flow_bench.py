@@ -26,6 +26,7 @@ import tempfile
 
 import numpy as np
 import onnx
+from onnx import numpy_helper
 from onnx import TensorProto as T
 from onnx import helper as h
 
@@ -49,7 +50,7 @@ def loop_model(width, seed):
         [h.make_node("Loop", ["M", "", "x"], ["y"], body=body)], "g",
         [h.make_tensor_value_info("M", T.INT64, []), h.make_tensor_value_info("x", T.FLOAT, [1, width])],
         [h.make_tensor_value_info("y", T.FLOAT, [1, width])],
-        [onnx.numpy_helper.from_array(w, "W"), onnx.numpy_helper.from_array(b, "B")])
+        [numpy_helper.from_array(w, "W"), numpy_helper.from_array(b, "B")])
     return h.make_model(g, opset_imports=[h.make_opsetid("", 13)])
 
 
@@ -67,7 +68,7 @@ def if_model(seed):
         [h.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g)], "g",
         [h.make_tensor_value_info("c", T.BOOL, []), h.make_tensor_value_info("x", T.FLOAT, [1, 64, 56, 56])],
         [h.make_tensor_value_info("y", T.FLOAT, [1, 64, 56, 56])],
-        [onnx.numpy_helper.from_array(w3, "W3"), onnx.numpy_helper.from_array(w1, "W1")])
+        [numpy_helper.from_array(w3, "W3"), numpy_helper.from_array(w1, "W1")])
     return h.make_model(g, opset_imports=[h.make_opsetid("", 13)])
 
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "runtime/thread_pool.h"
 #include "support/diagnostic.h"
 
 namespace tessera::runtime::vm {
@@ -117,6 +118,12 @@ VirtualMachine::VirtualMachine(Executable exec) : exec_(std::move(exec)) {
   auto isKernel = [&](const std::string& n) {
     return std::find(names.begin(), names.end(), n) != names.end();
   };
+  for (const auto& [fname, fn] : exec_.functions) {
+    std::vector<KernelFunction>& resolved = kernels_[fname];
+    for (const Instruction& inst : fn.code)
+      resolved.push_back(inst.op == Opcode::kCallKernel ? exec_.kernels.getKernel(inst.func)
+                                                        : nullptr);
+  }
   for (const auto& [fname, fn] : exec_.functions)
     for (const Instruction& inst : fn.code) {
       if (inst.op == Opcode::kCallKernel && !isKernel(inst.func))
@@ -152,6 +159,8 @@ const VMFunction& VirtualMachine::callee(const VMFunction& caller, const std::st
 // The shape variables of a call between VM functions, bound from its tensor arguments (tuples
 // are passed through unchecked: the compiler typed them).
 ShapeEnv VirtualMachine::bindCall(const VMFunction& fn, const std::vector<VMValue>& args) const {
+  // Without shape variables there is nothing to bind, and the compiler typed the arguments.
+  if (fn.numShapeVars == 0) return {};
   std::vector<NDArray> tensors;
   for (const VMValue& v : args) tensors.push_back(v.isTuple() ? NDArray() : v.tensor);
   return bindInputs(fn, tensors);
@@ -166,9 +175,30 @@ VMValue VirtualMachine::execute(const VMFunction& entry, std::vector<VMValue> ar
     if (o.kind == Operand::Kind::kConstant) return VMValue{exec_.constants.at(o.index), nullptr};
     return regs.at(o.index);
   };
+  const std::vector<KernelFunction>* kernels = &kernels_.at(fn->name);
+  std::vector<DLTensor> tensors;  // a kernel call's arguments, reused
+  std::vector<void*> pointers;
   size_t pc = 0;
   while (pc < fn->code.size()) {
-    const Instruction& inst = fn->code[pc++];
+    const Instruction& inst = fn->code[pc];
+    // A compiled kernel is called directly with its tensors (the hot path of a loop).
+    if (inst.op == Opcode::kCallKernel) {
+      tensors.resize(inst.args.size());
+      pointers.resize(inst.args.size());
+      for (size_t i = 0; i < inst.args.size(); ++i) {
+        const Operand& o = inst.args[i];
+        const VMValue* v = o.kind == Operand::Kind::kRegister ? &regs.at(o.index) : nullptr;
+        if (v && v->isTuple())
+          throwDiagnostic("vm_call", inst.func + ": expected tensor arguments, got a tuple");
+        tensors[i] = (v ? v->tensor : exec_.constants.at(o.index)).dlTensor();
+        pointers[i] = &tensors[i];
+      }
+      if ((*kernels)[pc](pointers.data(), static_cast<int32_t>(pointers.size())) != 0)
+        throwDiagnostic("codegen_call", TesseraGetLastError(), {}, inst.func);
+      ++pc;
+      continue;
+    }
+    ++pc;
     std::vector<VMValue> operands;
     for (const Operand& o : inst.args) operands.push_back(load(o));
     switch (inst.op) {
@@ -179,12 +209,14 @@ VMValue VirtualMachine::execute(const VMFunction& entry, std::vector<VMValue> ar
         break;
       }
       case Opcode::kAllocTensor:
+        // Without a storage operand the tensor gets memory of its own.
         regs[inst.dst].tensor =
-            viewOf(operands[0].tensor, concreteShape(inst.shape, env, fn->name), inst.dtype);
+            operands.empty()
+                ? NDArray::empty(concreteShape(inst.shape, env, fn->name), inst.dtype)
+                : viewOf(operands[0].tensor, concreteShape(inst.shape, env, fn->name), inst.dtype);
         break;
       case Opcode::kCallKernel:
-        exec_.kernels.call(inst.func, tensorArgs(operands, inst.func));
-        break;
+        break;  // handled above
       case Opcode::kCallPacked: {
         std::vector<NDArray> tensors = tensorArgs(operands, inst.func);
         if (auto p = packed_.find(inst.func); p != packed_.end()) {
@@ -230,6 +262,7 @@ VMValue VirtualMachine::execute(const VMFunction& entry, std::vector<VMValue> ar
         // The callee takes over this frame, so a loop written as recursion runs in constant
         // stack and memory whatever its trip count.
         fn = &callee(*fn, inst.func);
+        kernels = &kernels_.at(fn->name);
         env = bindCall(*fn, operands);
         regs.assign(fn->numRegisters, VMValue{});
         std::move(operands.begin(), operands.end(), regs.begin());

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/module.h"
 #include "runtime/packed_func.h"
 #include "runtime/vm_executable.h"
 
@@ -45,6 +46,8 @@ class VirtualMachine {
 
   Executable exec_;
   std::map<std::string, PackedFunc> packed_;  ///< call_packed targets resolved at load time
+  /// Per function, per instruction: the compiled kernel a call_kernel calls (null elsewhere).
+  std::map<std::string, std::vector<KernelFunction>> kernels_;
 };
 
 }  // namespace tessera::runtime::vm

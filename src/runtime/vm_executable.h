@@ -40,7 +40,8 @@ struct Operand {
 
 enum class Opcode : uint8_t {
   kAllocStorage,  ///< dst = bytes for `shape` x `dtype` (evaluated against the shape variables)
-  kAllocTensor,   ///< dst = a `shape`/`dtype` tensor carved from storage args[0]
+  kAllocTensor,   ///< dst = a `shape`/`dtype` tensor carved from storage args[0] (own memory
+                  ///< without args)
   kCallKernel,    ///< the compiled PrimFunc `func`(args...) (destination passing)
   kCallPacked,    ///< `func`(args...) looked up at load time: kernel library, then packed registry
   kMakeTuple,     ///< dst = (args...)

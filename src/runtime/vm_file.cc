@@ -130,6 +130,8 @@ void checkShape(const Reader& r, const std::string& function, const Instruction&
     case Opcode::kAllocStorage:
       break;
     case Opcode::kAllocTensor:
+      args = inst.args.size() <= 1 ? inst.args.size() : 1;  // storage, or its own memory
+      break;
     case Opcode::kTupleGetItem:
     case Opcode::kCopy:
       args = 1;

@@ -318,13 +318,9 @@ class FunctionLowering {
       std::vector<ShapeExpr> dims =
           staticDims(*t, "the result of " + kernel.name + " (" + typeToString(call.type()) + ")",
                      call.span, where_);
-      const int storage = newRegister(), tensor = newRegister();
-      emit({.op = Opcode::kAllocStorage, .dst = storage, .shape = dims, .dtype = t->dtype});
-      emit({.op = Opcode::kAllocTensor,
-            .dst = tensor,
-            .args = {registerOperand(storage)},
-            .shape = dims,
-            .dtype = t->dtype});
+      // A tensor with memory of its own: the VM plans no storage to carve it from.
+      const int tensor = newRegister();
+      emit({.op = Opcode::kAllocTensor, .dst = tensor, .shape = dims, .dtype = t->dtype});
       outputs.push_back(registerOperand(tensor));
     }
     inst.args.insert(inst.args.end(), outputs.begin(), outputs.end());
