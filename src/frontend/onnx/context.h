@@ -34,7 +34,10 @@ inline constexpr int64_t kMaxRank = 64;
 /// may shadow an enclosing scope's, and leaving the scope restores the enclosing bindings.
 class GraphContext {
  public:
-  explicit GraphContext(int64_t opset) : opset_(opset) {}
+  /// `sourceOpset`: the model's own opset, when it is imported at `opset` without conversion
+  /// because its operators are the same there (see importer.cc); otherwise `opset`.
+  explicit GraphContext(int64_t opset, int64_t sourceOpset = 0)
+      : opset_(opset), sourceOpset_(sourceOpset ? sourceOpset : opset) {}
 
   /// A nested scope for the lifetime of the object; `where` ("node #3 (Loop), body (iteration
   /// 2)") prefixes how diagnostics name the nodes converted inside it.
@@ -50,6 +53,7 @@ class GraphContext {
   };
 
   int64_t opset() const { return opset_; }
+  int64_t sourceOpset() const { return sourceOpset_; }
   /// Binds an ONNX value name in the innermost scope; an internal error if it is already bound
   /// there (it may shadow an enclosing scope's binding).
   void bind(const std::string& name, relay::Expr expr);
@@ -99,6 +103,7 @@ class GraphContext {
   };
 
   int64_t opset_;
+  int64_t sourceOpset_;
   std::map<std::string, relay::Expr> values_;
   std::unordered_set<std::string> released_;  ///< top-level names no later node reads
   std::vector<ScopeFrame> scopes_;
@@ -115,6 +120,8 @@ class NodeContext {
   NodeContext(GraphContext& graph, const ::onnx::NodeProto& node, int index);
 
   int64_t opset() const { return graph_.opset(); }
+  /// The opset the model declares (below opset() only for operators whose form is the same).
+  int64_t sourceOpset() const { return graph_.sourceOpset(); }
   const std::string& opType() const { return node_.op_type(); }
   /// "node #3 'conv1' (Conv)": how diagnostics name this node.
   std::string describe() const;

@@ -262,9 +262,85 @@ std::vector<int64_t> listAttr(const NodeContext& n, const std::string& name, siz
   return values;
 }
 
+Expr indexAt(NodeContext& n, const Expr& data, int64_t index, int64_t axis) {
+  return n.fold(
+      relay::take(data, scalarConstant(static_cast<double>(index), DataType::int64()), axis));
+}
+
+// Opset 8 Scan: every input and output has a batch axis first and the scan inputs their sequence
+// axis second; the first input is the optional sequence_lens, and `directions` reverses scan
+// inputs. Unrolled per batch row and step; rows are stacked back along axis 0. Sequences shorter
+// than the scan inputs (sequence_lens) are not supported.
+void scan8(NodeContext& n) {
+  const ::onnx::GraphProto& body = n.attrGraph("body");
+  const int64_t numScanInputs = n.attrInt("num_scan_inputs", 0);
+  if (n.numInputs() < 2 || numScanInputs < 1 ||
+      numScanInputs > static_cast<int64_t>(n.numInputs()) - 1)
+    n.badAttr("num_scan_inputs", std::to_string(numScanInputs),
+              "1 to the number of inputs after sequence_lens");
+  const size_t scanned = static_cast<size_t>(numScanInputs);
+  const size_t carried = n.numInputs() - 1 - scanned;
+  if (body.output_size() < static_cast<int>(carried))
+    n.fail("onnx_subgraph", "the body must compute the " + std::to_string(carried) +
+                                " state values but computes " + std::to_string(body.output_size()));
+  const size_t scans = static_cast<size_t>(body.output_size()) - carried;
+  const std::vector<int64_t> directions = listAttr(n, "directions", scanned);
+  const std::vector<int64_t> first = n.inputShape(1);
+  if (first.empty()) n.fail("onnx_input", "opset 8 Scan inputs need a batch axis");
+  const int64_t batch = first[0];
+  const std::vector<int64_t> scanShape = n.inputShape(1 + carried);
+  if (scanShape.size() < 2) n.fail("onnx_input", "opset 8 scan inputs need (batch, sequence) axes");
+  const int64_t length = scanShape[1];
+  for (size_t k = 1; k < n.numInputs(); ++k) {
+    const std::vector<int64_t> shape = n.inputShape(k);
+    if (shape.empty() || shape[0] != batch)
+      n.fail("onnx_input", "input " + std::to_string(k) + " does not share the batch size " +
+                               std::to_string(batch));
+    if (k > carried && (shape.size() < 2 || shape[1] != length))
+      n.fail("onnx_input", "the scan inputs have different lengths");
+  }
+  if (n.hasInput(0))
+    for (int64_t l : n.constantInts(0, "sequence_lens"))
+      if (l != length)
+        n.fail("onnx_unsupported_attr", "sequence_lens shorter than the scan inputs (" +
+                                            std::to_string(l) + " of " + std::to_string(length) +
+                                            ") are not supported");
+  if (length == 0 || batch * length > kMaxIterations)
+    n.fail("onnx_loop", "the scan runs " + std::to_string(batch * length) + " body steps; 1 to " +
+                            std::to_string(kMaxIterations) + " are unrolled at import");
+  std::vector<std::vector<Expr>> rows(carried + scans);
+  for (int64_t b = 0; b < batch; ++b) {
+    std::vector<Expr> state;
+    for (size_t k = 0; k < carried; ++k) state.push_back(indexAt(n, n.input(1 + k), b, 0));
+    std::vector<ScanOutput> steps(scans);
+    for (int64_t t = 0; t < length; ++t) {
+      std::vector<Expr> inputs = state;
+      for (size_t j = 0; j < scanned; ++j) {
+        const Expr row = indexAt(n, n.input(1 + carried + j), b, 0);
+        inputs.push_back(indexAt(n, row, directions[j] ? length - 1 - t : t, 0));
+      }
+      const std::vector<Expr> out = n.convertSubgraph(
+          body, inputs, "body (batch " + std::to_string(b) + ", step " + std::to_string(t) + ")");
+      for (size_t k = 0; k < carried; ++k) state[k] = out[k];
+      for (size_t k = 0; k < scans; ++k) {
+        collect(n, steps[k], out[carried + k], k, t);
+        steps[k].values.push_back(out[carried + k]);
+      }
+    }
+    for (size_t k = 0; k < carried; ++k) rows[k].push_back(state[k]);
+    for (size_t k = 0; k < scans; ++k)
+      rows[carried + k].push_back(relay::stack(steps[k].values, 0));
+  }
+  std::vector<Expr> outputs;
+  for (std::vector<Expr>& r : rows) outputs.push_back(relay::stack(r, 0));
+  setOutputs(n, outputs);
+}
+
 // Opset 9+ Scan: the scan inputs are sliced along their scan axes, the body runs once per slice
-// with the state, and the per-slice outputs are stacked along the scan output axes.
+// with the state, and the per-slice outputs are stacked along the scan output axes (opset 9 and
+// 10 are opset 11's form without negative axes).
 void scan(NodeContext& n) {
+  if (n.sourceOpset() < 9) return scan8(n);
   const ::onnx::GraphProto& body = n.attrGraph("body");
   const int64_t numScanInputs = n.attrInt("num_scan_inputs", 0);
   if (numScanInputs < 1 || numScanInputs > static_cast<int64_t>(n.numInputs()))
@@ -338,7 +414,8 @@ constexpr ConverterRow kRows[] = {
      "data a recursive function run on the VM, whose loop-carried values keep one type and which "
      "has no scan outputs (those unroll on values given at import)"},
     {"Scan", scan,
-     "opset 11+ form, unrolled at import over the static scan length (at most 4096); axes and "
+     "opset 8 (batch axis, sequence_lens equal to the length) and 9+ forms, unrolled at import "
+     "over the static scan length (at most 4096 steps); axes and "
      "directions"},
 };
 

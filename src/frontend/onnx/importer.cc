@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 
@@ -148,6 +149,35 @@ std::optional<::onnx::ModelProto> convertIsolated(const ::onnx::ModelProto& mode
   return converted;
 }
 
+bool hasSubgraphs(const ::onnx::GraphProto& graph) {
+  for (const ::onnx::NodeProto& node : graph.node())
+    for (const ::onnx::AttributeProto& a : node.attribute())
+      if (a.has_g() || a.graphs_size() > 0) return true;
+  return false;
+}
+
+// Operators whose older forms the converters take themselves (NodeContext::sourceOpset).
+const std::set<std::string> kOldFormsConverted = {"Scan"};
+
+// True when every node of `graph` and of its subgraphs has the same operator version at opset
+// `from` as at `to` (or is in kOldFormsConverted): the model then means the same at `to` and is
+// imported without ONNX's version converter, which cannot convert subgraphs.
+bool sameOperators(const ::onnx::GraphProto& graph, int64_t from, int64_t to) {
+  for (const ::onnx::NodeProto& node : graph.node()) {
+    for (const ::onnx::AttributeProto& a : node.attribute()) {
+      if (a.has_g() && !sameOperators(a.g(), from, to)) return false;
+      for (const ::onnx::GraphProto& g : a.graphs())
+        if (!sameOperators(g, from, to)) return false;
+    }
+    if (!isDefaultDomain(node.domain())) return false;
+    if (kOldFormsConverted.count(node.op_type())) continue;
+    const auto* old = ::onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(from));
+    const auto* now = ::onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(to));
+    if (!old || !now || old->since_version() != now->since_version()) return false;
+  }
+  return true;
+}
+
 // A model of an opset older than the implemented range, brought into it by ONNX's own version
 // converter (to the oldest implemented opset, so that as few operators as possible change).
 // Newer opsets are refused outright: libonnx 1.12's converter knows no opset past 17, so it could
@@ -209,6 +239,10 @@ class GraphImporter {
   GraphImporter(const ::onnx::GraphProto& graph, int64_t opset, const ImportOptions& options,
                 ::onnx::GraphProto* consumable = nullptr)
       : graph_(graph), consumable_(consumable), ctx_(opset), options_(options) {}
+  // A model of `sourceOpset` imported as `opset` without conversion (sameOperators).
+  GraphImporter(const ::onnx::GraphProto& graph, int64_t opset, int64_t sourceOpset,
+                const ImportOptions& options, ::onnx::GraphProto* consumable)
+      : graph_(graph), consumable_(consumable), ctx_(opset, sourceOpset), options_(options) {}
 
   relay::IRModule run() {
     bindInitializers();
@@ -421,6 +455,11 @@ relay::IRModule importModel(::onnx::ModelProto& model, const ImportOptions& opti
   const int64_t opset = defaultOpset(model, options.sourceName);
   if (opset >= kMinOpset && opset <= kMaxOpset)
     return GraphImporter(model.graph(), opset, options, model.mutable_graph()).run();
+  // With subgraphs the converter cannot help; the model can still be read as the oldest
+  // implemented opset when none of its operators changed since its own.
+  if (opset < kMinOpset && hasSubgraphs(model.graph()) &&
+      sameOperators(model.graph(), opset, kMinOpset))
+    return GraphImporter(model.graph(), kMinOpset, opset, options, model.mutable_graph()).run();
   ::onnx::ModelProto converted = convertedToImplementedOpset(model, opset, options.sourceName);
   return GraphImporter(converted.graph(), kMinOpset, options, converted.mutable_graph()).run();
 }

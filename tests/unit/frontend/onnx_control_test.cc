@@ -410,5 +410,45 @@ TEST(OnnxControl, ScanRunningSum) {
   }
 }
 
+// Opset 8's Scan: a batch axis first on every input and output, sequences on axis 1, `directions`.
+// The model imports without ONNX's version converter (which cannot convert subgraphs) because Add
+// and Identity are the same operators at opset 8 as at 11.
+TEST(OnnxControl, Opset8ScanWithABatchAxis) {
+  OnnxGraph body;
+  body.input("s", {2}).input("row", {2});
+  body.node("Add", {"s", "row"}, {"s_out"});
+  body.node("Identity", {"s_out"}, {"y"});
+  body.output("s_out").output("y");
+  OnnxGraph g(8);
+  g.input("s0", {2, 2}).input("x", {2, 3, 2});
+  g.node("Scan", {"", "s0", "x"}, {"final", "ys"})
+      .g("body", body)
+      .i("num_scan_inputs", 1)
+      .ints("directions", {1});
+  g.output("final").output("ys");
+  const NDArray x = f32({2, 3, 2}, {1, 2, 3, 4, 5, 6, 10, 20, 30, 40, 50, 60});
+  relay::Value v = runOnnx(g, {f32({2, 2}, {0, 0, 100, 100}), x});
+  ASSERT_TRUE(v.isTuple());
+  EXPECT_TRUE(allClose(v.fields()[0].tensor(), f32({2, 2}, {9, 12, 190, 220})));
+  // Reversed: the rows are taken last to first.
+  EXPECT_TRUE(allClose(v.fields()[1].tensor(),
+                       f32({2, 3, 2}, {5, 6, 8, 10, 9, 12, 150, 160, 180, 200, 190, 220})));
+}
+
+// An old-opset model with a subgraph and an operator that changed since (Pad's pads became an
+// input at opset 11) still needs the converter, which refuses it: a clean onnx_opset error.
+TEST(OnnxControl, OldOpsetSubgraphWithChangedOperatorsIsAnError) {
+  OnnxGraph thenBranch = branch("Identity", {"x"}, "t");
+  OnnxGraph elseBranch = branch("Neg", {"x"}, "e");
+  OnnxGraph g(9);
+  g.input("c", {}, kBool).input("x", {2});
+  g.node("Pad", {"x"}, {"p"}).ints("pads", {1, 1});
+  g.node("If", {"c"}, {"y"}).g("then_branch", thenBranch).g("else_branch", elseBranch);
+  g.output("y").output("p");
+  Diagnostic d = importError(g);
+  EXPECT_EQ(d.code, "onnx_opset");
+  EXPECT_NE(d.message.find("has a subgraph"), std::string::npos) << d.message;
+}
+
 }  // namespace
 }  // namespace tessera::test
