@@ -1,6 +1,7 @@
 #include "runtime/ndarray.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -67,12 +68,18 @@ NDArray NDArray::empty(std::vector<int64_t> shape, DataType dtype) {
   array.container_ = std::make_shared<Container>();
   Container& c = *array.container_;
   c.shape = std::move(shape);
-  // 64-byte alignment suits AVX-512 loads; round the size up as aligned_alloc requires.
+  // 64-byte alignment suits AVX-512 loads. The block is over-allocated with malloc and aligned
+  // inside rather than taken from aligned_alloc: glibc serves an aligned request of N bytes only
+  // from a free chunk larger than N, so a freed tensor's chunk never fit the next tensor of the
+  // same size and a program allocating and freeing equal tensors in turn (the VM in a loop or a
+  // branch) grew its heap by about one tensor per step.
   const size_t allocBytes = static_cast<size_t>((std::max<int64_t>(bytes, 1) + 63) / 64 * 64);
-  c.ownedData = std::aligned_alloc(64, allocBytes);
+  c.ownedData = std::malloc(allocBytes + 64);
   if (!c.ownedData) throw std::bad_alloc();
-  std::memset(c.ownedData, 0, allocBytes);
-  c.tensor.data = c.ownedData;
+  void* aligned = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(c.ownedData) + 63) &
+                                          ~uintptr_t{63});
+  std::memset(aligned, 0, allocBytes);
+  c.tensor.data = aligned;
   c.tensor.device = DLDevice{kDLCPU, 0};
   c.tensor.ndim = static_cast<int32_t>(c.shape.size());
   c.tensor.dtype = dtype.toDLPack();

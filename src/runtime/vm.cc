@@ -101,6 +101,33 @@ ShapeEnv bindInputs(const VMFunction& fn, const std::vector<NDArray>& args) {
   return env;
 }
 
+// Per instruction, the registers it reads for the last time (not those it returns): the VM drops
+// them after it, so a tensor lives from its allocation to its last use rather than to the end of
+// the function. Valid because jumps only go forward: in code order, no path reads a register after
+// its last read. A function with a backward jump (no compiler writes one) keeps every register.
+std::vector<std::vector<int>> lastReads(const VMFunction& fn) {
+  std::vector<std::vector<int>> freeAfter(fn.code.size());
+  for (size_t pc = 0; pc < fn.code.size(); ++pc) {
+    const Instruction& inst = fn.code[pc];
+    if ((inst.op == Opcode::kIf || inst.op == Opcode::kGoto) &&
+        inst.index <= static_cast<int>(pc))
+      return freeAfter;
+  }
+  std::vector<int> last(fn.numRegisters, -1);
+  for (size_t pc = 0; pc < fn.code.size(); ++pc)
+    for (const Operand& o : fn.code[pc].args)
+      if (o.kind == Operand::Kind::kRegister && o.index >= 0 && o.index < fn.numRegisters)
+        last[o.index] = static_cast<int>(pc);
+  for (int r = 0; r < fn.numRegisters; ++r) {
+    const int pc = last[r];
+    if (pc < 0) continue;
+    const Opcode op = fn.code[pc].op;
+    if (op == Opcode::kRet || op == Opcode::kTailCall || fn.code[pc].dst == r) continue;
+    freeAfter[pc].push_back(r);
+  }
+  return freeAfter;
+}
+
 std::vector<NDArray> tensorArgs(const std::vector<VMValue>& values, const std::string& callee) {
   std::vector<NDArray> out;
   for (const VMValue& v : values) {
@@ -119,10 +146,11 @@ VirtualMachine::VirtualMachine(Executable exec) : exec_(std::move(exec)) {
     return std::find(names.begin(), names.end(), n) != names.end();
   };
   for (const auto& [fname, fn] : exec_.functions) {
-    std::vector<KernelFunction>& resolved = kernels_[fname];
+    FunctionPlan& plan = plans_[fname];
     for (const Instruction& inst : fn.code)
-      resolved.push_back(inst.op == Opcode::kCallKernel ? exec_.kernels.getKernel(inst.func)
-                                                        : nullptr);
+      plan.kernels.push_back(inst.op == Opcode::kCallKernel ? exec_.kernels.getKernel(inst.func)
+                                                            : nullptr);
+    plan.freeAfter = lastReads(fn);
   }
   for (const auto& [fname, fn] : exec_.functions)
     for (const Instruction& inst : fn.code) {
@@ -175,7 +203,7 @@ VMValue VirtualMachine::execute(const VMFunction& entry, std::vector<VMValue> ar
     if (o.kind == Operand::Kind::kConstant) return VMValue{exec_.constants.at(o.index), nullptr};
     return regs.at(o.index);
   };
-  const std::vector<KernelFunction>* kernels = &kernels_.at(fn->name);
+  const FunctionPlan* plan = &plans_.at(fn->name);
   std::vector<DLTensor> tensors;  // a kernel call's arguments, reused
   std::vector<void*> pointers;
   size_t pc = 0;
@@ -193,12 +221,13 @@ VMValue VirtualMachine::execute(const VMFunction& entry, std::vector<VMValue> ar
         tensors[i] = (v ? v->tensor : exec_.constants.at(o.index)).dlTensor();
         pointers[i] = &tensors[i];
       }
-      if ((*kernels)[pc](pointers.data(), static_cast<int32_t>(pointers.size())) != 0)
+      if (plan->kernels[pc](pointers.data(), static_cast<int32_t>(pointers.size())) != 0)
         throwDiagnostic("codegen_call", TesseraGetLastError(), {}, inst.func);
+      for (int r : plan->freeAfter[pc]) regs[r] = VMValue{};
       ++pc;
       continue;
     }
-    ++pc;
+    const size_t at = pc++;
     std::vector<VMValue> operands;
     for (const Operand& o : inst.args) operands.push_back(load(o));
     switch (inst.op) {
@@ -262,14 +291,15 @@ VMValue VirtualMachine::execute(const VMFunction& entry, std::vector<VMValue> ar
         // The callee takes over this frame, so a loop written as recursion runs in constant
         // stack and memory whatever its trip count.
         fn = &callee(*fn, inst.func);
-        kernels = &kernels_.at(fn->name);
+        plan = &plans_.at(fn->name);
         env = bindCall(*fn, operands);
         regs.assign(fn->numRegisters, VMValue{});
         std::move(operands.begin(), operands.end(), regs.begin());
         pc = 0;
-        break;
+        continue;
       }
     }
+    for (int r : plan->freeAfter[at]) regs[r] = VMValue{};
   }
   throwDiagnostic("vm_call", fn->name + ": program ended without ret");
 }

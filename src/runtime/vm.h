@@ -46,8 +46,12 @@ class VirtualMachine {
 
   Executable exec_;
   std::map<std::string, PackedFunc> packed_;  ///< call_packed targets resolved at load time
-  /// Per function, per instruction: the compiled kernel a call_kernel calls (null elsewhere).
-  std::map<std::string, std::vector<KernelFunction>> kernels_;
+  /// What the VM works out per function at load time, per instruction.
+  struct FunctionPlan {
+    std::vector<KernelFunction> kernels;      ///< call_kernel's compiled kernel (null elsewhere)
+    std::vector<std::vector<int>> freeAfter;  ///< registers read for the last time
+  };
+  std::map<std::string, FunctionPlan> plans_;
 };
 
 }  // namespace tessera::runtime::vm
