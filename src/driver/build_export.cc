@@ -2,10 +2,9 @@
 // possibly in another process; and a BuiltVM (kernels.so, vm.json, constants.npz). Each file is
 // written whole or not at all.
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "driver/build.h"
+#include "runtime/file_io.h"
 #include "runtime/npy.h"
 #include "runtime/vm_file.h"
 #include "support/diagnostic.h"
@@ -24,18 +23,6 @@ constexpr const char* kLibraryFile = runtime::kModelLibraryFile;
 constexpr const char* kGraphFile = runtime::kModelGraphFile;
 constexpr const char* kParamsFile = runtime::kModelParamsFile;
 
-void writeWhole(const fs::path& path, const std::string& text) {
-  const fs::path temp = path.string() + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary);
-    out << text;
-    if (!out.flush()) throwDiagnostic("export", "cannot write the file", {}, temp.string());
-  }
-  std::error_code ec;
-  fs::rename(temp, path, ec);
-  if (ec) throwDiagnostic("export", "cannot rename into place: " + ec.message(), {}, path.string());
-}
-
 }  // namespace
 
 void exportBuilt(const BuiltModule& built, const std::string& dir) {
@@ -50,7 +37,7 @@ void exportBuilt(const BuiltModule& built, const std::string& dir) {
   else
     built.lib.exportLibrary((root / kLibraryFile).string());
   writeNpz((root / kParamsFile).string(), built.params);
-  writeWhole(root / kGraphFile, built.graph.toJson());
+  runtime::writeWholeFile((root / kGraphFile).string(), built.graph.toJson());
   fs::remove(root / runtime::vm::kProgramFile, ec);  // one kind of module per directory
   fs::remove(root / runtime::vm::kConstantsFile, ec);
 }

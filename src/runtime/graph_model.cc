@@ -3,9 +3,8 @@
 #include "runtime/graph_model.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "runtime/file_io.h"
 #include "runtime/npy.h"
 #include "support/diagnostic.h"
 
@@ -13,14 +12,6 @@ namespace tessera::runtime {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string readWhole(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throwDiagnostic("export", "cannot open the file", {}, path.string());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 void checkParams(const GraphModel& model, const std::string& paramsPath) {
   for (const NamedEntry& p : model.graph.params) {
@@ -45,7 +36,7 @@ GraphModel loadGraphModel(const std::string& dir) {
   if (!fs::is_regular_file(graphPath))
     throwDiagnostic("export", "is not a compiled module directory (no graph.json)", {}, dir);
   GraphModel model;
-  model.graph = GraphDescription::fromJson(readWhole(graphPath), graphPath.string());
+  model.graph = GraphDescription::fromJson(readWholeFile(graphPath.string()), graphPath.string());
   const fs::path paramsPath = root / kModelParamsFile;
   if (!fs::is_regular_file(paramsPath))
     throwDiagnostic("export", "missing params.npz next to graph.json", {}, dir);

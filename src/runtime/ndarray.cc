@@ -76,8 +76,8 @@ NDArray NDArray::empty(std::vector<int64_t> shape, DataType dtype) {
   const size_t allocBytes = static_cast<size_t>((std::max<int64_t>(bytes, 1) + 63) / 64 * 64);
   c.ownedData = std::malloc(allocBytes + 64);
   if (!c.ownedData) throw std::bad_alloc();
-  void* aligned = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(c.ownedData) + 63) &
-                                          ~uintptr_t{63});
+  void* aligned =
+      reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(c.ownedData) + 63) & ~uintptr_t{63});
   std::memset(aligned, 0, allocBytes);
   c.tensor.data = aligned;
   c.tensor.device = DLDevice{kDLCPU, 0};

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "runtime/file_io.h"
 #include "support/diagnostic.h"
 
 namespace tessera {
@@ -17,34 +18,6 @@ namespace {
 
 [[noreturn]] void fail(const std::string& name, const std::string& message) {
   throwDiagnostic("npy", message, Span{}, name);
-}
-
-std::string readWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, "cannot open file");
-  std::ostringstream os;
-  os << in.rdbuf();
-  return os.str();
-}
-
-// Writes to a temporary file next to `path` and renames it, so a failure never leaves half a file.
-void writeWholeFile(const std::string& path, const std::string& bytes) {
-  const std::string tmp = path + ".tmp-tessera";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) fail(path, "cannot open file for writing");
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out) {
-      std::remove(tmp.c_str());
-      fail(path, "write failed");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    fail(path, "cannot rename the written file into place: " + ec.message());
-  }
 }
 
 // numpy's descr strings for the dtypes Tessera supports (little-endian; '|' for one-byte types).
@@ -174,7 +147,7 @@ NDArray parseNpy(const std::string& bytes, const std::string& name) {
 }
 
 NDArray readNpy(const std::string& path) {
-  return parseNpy(readWholeFile(path), path);
+  return parseNpy(runtime::readWholeFile(path, "npy"), path);
 }
 
 // The .npy header of `array` (magic, version, dict), which its raw bytes follow.
@@ -210,7 +183,7 @@ std::string serializeNpy(const NDArray& array) {
 }
 
 void writeNpy(const std::string& path, const NDArray& array) {
-  writeWholeFile(path, serializeNpy(array));
+  runtime::writeWholeFile(path, serializeNpy(array), "npy");
 }
 
 namespace {
@@ -249,7 +222,7 @@ std::string inflateRaw(const std::string& compressed, size_t expected, const std
 }  // namespace
 
 std::map<std::string, NDArray> readNpz(const std::string& path) {
-  const std::string bytes = readWholeFile(path);
+  const std::string bytes = runtime::readWholeFile(path, "npy");
   std::map<std::string, NDArray> arrays;
   // Walk the local file headers from the start of the archive (numpy writes no data descriptors).
   size_t pos = 0;

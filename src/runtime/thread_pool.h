@@ -1,7 +1,8 @@
 // The backend runtime that compiled kernels call: a low-overhead thread pool for parallel loops
 // (TVM's TVMBackendParallelLaunch contract, spec §4.4), 64-byte aligned workspace memory, and the
 // per-thread error message a failing kernel leaves for its caller. The C entry points have fixed
-// names and signatures because generated code calls them (through the slots of runtime/c_functions.h).
+// names and signatures because generated code calls them (through the slots of
+// runtime/c_functions.h).
 #pragma once
 
 #include <cstdint>

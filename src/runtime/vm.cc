@@ -109,8 +109,7 @@ std::vector<std::vector<int>> lastReads(const VMFunction& fn) {
   std::vector<std::vector<int>> freeAfter(fn.code.size());
   for (size_t pc = 0; pc < fn.code.size(); ++pc) {
     const Instruction& inst = fn.code[pc];
-    if ((inst.op == Opcode::kIf || inst.op == Opcode::kGoto) &&
-        inst.index <= static_cast<int>(pc))
+    if ((inst.op == Opcode::kIf || inst.op == Opcode::kGoto) && inst.index <= static_cast<int>(pc))
       return freeAfter;
   }
   std::vector<int> last(fn.numRegisters, -1);

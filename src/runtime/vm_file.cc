@@ -5,11 +5,10 @@
 #include <climits>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/file_io.h"
 #include "runtime/module.h"
 #include "runtime/npy.h"
 #include "support/diagnostic.h"
@@ -97,26 +96,6 @@ class Reader {
  private:
   std::string where_;
 };
-
-std::string readWhole(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throwDiagnostic("export", "cannot open the file", {}, path.string());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void writeWhole(const fs::path& path, const std::string& text) {
-  const fs::path temp = path.string() + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary);
-    out << text;
-    if (!out.flush()) throwDiagnostic("export", "cannot write the file", {}, temp.string());
-  }
-  std::error_code ec;
-  fs::rename(temp, path, ec);
-  if (ec) throwDiagnostic("export", "cannot rename into place: " + ec.message(), {}, path.string());
-}
 
 std::string constantName(size_t i) {
   return "c" + std::to_string(i);
@@ -281,7 +260,7 @@ void writeProgram(const Executable& exec, const std::string& dir) {
   std::map<std::string, NDArray> constants;
   for (size_t i = 0; i < exec.constants.size(); ++i) constants[constantName(i)] = exec.constants[i];
   writeNpz((root / kConstantsFile).string(), constants);
-  writeWhole(root / kProgramFile, programToJson(exec));
+  writeWholeFile((root / kProgramFile).string(), programToJson(exec));
   fs::remove(root / "graph.json", ec);
   fs::remove(root / "params.npz", ec);
 }
@@ -291,7 +270,7 @@ Executable loadExecutable(const std::string& dir) {
   const fs::path programPath = root / kProgramFile;
   if (!fs::is_regular_file(programPath))
     throwDiagnostic("export", "is not a compiled VM program directory (no vm.json)", {}, dir);
-  const std::string text = readWhole(programPath);
+  const std::string text = readWholeFile(programPath.string());
   Executable exec;
   exec.functions = programFromJson(text, programPath.string());
   const int64_t numConstants = json::parse(text).at("num_constants").get<int64_t>();
