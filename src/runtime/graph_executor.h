@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "runtime/graph_model.h"
+#include "runtime/kernel_time.h"
 
 namespace tessera::runtime {
 
@@ -36,11 +37,7 @@ class GraphExecutor {
   void run();
   /// Time spent in one kernel over a profile (TVM's debug executor): calls of the kernel in the
   /// graph and the median over the runs of their summed time.
-  struct KernelTime {
-    std::string kernel;
-    int calls = 0;
-    double seconds = 0;
-  };
+  using KernelTime = runtime::KernelTime;
   /// Runs the graph `runs` times (after one warm-up run) timing every call; kernels in order of
   /// their first call. Same errors as run().
   std::vector<KernelTime> profile(int runs);

@@ -4,6 +4,7 @@
 #include "runtime/vm.h"
 
 #include <algorithm>
+#include <chrono>
 #include <unordered_map>
 
 #include "runtime/thread_pool.h"
@@ -220,8 +221,17 @@ VMValue VirtualMachine::execute(const VMFunction& entry, std::vector<VMValue> ar
         tensors[i] = (v ? v->tensor : exec_.constants.at(o.index)).dlTensor();
         pointers[i] = &tensors[i];
       }
+      const auto start =
+          profiling_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
       if (plan->kernels[pc](pointers.data(), static_cast<int32_t>(pointers.size())) != 0)
         throwDiagnostic("codegen_call", TesseraGetLastError(), {}, inst.func);
+      if (profiling_) {
+        auto [it, fresh] = profiling_->kernels.try_emplace(inst.func, 0.0, 0);
+        if (fresh) profiling_->order.push_back(inst.func);
+        it->second.first +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        ++it->second.second;
+      }
       for (int r : plan->freeAfter[pc]) regs[r] = VMValue{};
       ++pc;
       continue;
@@ -301,6 +311,40 @@ VMValue VirtualMachine::execute(const VMFunction& entry, std::vector<VMValue> ar
     for (int r : plan->freeAfter[at]) regs[r] = VMValue{};
   }
   throwDiagnostic("vm_call", fn->name + ": program ended without ret");
+}
+
+std::vector<KernelTime> VirtualMachine::profile(const std::string& func,
+                                                const std::vector<NDArray>& args, int runs) const {
+  invoke(func, args);
+  std::vector<ProfileRun> samples(static_cast<size_t>(std::max(runs, 1)));
+  for (ProfileRun& sample : samples) {
+    profiling_ = &sample;
+    try {
+      invoke(func, args);
+    } catch (...) {
+      profiling_ = nullptr;
+      throw;
+    }
+    profiling_ = nullptr;
+  }
+  std::vector<KernelTime> out;
+  for (const ProfileRun& sample : samples)
+    for (const std::string& name : sample.order)
+      if (std::none_of(out.begin(), out.end(),
+                       [&](const KernelTime& k) { return k.kernel == name; }))
+        out.push_back({name, 0, 0});
+  for (KernelTime& k : out) {
+    std::vector<double> seconds;
+    for (const ProfileRun& sample : samples) {
+      auto it = sample.kernels.find(k.kernel);
+      seconds.push_back(it == sample.kernels.end() ? 0.0 : it->second.first);
+    }
+    std::sort(seconds.begin(), seconds.end());
+    k.seconds = seconds[seconds.size() / 2];
+    auto last = samples.back().kernels.find(k.kernel);
+    k.calls = last == samples.back().kernels.end() ? 0 : last->second.second;
+  }
+  return out;
 }
 
 NDArray VirtualMachine::run(const std::string& func, const std::vector<NDArray>& args) const {

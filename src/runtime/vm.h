@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/kernel_time.h"
 #include "runtime/module.h"
 #include "runtime/packed_func.h"
 #include "runtime/vm_executable.h"
@@ -36,6 +37,12 @@ class VirtualMachine {
   VMValue invoke(const std::string& func, const std::vector<NDArray>& args) const;
   /// invoke() for a function returning one tensor.
   NDArray run(const std::string& func, const std::vector<NDArray>& args) const;
+  /// Runs `func` `runs` times (after one warm-up run) timing every compiled-kernel call; kernels
+  /// in order of their first call, with their calls in the last run (control flow may change
+  /// them between inputs) and the median over the runs of their summed time. Same errors as
+  /// invoke(); not to be called from two threads at once.
+  std::vector<KernelTime> profile(const std::string& func, const std::vector<NDArray>& args,
+                                  int runs) const;
 
   const Executable& executable() const { return exec_; }
 
@@ -52,6 +59,12 @@ class VirtualMachine {
     std::vector<std::vector<int>> freeAfter;  ///< registers read for the last time
   };
   std::map<std::string, FunctionPlan> plans_;
+  /// While profile() runs: the seconds and calls of each kernel in the current run.
+  struct ProfileRun {
+    std::vector<std::string> order;
+    std::map<std::string, std::pair<double, int>> kernels;
+  };
+  mutable ProfileRun* profiling_ = nullptr;
 };
 
 }  // namespace tessera::runtime::vm

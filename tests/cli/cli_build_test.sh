@@ -114,6 +114,9 @@ for seed in 1 2; do
 done
 expect 0 "VM bench" -- "$tessera" run "$work/if.relay" --random-inputs 1 --bench 3
 contains "$work/out" "bench (compiled, VM, 3 runs)" "VM timing line"
+expect 0 "VM profile" -- "$tessera" run "$work/if.relay" --random-inputs 1 --profile 3
+contains "$work/out" "profile (median of the runs):" "VM profile table"
+contains "$work/out" "fused_add" "VM profile names the kernel"
 expect 0 "control flow compiles for the VM" -- "$tessera" compile "$work/if.relay" -o "$work/ifvm"
 contains "$work/out" "VM program (control flow): 1 functions" "VM program summary"
 for f in kernels.so vm.json constants.npz; do

@@ -135,7 +135,7 @@ std::string timingLine(const std::function<void()>& fn, int runs, const std::str
 }
 
 // Kernels slowest first: median ms per run, calls per run, share of the summed time.
-std::string profileTable(std::vector<runtime::GraphExecutor::KernelTime> kernels) {
+std::string profileTable(std::vector<runtime::KernelTime> kernels) {
   std::stable_sort(kernels.begin(), kernels.end(),
                    [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
   double total = 0;
@@ -237,6 +237,9 @@ relay::Value runOnVM(const driver::BuiltVM& built, RunRequest& request) {
   relay::Value result = fromVM(vm.invoke("main", args));
   if (request.bench > 0)
     request.timing = timingLine([&] { vm.invoke("main", args); }, request.bench, "compiled, VM");
+  if (request.profile > 0)
+    request.timing += (request.timing.empty() ? "" : "\n") +
+                      profileTable(vm.profile("main", args, request.profile));
   request.ranCompiled = true;
   return result;
 }
@@ -338,9 +341,6 @@ int cmdRun(Args& args) {
       result = runCompiled(*built, request);
     } else if (builtVM) {
       result = runOnVM(*builtVM, request);
-      if (request.profile > 0)
-        std::cerr << "note: --profile times the graph executor's kernels; this module ran on the "
-                     "VM\n";
     } else {
       if (optimizeModule) {
         relay::PassContext ctx;

@@ -103,6 +103,17 @@ def @main(%n: int64, %x: Tensor[(4), float32]) -> Tensor[(4), float32] {
   for (int k = 0; k < 4; ++k)
     EXPECT_NEAR(out[0].getFloat(k), 200000.0 * x.getFloat(k), 1e-3 * 200000) << k;
   EXPECT_NE(built.exec.asText().find("tail_call loop"), std::string::npos) << built.exec.asText();
+
+  // The profiler counts each kernel's calls in a run: the loop body's add runs n times.
+  runtime::vm::VirtualMachine vm(built.exec);
+  const std::vector<runtime::KernelTime> profile = vm.profile("main", {int64Scalar(5), x}, 3);
+  ASSERT_FALSE(profile.empty());
+  int adds = 0;
+  for (const runtime::KernelTime& k : profile) {
+    EXPECT_GE(k.seconds, 0) << k.kernel;
+    if (k.kernel.find("fused_add") == 0 && k.calls == 5) ++adds;
+  }
+  EXPECT_GE(adds, 1) << "no kernel called once per iteration";
 }
 
 // A non-tail call of a recursive function (invoke), tuples through calls, and an if in value
