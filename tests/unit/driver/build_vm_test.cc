@@ -294,5 +294,39 @@ TEST(BuildVM, OnnxLoopOverRunTimeData) {
   }
 }
 
+// Nested loops over run-time counts: the inner Loop sits in the outer body, so the inner function
+// is called from the outer one with the outer loop's values as its invariants.
+TEST(BuildVM, NestedOnnxLoops) {
+  using tessera::test::OnnxGraph;
+  constexpr int32_t kBool = ::onnx::TensorProto::BOOL, kInt64 = ::onnx::TensorProto::INT64;
+  NDArray half = NDArray::empty({}, DataType::float32());
+  half.setFloat(0, 0.5f);
+  OnnxGraph inner;  // g = sin(g) + x * 0.5
+  inner.input("j", {}, kInt64).input("c_in", {}, kBool).input("g", {3});
+  inner.node("Sin", {"g"}, {"s"});
+  inner.node("Mul", {"x", "half"}, {"hx"});
+  inner.node("Add", {"s", "hx"}, {"g_out"});
+  inner.node("Identity", {"c_in"}, {"c_out"});
+  inner.output("c_out").output("g_out");
+  OnnxGraph outer;  // h = inner(h) + h * 0.5
+  outer.input("i", {}, kInt64).input("c_in", {}, kBool).input("h", {3});
+  outer.node("Loop", {"m", "", "h"}, {"g"}).g("body", inner);
+  outer.node("Mul", {"h", "half"}, {"hh"});
+  outer.node("Add", {"g", "hh"}, {"h_out"});
+  outer.node("Identity", {"c_in"}, {"c_out"});
+  outer.output("c_out").output("h_out");
+  OnnxGraph g(13);
+  g.input("x", {3}).input("n", {}, kInt64).input("m", {}, kInt64);
+  g.initializer("half", half);
+  g.node("Loop", {"n", "", "x"}, {"y"}).g("body", outer);
+  g.output("y");
+  relay::IRModule m = frontend::onnx::importOnnxBytes(g.bytes());
+  ASSERT_TRUE(m.has("onnx_loop"));
+  ASSERT_TRUE(m.has("onnx_loop_1"));
+  const NDArray x = tessera::test::randomTensor({3}, DataType::float32(), 8, -1, 1);
+  for (auto [n, k] : {std::pair<int64_t, int64_t>{0, 2}, {2, 3}, {3, 0}, {4, 5}})
+    EXPECT_TRUE(vmMatchesInterpreter(m, {x, int64Scalar(n), int64Scalar(k)})) << n << " " << k;
+}
+
 }  // namespace
 }  // namespace tessera::driver
