@@ -141,24 +141,18 @@ std::vector<NDArray> tensorArgs(const std::vector<VMValue>& values, const std::s
 }  // namespace
 
 VirtualMachine::VirtualMachine(Executable exec) : exec_(std::move(exec)) {
-  const std::vector<std::string>& names = exec_.kernels.functionNames();
-  auto isKernel = [&](const std::string& n) {
-    return std::find(names.begin(), names.end(), n) != names.end();
-  };
+  // Every name is resolved once, here: call_kernel to its compiled kernel, call_packed first
+  // among the compiled kernels, then in the packed registry.
   for (const auto& [fname, fn] : exec_.functions) {
     FunctionPlan& plan = plans_[fname];
-    for (const Instruction& inst : fn.code)
-      plan.kernels.push_back(inst.op == Opcode::kCallKernel ? exec_.kernels.getKernel(inst.func)
-                                                            : nullptr);
-    plan.freeAfter = lastReads(fn);
-  }
-  for (const auto& [fname, fn] : exec_.functions)
     for (const Instruction& inst : fn.code) {
-      if (inst.op == Opcode::kCallKernel && !isKernel(inst.func))
+      const bool call = inst.op == Opcode::kCallKernel || inst.op == Opcode::kCallPacked;
+      KernelFunction kernel = call ? exec_.kernels.getKernel(inst.func) : nullptr;
+      plan.kernels.push_back(inst.op == Opcode::kCallKernel ? kernel : nullptr);
+      if (inst.op == Opcode::kCallKernel && !kernel)
         throwDiagnostic("vm_missing_function",
                         fname + ": kernel '" + inst.func + "' is not among the compiled kernels");
-      if (inst.op != Opcode::kCallPacked || isKernel(inst.func) || packed_.count(inst.func))
-        continue;
+      if (inst.op != Opcode::kCallPacked || kernel || packed_.count(inst.func)) continue;
       const PackedFunc* f = findGlobal(inst.func);
       if (!f)
         throwDiagnostic("vm_missing_function",
@@ -166,6 +160,8 @@ VirtualMachine::VirtualMachine(Executable exec) : exec_(std::move(exec)) {
                             "' is neither a compiled PrimFunc nor a registered packed function");
       packed_[inst.func] = *f;
     }
+    plan.freeAfter = lastReads(fn);
+  }
 }
 
 VMValue VirtualMachine::invoke(const std::string& func, const std::vector<NDArray>& args) const {

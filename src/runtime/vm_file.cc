@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/file_io.h"
+#include "runtime/graph_model.h"
 #include "runtime/module.h"
 #include "runtime/npy.h"
 #include "support/diagnostic.h"
@@ -182,8 +183,11 @@ std::string programToJson(const Executable& exec) {
   return out.dump() + "\n";
 }
 
-std::map<std::string, VMFunction> programFromJson(const std::string& text,
-                                                  const std::string& where) {
+namespace {
+
+// vm.json's functions, and through `numConstants` the size of the constant pool it expects.
+std::map<std::string, VMFunction> parseProgram(const std::string& text, const std::string& where,
+                                               int64_t* numConstantsOut) {
   Reader r(where);
   json root;
   try {
@@ -194,6 +198,7 @@ std::map<std::string, VMFunction> programFromJson(const std::string& text,
   if (r.string(root, "format") != kFormat)
     r.fail("format is '" + r.string(root, "format") + "', expected '" + kFormat + "'");
   const int64_t numConstants = r.integerIn(root, "num_constants", 0, 1 << 30);
+  if (numConstantsOut) *numConstantsOut = numConstants;
   const json& functions = r.field(root, "functions");
   if (!functions.is_object()) r.fail("field 'functions' must be an object");
   std::map<std::string, VMFunction> out;
@@ -252,6 +257,13 @@ std::map<std::string, VMFunction> programFromJson(const std::string& text,
   return out;
 }
 
+}  // namespace
+
+std::map<std::string, VMFunction> programFromJson(const std::string& text,
+                                                  const std::string& where) {
+  return parseProgram(text, where, nullptr);
+}
+
 void writeProgram(const Executable& exec, const std::string& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -261,8 +273,8 @@ void writeProgram(const Executable& exec, const std::string& dir) {
   for (size_t i = 0; i < exec.constants.size(); ++i) constants[constantName(i)] = exec.constants[i];
   writeNpz((root / kConstantsFile).string(), constants);
   writeWholeFile((root / kProgramFile).string(), programToJson(exec));
-  fs::remove(root / "graph.json", ec);
-  fs::remove(root / "params.npz", ec);
+  fs::remove(root / kModelGraphFile, ec);
+  fs::remove(root / kModelParamsFile, ec);
 }
 
 Executable loadExecutable(const std::string& dir) {
@@ -270,10 +282,10 @@ Executable loadExecutable(const std::string& dir) {
   const fs::path programPath = root / kProgramFile;
   if (!fs::is_regular_file(programPath))
     throwDiagnostic("export", "is not a compiled VM program directory (no vm.json)", {}, dir);
-  const std::string text = readWholeFile(programPath.string());
   Executable exec;
-  exec.functions = programFromJson(text, programPath.string());
-  const int64_t numConstants = json::parse(text).at("num_constants").get<int64_t>();
+  int64_t numConstants = 0;
+  exec.functions =
+      parseProgram(readWholeFile(programPath.string()), programPath.string(), &numConstants);
   const fs::path constantsPath = root / kConstantsFile;
   if (numConstants > 0) {
     if (!fs::is_regular_file(constantsPath))
@@ -289,17 +301,17 @@ Executable loadExecutable(const std::string& dir) {
       exec.constants.push_back(std::move(it->second));
     }
   }
-  bool callsKernels = false;
+  // The library is needed when a call_kernel names one of its kernels; call_packed may name a
+  // registered function instead (the VM resolves it).
+  const fs::path library = root / kModelLibraryFile;
+  if (fs::is_regular_file(library)) {
+    exec.kernels = loadModule(library.string());
+    return exec;
+  }
   for (const auto& [name, fn] : exec.functions)
     for (const Instruction& inst : fn.code)
-      callsKernels |= inst.op == Opcode::kCallKernel || inst.op == Opcode::kCallPacked;
-  if (callsKernels && fs::is_regular_file(root / "kernels.so"))
-    exec.kernels = loadModule((root / "kernels.so").string());
-  else if (callsKernels && !fs::is_regular_file(root / "kernels.so"))
-    for (const auto& [name, fn] : exec.functions)
-      for (const Instruction& inst : fn.code)
-        if (inst.op == Opcode::kCallKernel)
-          throwDiagnostic("export", "missing kernels.so next to vm.json", {}, dir);
+      if (inst.op == Opcode::kCallKernel)
+        throwDiagnostic("export", "missing kernels.so next to vm.json", {}, dir);
   return exec;
 }
 
