@@ -6,6 +6,7 @@
 #include "codegen/llvm/target.h"
 #include "driver/pipeline.h"
 #include "relay/transform/passes.h"
+#include "support/check.h"
 
 namespace tessera::driver {
 
@@ -53,7 +54,8 @@ std::vector<KernelStrategy> strategiesOf(CompileState& state) {
 
 CompileState compileModule(relay::IRModule module, const target::Target& target,
                            const std::map<std::string, NDArray>& params,
-                           const BuildOptions& options, bool vm) {
+                           const BuildOptions& options, bool vm,
+                           const std::shared_ptr<NpzWriter>& writer = nullptr) {
   relay::PassContext ownContext;
   relay::PassContext& ctx = options.context ? *options.context : ownContext;
   ctx.optLevel = options.optLevel;
@@ -63,11 +65,21 @@ CompileState compileModule(relay::IRModule module, const target::Target& target,
                      .params = params,
                      .strategies = options.defaultSchedules,
                      .vm = vm};
+  if (writer)
+    state.paramSink = [writer](const std::string& name, const NDArray& data) {
+      writer->add(name, data);
+    };
   runPipeline(state, ctx);
   return state;
 }
 
 }  // namespace
+
+runtime::GraphModel BuiltModule::model() const {
+  TS_CHECK(!writtenParams) << "the params of this module were written to " << writtenParams->path()
+                           << "; export and reload it to run it";
+  return {lib.module(), graph, params};
+}
 
 bool needsVM(const relay::IRModule& module) {
   return lower::needsVM(relay::inlineGlobalCalls(module));
@@ -81,9 +93,12 @@ BuiltVM buildVM(relay::IRModule module, const target::Target& target,
 
 BuiltModule build(relay::IRModule module, const target::Target& target,
                   const std::map<std::string, NDArray>& params, const BuildOptions& options) {
-  CompileState state = compileModule(std::move(module), target, params, options, false);
+  auto writer =
+      options.paramsFile.empty() ? nullptr : std::make_shared<NpzWriter>(options.paramsFile);
+  CompileState state = compileModule(std::move(module), target, params, options, false, writer);
 
   BuiltModule built;
+  built.writtenParams = writer;
   built.lib = state.lib;
   built.graph = std::move(state.lowered.graph);
   built.params = std::move(state.lowered.params);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "relay/strategy/schedule_kernel.h"
 #include "runtime/graph_model.h"
 #include "runtime/ndarray.h"
+#include "runtime/npy.h"
 #include "runtime/vm_executable.h"
 #include "tir/function.h"
 
@@ -34,12 +36,16 @@ struct KernelStrategy {
 struct BuiltModule {
   codegen::CompiledModule lib;
   runtime::GraphDescription graph;
-  std::map<std::string, NDArray> params;   ///< by the names in graph.params
+  std::map<std::string, NDArray> params;  ///< by the names in graph.params
+  /// Instead of `params` when BuildOptions::paramsFile was set: the archive they were written
+  /// to as they were made, complete but not yet in place (exportBuilt commits it).
+  std::shared_ptr<NpzWriter> writtenParams;
   std::vector<tir::PrimFunc> kernels;      ///< the lowered kernels (empty for a loaded module)
   std::vector<KernelStrategy> strategies;  ///< one per kernel (empty for a loaded module)
 
-  /// What the runtime's graph executor runs (runtime::GraphExecutor).
-  runtime::GraphModel model() const { return {lib.module(), graph, params}; }
+  /// What the runtime's graph executor runs (runtime::GraphExecutor). Not for a module whose
+  /// params were written (writtenParams): export it and loadBuilt it to run it.
+  runtime::GraphModel model() const;
 };
 
 /// The lines `tessera compile --explain-strategy` prints for a kernel: its name, each call's
@@ -54,6 +60,11 @@ struct BuildOptions {
   /// The context whose instruments (timing, print-after) the pipeline runs under; null: a fresh
   /// one. Its opt level is set from optLevel.
   relay::PassContext* context = nullptr;
+  /// When set: the params.npz that exportBuilt will write (`tessera compile` sets it). Each param
+  /// is then written to a temporary file next to it as lowering makes it, and freed, so that the
+  /// weights are never in memory together with LLVM's work; BuiltModule::writtenParams holds the
+  /// archive and `params` stays empty. Graph modules only (buildVM ignores it).
+  std::string paramsFile;
 };
 
 /// The target's schedule of one kernel lowered with its strategies
@@ -101,8 +112,10 @@ BuiltVM buildVM(relay::IRModule module, const target::Target& target,
 /// "export") when a file cannot be written.
 void exportBuiltVM(const BuiltVM& built, const std::string& dir);
 
-/// Writes `dir`/kernels.so, `dir`/graph.json and `dir`/params.npz, creating `dir` when missing.
-/// Throws DiagnosticError (code "export") when a file cannot be written.
+/// Writes `dir`/kernels.so, `dir`/graph.json and `dir`/params.npz, creating `dir` when missing
+/// (params written during the build are moved into place: `dir` must then be on the file system
+/// of BuildOptions::paramsFile). Throws DiagnosticError (code "export") when a file cannot be
+/// written.
 void exportBuilt(const BuiltModule& built, const std::string& dir);
 /// Reopens a directory written by exportBuilt (in any process). Throws DiagnosticError (codes
 /// "graph_json", "codegen_load", "export") naming the file that is missing or malformed.

@@ -36,7 +36,10 @@ void exportBuilt(const BuiltModule& built, const std::string& dir) {
     fs::remove(root / kLibraryFile, ec);
   else
     built.lib.exportLibrary((root / kLibraryFile).string());
-  writeNpz((root / kParamsFile).string(), built.params);
+  if (built.writtenParams)
+    built.writtenParams->commit((root / kParamsFile).string());
+  else
+    writeNpz((root / kParamsFile).string(), built.params);
   runtime::writeWholeFile((root / kGraphFile).string(), built.graph.toJson());
   fs::remove(root / runtime::vm::kProgramFile, ec);  // one kind of module per directory
   fs::remove(root / runtime::vm::kConstantsFile, ec);

@@ -44,12 +44,13 @@ relay::Pass optimizationPipeline() {
   return relay::sequential(std::move(passes), "OptimizationPipeline");
 }
 
-relay::IRModule optimize(const relay::IRModule& module, relay::PassContext& ctx,
+relay::IRModule optimize(relay::IRModule module, relay::PassContext& ctx,
                          const std::map<std::string, NDArray>& params) {
   // A module split into functions (partition_conversions) compiles as one @main.
   relay::IRModule m = relay::inlineGlobalCalls(module);
-  if (!params.empty()) m = (*relay::bindParamsPass(params))(m, ctx);
-  return (*optimizationPipeline())(m, ctx);
+  module = relay::IRModule();  // handed on, so that the passes may consume it
+  if (!params.empty()) m = (*relay::bindParamsPass(params))(std::move(m), ctx);
+  return (*optimizationPipeline())(std::move(m), ctx);
 }
 
 namespace {
@@ -74,7 +75,7 @@ void runOptimize(CompileState& s, relay::PassContext& ctx) {
     relay::strategy::registerStrategies();
     ctx.target = s.target;
   }
-  s.module = optimize(s.module, ctx, s.params);
+  s.module = optimize(std::move(s.module), ctx, s.params);
 }
 
 void runLowerGraphToTIR(CompileState& s, relay::PassContext&) {
@@ -86,7 +87,7 @@ void runLowerGraphToTIR(CompileState& s, relay::PassContext&) {
     s.lowered.kernels = std::move(lowered.kernels);
   } else {
     // Moved: the weights then leave memory as lowering makes them params (packed or not).
-    s.lowered = lower::lowerGraphToTIR(std::move(s.module), target);
+    s.lowered = lower::lowerGraphToTIR(std::move(s.module), target, s.paramSink);
   }
   s.kernels.clear();
   for (const lower::GraphKernel& k : s.lowered.kernels) s.kernels.push_back(k.func);

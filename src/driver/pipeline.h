@@ -27,8 +27,9 @@ const std::vector<std::string>& optimizationPipelineNames();
 /// FuseOps. Which passes run depends on the context's opt level (relay.build uses 3 in the seeds).
 relay::Pass optimizationPipeline();
 
-/// Binds `params` into @main (BindParams), then runs the graph passes under `ctx`.
-relay::IRModule optimize(const relay::IRModule& module, relay::PassContext& ctx,
+/// Binds `params` into @main (BindParams), then runs the graph passes under `ctx`. A module
+/// handed over (std::move) is consumed: its weights are freed as folding replaces them.
+relay::IRModule optimize(relay::IRModule module, relay::PassContext& ctx,
                          const std::map<std::string, NDArray>& params = {});
 
 /// What the compile steps hand to each other.
@@ -44,6 +45,8 @@ struct CompileState {
   /// Lower to VM code (`if` on run-time values, loops as recursive functions) instead of a graph
   /// executor description: `executable` is then written instead of `lowered.graph`.
   bool vm = false;
+  /// When set, LowerGraphToTIR hands each param to it instead of keeping it in lowered.params.
+  lower::ParamSink paramSink;
   lower::LoweredGraph lowered;         ///< after LowerGraphToTIR (memory planned by PlanMemory)
   runtime::vm::Executable executable;  ///< the VM's program (vm): after LowerGraphToTIR
   std::vector<tir::PrimFunc> kernels;  ///< the kernels as the last step left them

@@ -84,9 +84,13 @@ class ConstantNode : public ExprNode {
       : ExprNode(kKind, std::move(span)),
         data(std::move(data)),
         declaredType(std::move(declaredType)) {}
-  const NDArray data;
+  NDArray data;             ///< not const only so that releaseData can drop it
   const Type declaredType;  ///< TensorType of data, or the annotated type when data is missing
   bool hasData() const { return data.defined(); }
+  /// Drops the tensor. Only for a rewrite that holds every reference to this node and no longer
+  /// needs it (rewriteBottomUpOwned): nothing else can observe the change. Nodes are never
+  /// created const, so this is a write to a mutable object.
+  void releaseData() const { const_cast<ConstantNode*>(this)->data = NDArray(); }
 };
 
 struct OpDef;

@@ -30,6 +30,12 @@ const Function& IRModule::lookup(const std::string& name) const {
   return it->second;
 }
 
+Function IRModule::take(const std::string& name) {
+  Function fn = lookup(name);
+  functions_.erase(name);
+  return fn;
+}
+
 GlobalVar IRModule::globalVar(const std::string& name) {
   auto it = globals_.find(name);
   if (it != globals_.end()) return it->second;

@@ -26,6 +26,10 @@ class IRModule {
   /// The GlobalVar used to reference `name` (created on first request).
   GlobalVar globalVar(const std::string& name);
   void remove(const std::string& name);
+  /// Moves the function named `name` out, keeping its GlobalVar for the `add` that puts a
+  /// rewritten one back: a pass given the module by value then holds the only reference and may
+  /// consume it (see rewriteBottomUpOwned). Throws like lookup when absent.
+  Function take(const std::string& name);
   /// Functions in printing order (byte-wise ascending names).
   const std::map<std::string, Function>& functions() const { return functions_; }
 

@@ -99,6 +99,72 @@ Expr rewriteBottomUp(const Expr& root, const RewriteFn& rewrite) {
   return memo.at(root.get());
 }
 
+namespace {
+
+bool canReachConstants(const ExprNode& node) {
+  return node.kind != ExprKind::kVar && node.kind != ExprKind::kGlobalVar &&
+         node.kind != ExprKind::kOp;
+}
+
+}  // namespace
+
+Expr rewriteBottomUpOwned(Expr root, const RewriteFn& rewrite,
+                          const std::function<void(const ConstantNode&)>& released) {
+  if (!root) return root;
+  const std::vector<Expr> order = postOrder(root);  // one reference to every node
+  std::unordered_map<const ExprNode*, size_t> position;
+  std::unordered_map<const ExprNode*, long> parents;  // f(x, x) counts twice, as references do
+  for (size_t i = 0; i < order.size(); ++i) {
+    position[order[i].get()] = i;
+    for (const Expr& child : exprChildren(order[i]))
+      if (child) ++parents[child.get()];
+  }
+  // The DAG is ours when every node that can lead to a constant is referenced only by its parents
+  // and `order` (and the root also by the argument). Variables, globals and ops are shared with
+  // the module and the registry; they lead nowhere.
+  bool owned = true;
+  for (const Expr& node : order) {
+    const long expected = parents[node.get()] + 1 + (node == root ? 1 : 0);
+    if (canReachConstants(*node) && node.use_count() != expected) {
+      owned = false;
+      break;
+    }
+  }
+  std::unordered_map<const ExprNode*, Expr> memo;
+  std::unordered_map<const ExprNode*, long> unbuiltParents = parents;
+  // Children of a node whose rewrite kept it: the result still reaches them through the old node,
+  // which their reference count cannot tell.
+  std::unordered_set<const ExprNode*> keptByOldParent;
+  for (const Expr& node : order) {
+    std::vector<const ExprNode*> children;
+    Expr result;
+    {
+      std::vector<Expr> kids = exprChildren(node);
+      for (Expr& k : kids) {
+        children.push_back(k.get());
+        if (!k) continue;
+        auto it = memo.find(k.get());
+        TS_CHECK(it != memo.end());
+        k = it->second;
+      }
+      result = rewrite(node, kids);
+    }
+    const bool kept = result.get() == node.get();
+    memo[node.get()] = std::move(result);
+    for (const ExprNode* child : children) {
+      if (!child) continue;
+      if (kept) keptByOldParent.insert(child);
+      if (--unbuiltParents[child] > 0) continue;
+      memo.erase(child);
+      if (!owned || child->kind != ExprKind::kConstant || keptByOldParent.count(child)) continue;
+      // Its old parents and `order` hold it; any further reference is the result's.
+      if (order[position[child]].use_count() == parents[child] + 1)
+        released(*static_cast<const ConstantNode*>(child));
+    }
+  }
+  return memo.at(root.get());
+}
+
 Expr replaceNodes(const Expr& root, const std::unordered_map<const ExprNode*, Expr>& by) {
   return rewriteBottomUp(root, [&](const Expr& node, const std::vector<Expr>& children) {
     auto it = by.find(node.get());

@@ -24,6 +24,17 @@ std::vector<Expr> postOrder(const Expr& root);
 using RewriteFn = std::function<Expr(const Expr& node, const std::vector<Expr>& newChildren)>;
 Expr rewriteBottomUp(const Expr& root, const RewriteFn& rewrite);
 
+/// rewriteBottomUp for an expression handed over by value, for passes that replace large constants
+/// (FoldConstant). Each rewritten node leaves the memo once its last parent is rebuilt, so
+/// intermediate results die early. And when no one but `root` holds any node of the DAG (each
+/// node's references are exactly its parents'), `released(constant)` is called for every old
+/// constant the result no longer uses, as soon as its last parent is rebuilt: the caller drops its
+/// tensor, and a pass that rewrites every weight holds each one once instead of the old and the
+/// new sets together. Contract on `rewrite`: build the result from `newChildren` and new nodes,
+/// returning `node` itself only when nothing changed (as withChildren does), never an old child.
+Expr rewriteBottomUpOwned(Expr root, const RewriteFn& rewrite,
+                          const std::function<void(const ConstantNode&)>& released);
+
 /// `node` with its children replaced (returns `node` itself when every child is identical).
 Expr withChildren(const Expr& node, const std::vector<Expr>& children);
 

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "runtime/file_io.h"
+#include "support/check.h"
 #include "support/diagnostic.h"
 
 namespace tessera {
@@ -269,84 +270,107 @@ std::map<std::string, NDArray> readNpz(const std::string& path) {
 
 // Members are streamed to the file (stored, not compressed): the archive is never held in
 // memory, which for a model's parameters would double the peak memory of an export.
-void writeNpz(const std::string& path, const std::map<std::string, NDArray>& arrays) {
-  const std::string tmp = path + ".tmp-tessera";
-  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-  if (!out) fail(path, "cannot open file for writing");
-  auto abandon = [&](const std::string& why) {
-    out.close();
-    std::remove(tmp.c_str());
-    fail(path, why);
-  };
-  std::string central;
-  uint64_t offset = 0;
-  uint16_t count = 0;
-  for (const auto& [key, array] : arrays) {
-    const std::string name = key + ".npy";
-    const std::string header = npyHeader(array);
-    const uint64_t size = header.size() + array.nbytes();
-    if (size >= 0xffffffffu || offset >= 0xffffffffu)
-      abandon("member " + key + " is too large for a zip archive");
-    uLong crc =
-        crc32(0, reinterpret_cast<const Bytef*>(header.data()), static_cast<uInt>(header.size()));
-    // zlib's crc32 takes at most 4 GiB at a time; members are below that (checked above).
-    crc = crc32(crc, static_cast<const Bytef*>(array.data()), static_cast<uInt>(array.nbytes()));
-    std::string local;
-    put32(local, 0x04034b50);
-    put16(local, 20);    // version needed
-    put16(local, 0);     // flags
-    put16(local, 0);     // stored
-    put16(local, 0);     // time
-    put16(local, 0x21);  // date (1980-01-01)
-    put32(local, static_cast<uint32_t>(crc));
-    put32(local, static_cast<uint32_t>(size));
-    put32(local, static_cast<uint32_t>(size));
-    put16(local, static_cast<uint16_t>(name.size()));
-    put16(local, 0);
-    local += name;
-    out.write(local.data(), static_cast<std::streamsize>(local.size()));
-    out.write(header.data(), static_cast<std::streamsize>(header.size()));
-    out.write(static_cast<const char*>(array.data()), static_cast<std::streamsize>(array.nbytes()));
-    put32(central, 0x02014b50);
-    put16(central, 20);
-    put16(central, 20);
-    put16(central, 0);
-    put16(central, 0);
-    put16(central, 0);
-    put16(central, 0x21);
-    put32(central, static_cast<uint32_t>(crc));
-    put32(central, static_cast<uint32_t>(size));
-    put32(central, static_cast<uint32_t>(size));
-    put16(central, static_cast<uint16_t>(name.size()));
-    put16(central, 0);
-    put16(central, 0);
-    put16(central, 0);
-    put16(central, 0);
-    put32(central, 0);
-    put32(central, static_cast<uint32_t>(offset));
-    central += name;
-    offset += local.size() + size;
-    ++count;
-  }
-  if (offset >= 0xffffffffu) abandon("the archive is too large for a zip file");
-  std::string end = central;
+NpzWriter::NpzWriter(std::string path)
+    : path_(std::move(path)),
+      tmp_(path_ + ".tmp-tessera"),
+      out_(tmp_, std::ios::binary | std::ios::trunc) {
+  if (!out_) fail(path_, "cannot open file for writing");
+}
+
+NpzWriter::~NpzWriter() {
+  if (committed_) return;
+  out_.close();
+  std::remove(tmp_.c_str());
+}
+
+void NpzWriter::abandon(const std::string& why) {
+  out_.close();
+  std::remove(tmp_.c_str());
+  committed_ = true;  // nothing left to remove
+  fail(path_, why);
+}
+
+void NpzWriter::add(const std::string& key, const NDArray& array) {
+  TS_CHECK(!committed_) << "NpzWriter::add after commit";
+  const std::string name = key + ".npy";
+  const std::string header = npyHeader(array);
+  const uint64_t size = header.size() + array.nbytes();
+  if (size >= 0xffffffffu || offset_ >= 0xffffffffu)
+    abandon("member " + key + " is too large for a zip archive");
+  if (count_ == 0xffff) abandon("more than 65535 members do not fit a zip archive");
+  uLong crc =
+      crc32(0, reinterpret_cast<const Bytef*>(header.data()), static_cast<uInt>(header.size()));
+  // zlib's crc32 takes at most 4 GiB at a time; members are below that (checked above).
+  crc = crc32(crc, static_cast<const Bytef*>(array.data()), static_cast<uInt>(array.nbytes()));
+  std::string local;
+  put32(local, 0x04034b50);
+  put16(local, 20);    // version needed
+  put16(local, 0);     // flags
+  put16(local, 0);     // stored
+  put16(local, 0);     // time
+  put16(local, 0x21);  // date (1980-01-01)
+  put32(local, static_cast<uint32_t>(crc));
+  put32(local, static_cast<uint32_t>(size));
+  put32(local, static_cast<uint32_t>(size));
+  put16(local, static_cast<uint16_t>(name.size()));
+  put16(local, 0);
+  local += name;
+  out_.write(local.data(), static_cast<std::streamsize>(local.size()));
+  out_.write(header.data(), static_cast<std::streamsize>(header.size()));
+  out_.write(static_cast<const char*>(array.data()), static_cast<std::streamsize>(array.nbytes()));
+  if (!out_) abandon("write failed");
+  put32(central_, 0x02014b50);
+  put16(central_, 20);
+  put16(central_, 20);
+  put16(central_, 0);
+  put16(central_, 0);
+  put16(central_, 0);
+  put16(central_, 0x21);
+  put32(central_, static_cast<uint32_t>(crc));
+  put32(central_, static_cast<uint32_t>(size));
+  put32(central_, static_cast<uint32_t>(size));
+  put16(central_, static_cast<uint16_t>(name.size()));
+  put16(central_, 0);
+  put16(central_, 0);
+  put16(central_, 0);
+  put16(central_, 0);
+  put32(central_, 0);
+  put32(central_, static_cast<uint32_t>(offset_));
+  central_ += name;
+  offset_ += local.size() + size;
+  ++count_;
+}
+
+void NpzWriter::commit(const std::string& path) {
+  TS_CHECK(!committed_) << "NpzWriter::commit twice";
+  if (offset_ >= 0xffffffffu) abandon("the archive is too large for a zip file");
+  std::string end = central_;
   put32(end, 0x06054b50);
   put16(end, 0);
   put16(end, 0);
-  put16(end, count);
-  put16(end, count);
-  put32(end, static_cast<uint32_t>(central.size()));
-  put32(end, static_cast<uint32_t>(offset));
+  put16(end, count_);
+  put16(end, count_);
+  put32(end, static_cast<uint32_t>(central_.size()));
+  put32(end, static_cast<uint32_t>(offset_));
   put16(end, 0);
-  out.write(end.data(), static_cast<std::streamsize>(end.size()));
-  out.close();
-  if (!out) abandon("write failed");
+  out_.write(end.data(), static_cast<std::streamsize>(end.size()));
+  out_.close();
+  if (!out_) abandon("write failed");
+  const std::string& destination = path.empty() ? path_ : path;
   std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
+  std::filesystem::rename(tmp_, destination, ec);
   if (ec) {
-    std::remove(tmp.c_str());
-    fail(path, "cannot rename the written file into place: " + ec.message());
+    std::remove(tmp_.c_str());
+    committed_ = true;
+    fail(destination, "cannot rename the written file into place: " + ec.message());
   }
+  committed_ = true;
+}
+
+void writeNpz(const std::string& path, const std::map<std::string, NDArray>& arrays) {
+  NpzWriter writer(path);
+  for (const auto& [key, array] : arrays) writer.add(key, array);
+  writer.commit();
 }
 
 }  // namespace tessera

@@ -2,6 +2,8 @@
 // deflated).
 #pragma once
 
+#include <cstdint>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -22,7 +24,40 @@ std::string serializeNpy(const NDArray& array);
 
 /// Reads every array of a .npz archive, keyed by name without the ".npy" suffix.
 std::map<std::string, NDArray> readNpz(const std::string& path);
-/// Writes a .npz archive (stored, uncompressed), arrays in key order.
+/// Writes a .npz archive (stored, uncompressed), arrays in key order. The file is written whole
+/// or not at all.
 void writeNpz(const std::string& path, const std::map<std::string, NDArray>& arrays);
+
+/// Writes a .npz archive one array at a time, so that each can be freed once written (the params
+/// a compile makes). The members go to a temporary file next to `path`; commit() completes the
+/// archive and renames it into place. A writer destroyed without commit removes the temporary
+/// file: the archive is written whole or not at all. Throws DiagnosticError (code "npy").
+class NpzWriter {
+ public:
+  explicit NpzWriter(std::string path);
+  ~NpzWriter();
+  NpzWriter(const NpzWriter&) = delete;
+  NpzWriter& operator=(const NpzWriter&) = delete;
+
+  void add(const std::string& name, const NDArray& array);
+  /// Completes the archive and renames it to `path` (empty: the constructor's path; another path
+  /// must be on the same file system).
+  void commit(const std::string& path = "");
+  /// The path given to the constructor.
+  const std::string& path() const { return path_; }
+  /// Members written so far.
+  int count() const { return count_; }
+
+ private:
+  [[noreturn]] void abandon(const std::string& why);
+
+  std::string path_;
+  std::string tmp_;
+  std::ofstream out_;
+  std::string central_;  ///< the central directory, written by commit
+  uint64_t offset_ = 0;
+  uint16_t count_ = 0;
+  bool committed_ = false;
+};
 
 }  // namespace tessera

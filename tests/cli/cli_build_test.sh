@@ -141,6 +141,15 @@ test -s "$work/nz.npy" || { echo "FAIL: argwhere output missing"; failures=$((fa
 expect 1 "data-dependent shape does not compile" -- "$tessera" compile "$work/nz.relay" -o "$work/nz"
 contains "$work/err" "error[data_dependent_shape]" "compile error code"
 contains "$work/err" "argwhere has a data-dependent output shape" "compile error names the op"
+test ! -e "$work/nz" || { echo "FAIL: a failed compile left $work/nz"; failures=$((failures + 1)); }
+# Params are written into OUT_DIR while compiling: a failed compile into a module directory leaves
+# that module as it was, with no temporary file.
+cp "$work/m/params.npz" "$work/m-params.npz"
+expect 1 "failed compile into an existing module" -- "$tessera" compile "$work/nz.relay" -o "$work/m"
+cmp -s "$work/m/params.npz" "$work/m-params.npz" || { echo "FAIL: a failed compile changed $work/m/params.npz"; failures=$((failures + 1)); }
+if ls "$work/m" | grep -q tmp-tessera; then echo "FAIL: a failed compile left a temporary file in $work/m"; failures=$((failures + 1)); fi
+expect 0 "the module still runs" -- "$tessera" run "$work/m" --random-inputs 5 --output "$work/m-again.npy"
+cmp -s "$work/a.npy" "$work/m-again.npy" || { echo "FAIL: the module changed after a failed compile into it"; failures=$((failures + 1)); }
 
 if [ "$failures" -ne 0 ]; then
   echo "cli_build: $failures failure(s)"

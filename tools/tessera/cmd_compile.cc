@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <utility>
@@ -127,11 +128,24 @@ int cmdCompile(Args& args) {
   const bool vm = driver::needsVM(module);
   std::optional<driver::BuiltModule> built;
   std::optional<driver::BuiltVM> builtVM;
-  // Moved in: the weights leave memory as they become the graph's (packed) params.
-  if (vm)
+  // Moved in: the weights leave memory as they become the graph's (packed) params, and those are
+  // written to OUT_DIR as they are made (committed by the export), so LLVM never works beside
+  // them. A directory made here for that goes again if the build fails.
+  if (vm) {
     builtVM = driver::buildVM(std::move(module), target, params, options);
-  else
-    built = driver::build(std::move(module), target, params, options);
+  } else {
+    const bool existed = std::filesystem::is_directory(*out);
+    std::error_code ec;
+    std::filesystem::create_directories(*out, ec);
+    if (ec) throwDiagnostic("export", "cannot create the directory: " + ec.message(), {}, *out);
+    options.paramsFile = (std::filesystem::path(*out) / runtime::kModelParamsFile).string();
+    try {
+      built = driver::build(std::move(module), target, params, options);
+    } catch (...) {
+      if (!existed) std::filesystem::remove(*out, ec);
+      throw;
+    }
+  }
   const long buildPeak = peakMemoryMiB();
   start = std::chrono::steady_clock::now();
   if (vm)

@@ -30,8 +30,8 @@ using runtime::KernelCall;
 class GraphBuilder {
  public:
   // `target` null: the generic computes, nothing packed, no strategies (the reference build).
-  GraphBuilder(Function main, const target::Target* target)
-      : main_(std::move(main)), kernelSet_(target) {}
+  GraphBuilder(Function main, const target::Target* target, ParamSink sink)
+      : main_(std::move(main)), kernelSet_(target), sink_(std::move(sink)) {}
 
   void run() {
     detachConstants();
@@ -165,7 +165,10 @@ class GraphBuilder {
     const int e = static_cast<int>(graph.entries.size());
     graph.entries.push_back({data.shape(), data.dtype(), -1});
     graph.params.push_back({name, e});
-    params[name] = data;
+    if (sink_)
+      sink_(name, data);
+    else
+      params[name] = data;
     return e;
   }
 
@@ -306,6 +309,7 @@ class GraphBuilder {
 
   Function main_;
   KernelSet kernelSet_;
+  ParamSink sink_;                                 // takes each param instead of `params`
   std::vector<std::vector<int>> constantEntries_;  // per kernel: its constants' param entries
   std::unordered_map<const relay::ExprNode*, NDArray> constantData_;  // see detachConstants
   std::unordered_map<const relay::ExprNode*, int> constantUses_;      // calls yet to come
@@ -321,10 +325,11 @@ class GraphBuilder {
 
 }  // namespace
 
-LoweredGraph lowerGraphToTIR(relay::IRModule optimized, const target::Target* target) {
+LoweredGraph lowerGraphToTIR(relay::IRModule optimized, const target::Target* target,
+                             ParamSink sink) {
   Function main = optimized.main();
   optimized = relay::IRModule();  // `main` is then the builder's alone, when the caller moved it in
-  GraphBuilder builder(std::move(main), target);
+  GraphBuilder builder(std::move(main), target, std::move(sink));
   builder.run();
   return LoweredGraph{std::move(builder.graph), std::move(builder.params),
                       std::move(builder.kernels())};

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -26,13 +27,18 @@ struct LoweredGraph {
   std::vector<GraphKernel> kernels;       ///< in order of first use
 };
 
+/// Receives each param as lowering makes it (its name as in graph.params), instead of
+/// LoweredGraph::params: a compile that writes them to disk at once never holds them all.
+using ParamSink = std::function<void(const std::string& name, const NDArray& data)>;
+
 /// Lowers @main of an optimized module. `target` (resolved) chooses the implementations and the
 /// weights packed at compile time; null: every op's generic compute, nothing packed (the plain
 /// loop nests). The walk is iterative. DiagnosticError (code "build") for what a graph executor
 /// cannot run: a non-static shape, control flow, calls of other globals, tuple inputs. Each
 /// weight is released once its last call is lowered (a packed weight's unpacked values do not
 /// outlive its packing), so move a module in that nothing else holds to keep peak memory low.
-LoweredGraph lowerGraphToTIR(relay::IRModule optimized, const target::Target* target);
+LoweredGraph lowerGraphToTIR(relay::IRModule optimized, const target::Target* target,
+                             ParamSink sink = {});
 
 /// Every primitive function of every function of `module`, in evaluation order, lowered with the
 /// generic computes and named as lowerGraphToTIR names kernels: for modules a graph executor

@@ -7,6 +7,7 @@
 #include "relay/interp/interpreter.h"
 #include "relay/op_registry.h"
 #include "relay/transform/passes.h"
+#include "relay/type_infer.h"
 #include "relay/visit.h"
 
 namespace tessera::relay {
@@ -96,18 +97,29 @@ Expr foldNode(const Expr& node, const std::vector<Expr>& children,
 
 }  // namespace
 
-Expr foldConstant(const Expr& e) {
+Expr foldConstant(Expr e) {
   const auto skip = primitiveInteriors(e);
-  return rewriteBottomUp(e, [&](const Expr& node, const std::vector<Expr>& children) {
-    return foldNode(node, children, skip);
-  });
+  return rewriteBottomUpOwned(
+      std::move(e),
+      [&](const Expr& node, const std::vector<Expr>& children) {
+        return foldNode(node, children, skip);
+      },
+      [](const ConstantNode& replaced) { replaced.releaseData(); });
 }
 
+// A module pass rather than a function pass, so that each function is taken out of the module
+// it was given: when that module was handed over, the fold holds the function's only reference
+// and frees every weight it replaces (batch-norm scales, the layouts AlterOpLayout asks for) as
+// soon as the new one exists. Like a function pass, it types the module afterwards.
 Pass foldConstantPass() {
-  return makeFunctionPass(PassInfo{"FoldConstant", 2, {}},
-                          [](const Function& fn, const IRModule&, PassContext&) {
-                            return exprAs<FunctionNode>(foldConstant(fn));
-                          });
+  return makeModulePass(PassInfo{"FoldConstant", 2, {}}, [](IRModule module, PassContext&) {
+    std::vector<std::string> names;
+    for (const auto& [name, fn] : module.functions())
+      if (!skippedByFunctionPasses(*fn)) names.push_back(name);
+    for (const std::string& name : names)
+      module.add(name, exprAs<FunctionNode>(foldConstant(module.take(name))));
+    return inferTypes(module);
+  });
 }
 
 }  // namespace tessera::relay

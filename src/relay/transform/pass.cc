@@ -29,17 +29,13 @@ class ModulePass final : public PassNode {
   ModulePass(PassInfo info, ModuleTransform fn) : PassNode(std::move(info)), fn_(std::move(fn)) {}
 
  protected:
-  IRModule transform(const IRModule& module, PassContext& ctx) const override {
-    return fn_(module, ctx);
+  IRModule transform(IRModule module, PassContext& ctx) const override {
+    return fn_(std::move(module), ctx);
   }
 
  private:
   ModuleTransform fn_;
 };
-
-bool skippedByFunctionPasses(const FunctionNode& fn) {
-  return fn.attrs.has("Compiler") || fn.attrs.has("Extern") || fn.attrs.has("SkipOptimization");
-}
 
 class FunctionPass final : public PassNode {
  public:
@@ -47,7 +43,7 @@ class FunctionPass final : public PassNode {
       : PassNode(std::move(info)), fn_(std::move(fn)) {}
 
  protected:
-  IRModule transform(const IRModule& module, PassContext& ctx) const override {
+  IRModule transform(IRModule module, PassContext& ctx) const override {
     IRModule out = module;
     for (const auto& [name, fn] : module.functions()) {
       if (skippedByFunctionPasses(*fn)) continue;
@@ -68,12 +64,13 @@ class SequentialPass final : public PassNode {
       : PassNode(std::move(info)), passes_(std::move(passes)) {}
 
  protected:
-  IRModule transform(const IRModule& module, PassContext& ctx) const override {
-    IRModule m = module;
+  IRModule transform(IRModule module, PassContext& ctx) const override {
+    IRModule m = std::move(module);
     for (const Pass& pass : passes_) {
       if (!passEnabled(pass->info(), ctx)) continue;
-      for (const std::string& required : pass->info().required) m = (*passByName(required))(m, ctx);
-      m = (*pass)(m, ctx);
+      for (const std::string& required : pass->info().required)
+        m = (*passByName(required))(std::move(m), ctx);
+      m = (*pass)(std::move(m), ctx);
     }
     return m;
   }
@@ -114,17 +111,17 @@ bool printsAfter(const PassContext& ctx, const std::string& name) {
   return ctx.printAfterAll || ctx.printAfter.count(name);
 }
 
-IRModule PassNode::operator()(const IRModule& module, PassContext& ctx) const {
+IRModule PassNode::operator()(IRModule module, PassContext& ctx) const {
   IRModule result;
   runInstrumented(
-      ctx, info_.name, [&] { result = transform(module, ctx); },
+      ctx, info_.name, [&] { result = transform(std::move(module), ctx); },
       [&] { return printModule(result); });
   return result;
 }
 
-IRModule PassNode::operator()(const IRModule& module) const {
+IRModule PassNode::operator()(IRModule module) const {
   PassContext ctx;
-  return (*this)(module, ctx);
+  return (*this)(std::move(module), ctx);
 }
 
 Pass makeModulePass(PassInfo info, ModuleTransform transform) {
@@ -138,6 +135,10 @@ Pass makeFunctionPass(PassInfo info, FunctionTransform transform) {
 Pass sequential(std::vector<Pass> passes, std::string name, int optLevel) {
   return std::make_shared<SequentialPass>(PassInfo{std::move(name), optLevel, {}},
                                           std::move(passes));
+}
+
+bool skippedByFunctionPasses(const FunctionNode& fn) {
+  return fn.attrs.has("Compiler") || fn.attrs.has("Extern") || fn.attrs.has("SkipOptimization");
 }
 
 bool passEnabled(const PassInfo& info, const PassContext& ctx) {

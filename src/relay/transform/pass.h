@@ -64,25 +64,30 @@ class PassNode {
   explicit PassNode(PassInfo info) : info_(std::move(info)) {}
   virtual ~PassNode() = default;
   const PassInfo& info() const { return info_; }
-  /// Runs the pass with instrumentation (timing, printing after).
-  IRModule operator()(const IRModule& module, PassContext& ctx) const;
+  /// Runs the pass with instrumentation (timing, printing after). A module passed by value
+  /// (std::move) is the pass's to consume: FoldConstant then frees each weight it replaces as it
+  /// goes. A caller that keeps its module keeps it intact, at the price of both sets of weights.
+  IRModule operator()(IRModule module, PassContext& ctx) const;
   /// Runs the pass under a default context.
-  IRModule operator()(const IRModule& module) const;
+  IRModule operator()(IRModule module) const;
 
  protected:
   /// The transformation itself.
-  virtual IRModule transform(const IRModule& module, PassContext& ctx) const = 0;
+  virtual IRModule transform(IRModule module, PassContext& ctx) const = 0;
   friend class SequentialPass;
 
  private:
   PassInfo info_;
 };
 
-using ModuleTransform = std::function<IRModule(const IRModule&, PassContext&)>;
+using ModuleTransform = std::function<IRModule(IRModule, PassContext&)>;
 using FunctionTransform = std::function<Function(const Function&, const IRModule&, PassContext&)>;
 
 /// A pass over the whole module.
 Pass makeModulePass(PassInfo info, ModuleTransform transform);
+/// True for functions that function passes leave alone: those with a `Compiler`, `Extern` or
+/// `SkipOptimization` attribute.
+bool skippedByFunctionPasses(const FunctionNode& fn);
 /// A pass applied to every function without `Compiler`, `Extern` or `SkipOptimization` attributes;
 /// InferType always runs on the result, so a function pass leaves the module typed.
 Pass makeFunctionPass(PassInfo info, FunctionTransform transform);

@@ -20,8 +20,9 @@ Function simplifyInference(const Function& fn);
 
 /// FoldConstant (level 2): evaluates constant subexpressions with the interpreter.
 Pass foldConstantPass();
-/// The FoldConstant rewrite of one expression.
-Expr foldConstant(const Expr& e);
+/// The FoldConstant rewrite of one expression. Handed over (std::move) with no other holder of
+/// its nodes, it frees each replaced constant's tensor as it goes (rewriteBottomUpOwned).
+Expr foldConstant(Expr e);
 
 /// CanonicalizeOps (level 3): nn.bias_add -> expand_dims + add.
 Pass canonicalizeOpsPass();

@@ -78,6 +78,49 @@ TEST(BuildExport, LoadedInThisProcessGivesSameOutputs) {
   for (int i = 0; i < 2; ++i) EXPECT_TRUE(a.getOutput(i).bitwiseEqual(b.getOutput(i))) << i;
 }
 
+TEST(BuildExport, ParamsWrittenDuringTheBuildAreCommittedByTheExport) {
+  TempDir dir;
+  std::map<std::string, NDArray> params{
+      {"w", tessera::test::randomTensor({4, 8}, DataType::float32(), 21)}};
+  BuildOptions options;
+  options.paramsFile = (dir.path / "params.npz").string();
+  const BuiltModule streamed = build(parse(kModel), codegen::hostTarget(), params, options);
+  ASSERT_TRUE(streamed.writtenParams);
+  EXPECT_TRUE(streamed.params.empty());
+  EXPECT_FALSE(fs::exists(dir.path / "params.npz"));  // in place only once exported
+  exportBuilt(streamed, dir.path.string());
+  EXPECT_FALSE(fs::exists(dir.path / "params.npz.tmp-tessera"));
+
+  const BuiltModule inMemory = builtWithParams();
+  const std::map<std::string, NDArray> written = readNpz((dir.path / "params.npz").string());
+  ASSERT_EQ(written.size(), inMemory.params.size());
+  for (const auto& [name, data] : inMemory.params)
+    EXPECT_TRUE(written.at(name).bitwiseEqual(data)) << name;
+  const BuiltModule loaded = loadBuilt(dir.path.string());
+  const NDArray x = tessera::test::randomTensor({2, 8}, DataType::float32(), 22);
+  const NDArray n = tessera::test::randomTensor({2, 4}, DataType::int32(), 23, -50, 50);
+  GraphExecutor a(inMemory.model()), b(loaded.model());
+  for (GraphExecutor* e : {&a, &b}) {
+    e->setInput("x", x);
+    e->setInput("n", n);
+    e->run();
+  }
+  for (int i = 0; i < 2; ++i) EXPECT_TRUE(a.getOutput(i).bitwiseEqual(b.getOutput(i))) << i;
+}
+
+TEST(BuildExport, FailedBuildLeavesNoParamsFile) {
+  TempDir dir;
+  BuildOptions options;
+  options.paramsFile = (dir.path / "params.npz").string();
+  const char* dataDependent = R"(#[version = "0.0.5"]
+def @main(%x: Tensor[(2, 3), float32]) {
+  transpose(argwhere(%x), axes=[1, 0])
+}
+)";
+  EXPECT_THROW(build(parse(dataDependent), codegen::hostTarget(), {}, options), DiagnosticError);
+  EXPECT_TRUE(fs::is_empty(dir.path));
+}
+
 TEST(BuildExport, FreshProcessRunsTheDirectory) {
   TempDir dir;
   const BuiltModule built = builtWithParams();

@@ -108,6 +108,52 @@ TEST(Npz, RoundTripsArchives) {
   std::filesystem::remove(path);
 }
 
+TEST(Npz, WriterStreamsMembersAndCommitsWhole) {
+  const std::string path = tempPath("streamed.npz");
+  std::filesystem::remove(path);
+  NDArray a = NDArray::empty({3}, DataType::float32());
+  a.setFloat(2, -1.25);
+  NDArray b = NDArray::empty({2, 2}, DataType::int8());
+  b.setInt(3, 7);
+  {
+    NpzWriter writer(path);
+    writer.add("p1", a);
+    writer.add("p0", b);
+    EXPECT_EQ(writer.count(), 2);
+    EXPECT_FALSE(std::filesystem::exists(path));  // not in place before commit
+    writer.commit();
+  }
+  std::map<std::string, NDArray> back = readNpz(path);
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_TRUE(back["p1"].bitwiseEqual(a));
+  EXPECT_TRUE(back["p0"].bitwiseEqual(b));
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp-tessera"));
+  std::filesystem::remove(path);
+}
+
+TEST(Npz, WriterWithoutCommitLeavesNothing) {
+  const std::string path = tempPath("abandoned.npz");
+  std::filesystem::remove(path);
+  {
+    NpzWriter writer(path);
+    writer.add("p0", NDArray::scalar(1.0, DataType::float32()));
+    EXPECT_TRUE(std::filesystem::exists(path + ".tmp-tessera"));
+  }
+  EXPECT_FALSE(std::filesystem::exists(path));
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp-tessera"));
+  EXPECT_THROW(NpzWriter("/nonexistent-dir/x.npz"), DiagnosticError);
+}
+
+TEST(Npz, WriterCommitsToAnotherPath) {
+  const std::string first = tempPath("first.npz"), second = tempPath("second.npz");
+  NpzWriter writer(first);
+  writer.add("p0", NDArray::scalar(2.0, DataType::float64()));
+  writer.commit(second);
+  EXPECT_FALSE(std::filesystem::exists(first));
+  EXPECT_EQ(readNpz(second).at("p0").getFloat(0), 2.0);
+  std::filesystem::remove(second);
+}
+
 TEST(Npy, WritesFilesWhole) {
   NDArray a = NDArray::scalar(1.0, DataType::float32());
   const std::string path = tempPath("scalar.npy");
