@@ -182,6 +182,11 @@ std::vector<NDArray> runVM(const driver::BuiltVM& built, const std::vector<relay
   return out;
 }
 
+// The module rebuilt from its text (constants included): shares no node with `module`.
+relay::IRModule independentCopy(const relay::IRModule& module) {
+  return relay::parseModule(relay::printRoundTrip(module), "graph-fuzz");
+}
+
 void countOps(const relay::IRModule& module, CheckStats& stats) {
   relay::postOrderVisit(module.main(), [&](const relay::Expr& e) {
     const auto* call = e->as<relay::CallNode>();
@@ -250,13 +255,22 @@ std::optional<Finding> checkGraph(const relay::IRModule& module, uint64_t dataSe
           return driver::optimize(module, ctx);
         }))
       return f;
+    // The same, handed a copy no one else holds: the passes then consume it (FoldConstant frees
+    // the constants it replaces), the path `tessera compile` takes.
+    if (auto f = interpreted("OptimizationPipeline (consumed)", [&] {
+          relay::PassContext ctx = context();
+          return driver::optimize(independentCopy(module), ctx);
+        }))
+      return f;
   }
 
   auto compiled = [&](const std::string& stage,
                       const driver::BuildOptions& build) -> std::optional<Finding> {
     ++s.stagesRun;
     auto problem = guarded([&] {
-      const driver::BuiltModule built = driver::build(module, codegen::hostTarget(), {}, build);
+      // An independent copy, consumed by the build as `tessera compile` hands over its module.
+      const driver::BuiltModule built =
+          driver::build(independentCopy(module), codegen::hostTarget(), {}, build);
       return compareOutputs(runCompiled(built, module.main(), inputs), expected, options);
     });
     if (problem) return finding(stage, *problem);

@@ -130,28 +130,30 @@ int cmdCompile(Args& args) {
   std::optional<driver::BuiltVM> builtVM;
   // Moved in: the weights leave memory as they become the graph's (packed) params, and those are
   // written to OUT_DIR as they are made (committed by the export), so LLVM never works beside
-  // them. A directory made here for that goes again if the build fails.
-  if (vm) {
-    builtVM = driver::buildVM(std::move(module), target, params, options);
-  } else {
-    const bool existed = std::filesystem::is_directory(*out);
-    std::error_code ec;
-    std::filesystem::create_directories(*out, ec);
-    if (ec) throwDiagnostic("export", "cannot create the directory: " + ec.message(), {}, *out);
-    options.paramsFile = (std::filesystem::path(*out) / runtime::kModelParamsFile).string();
-    try {
+  // them. A directory made here goes again if the build or the export fails.
+  const bool existed = std::filesystem::exists(*out);
+  long buildPeak = 0;
+  try {
+    if (vm) {
+      builtVM = driver::buildVM(std::move(module), target, params, options);
+    } else {
+      std::error_code ec;
+      std::filesystem::create_directories(*out, ec);
+      if (ec) throwDiagnostic("export", "cannot create the directory: " + ec.message(), {}, *out);
+      options.paramsFile = (std::filesystem::path(*out) / runtime::kModelParamsFile).string();
       built = driver::build(std::move(module), target, params, options);
-    } catch (...) {
-      if (!existed) std::filesystem::remove(*out, ec);
-      throw;
     }
+    buildPeak = peakMemoryMiB();
+    start = std::chrono::steady_clock::now();
+    if (vm)
+      driver::exportBuiltVM(*builtVM, *out);
+    else
+      driver::exportBuilt(*built, *out);
+  } catch (...) {
+    std::error_code ec;
+    if (!existed) std::filesystem::remove_all(*out, ec);
+    throw;
   }
-  const long buildPeak = peakMemoryMiB();
-  start = std::chrono::steady_clock::now();
-  if (vm)
-    driver::exportBuiltVM(*builtVM, *out);
-  else
-    driver::exportBuilt(*built, *out);
   if (ctx.timePasses) {
     std::cerr << "Import: " << importMs << " ms\n";
     for (const relay::PassTiming& t : ctx.timings)

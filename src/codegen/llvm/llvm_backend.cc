@@ -6,7 +6,6 @@
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
-#include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include "support/diagnostic.h"
@@ -15,12 +14,7 @@ namespace tessera::codegen {
 
 void initializeLLVM() {
   static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeAllTargetInfos();
-    llvm::InitializeAllTargets();
-    llvm::InitializeAllTargetMCs();
-    llvm::InitializeAllAsmPrinters();
-  });
+  std::call_once(once, initializeLinkedTargets);
 }
 
 std::unique_ptr<llvm::TargetMachine> createTargetMachine(const target::Target& target) {

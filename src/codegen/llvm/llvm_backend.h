@@ -12,8 +12,12 @@
 
 namespace tessera::codegen {
 
-/// Registers LLVM's targets once per process.
+/// Registers LLVM's targets once per process (initializeLinkedTargets).
 void initializeLLVM();
+/// Registers the targets the executable links: every target of the shared libLLVM
+/// (llvm_targets_all.cc), or those chosen for a static link (llvm_targets_static.cc). Each
+/// executable gets exactly one of the two through tessera_codegen_llvm's link interface.
+void initializeLinkedTargets();
 /// A machine for `target` (position-independent code, aggressive optimization). Throws
 /// DiagnosticError (code "target") for a triple LLVM does not know.
 std::unique_ptr<llvm::TargetMachine> createTargetMachine(const target::Target& target);
