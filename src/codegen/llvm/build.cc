@@ -24,6 +24,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/TargetParser/Host.h>
 
 #include "codegen/llvm/codegen_llvm.h"
 #include "codegen/llvm/llvm_backend.h"
@@ -240,6 +241,15 @@ void CompiledModule::exportLibrary(const std::string& path) const {
   if (!impl_ || impl_->objects.empty()) {
     throwDiagnostic("codegen_export", "only a module built by compile() can be exported", {}, path);
   }
+  // `cc` links for this machine only: another architecture's objects need a cross linker.
+  target::Target built;
+  built.triple = impl_->triple;
+  if (!isHostCompatible(built))
+    throwDiagnostic("codegen_export",
+                    "the module was compiled for " + impl_->triple +
+                        ", and this machine's linker makes shared libraries for " +
+                        llvm::sys::getProcessTriple() + " only",
+                    {}, path);
   std::vector<std::string> argv = {"cc", "-shared", "-o", path};
   std::vector<std::string> objectPaths;
   auto removeObjects = [&] {

@@ -1,5 +1,7 @@
 // The packed calling convention (runtime/module.h): argument checks and their messages, symbolic
 // shape binding, scalar parameters, targets, and inputs codegen rejects.
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
 #include "codegen_test_util.h"
@@ -187,6 +189,13 @@ TEST(CodegenTarget, CrossCompilesWithoutLoading) {
   EXPECT_NE(m.llvmIR().find("aarch64"), std::string::npos);
   EXPECT_EQ(m.getFunction("add"), nullptr);
   EXPECT_EQ(diagnosticOf([&] { m.call("add", {}); }).code, "codegen_call");
+  // The host's linker cannot make a shared library of it: said before anything is written.
+  const std::string path = "/tmp/tessera_cross_compiled.so";
+  const Diagnostic refused = diagnosticOf([&] { m.exportLibrary(path); });
+  EXPECT_EQ(refused.code, "codegen_export");
+  EXPECT_NE(refused.message.find("compiled for aarch64-linux-gnu"), std::string::npos)
+      << refused.message;
+  EXPECT_FALSE(std::filesystem::exists(path + ".0.o"));
 }
 
 }  // namespace
