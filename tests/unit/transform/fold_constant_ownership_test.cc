@@ -1,6 +1,8 @@
 // FoldConstant on a module handed over by value frees each weight it replaces as it goes
 // (rewriteBottomUpOwned), and never a weight that the result or anyone else still uses. A probe
 // NDArray sharing the weight's memory tells: it is the sole owner once the constant let go.
+#include <functional>
+
 #include <gtest/gtest.h>
 
 #include "relay/builder.h"
@@ -35,6 +37,16 @@ IRModule foldAndProbe(IRModule module, const NDArray& probe, bool* soleOwnerAfte
   });
   PassContext ctx;
   return (*sequential({inferTypePass(), foldConstantPass(), probePass}))(std::move(module), ctx);
+}
+
+// The module `make` builds around a weight, folded when handed over: the weight must survive
+// (the result still uses it) and the result must compute what the module did.
+void expectWeightKept(const std::function<IRModule(const NDArray&)>& make) {
+  const NDArray w = weight();
+  const IRModule reference = make(w.copy());
+  const IRModule after = foldHandedOver(make(w));
+  EXPECT_FALSE(w.soleOwner());
+  EXPECT_TRUE(test::sameBehaviour(reference, after));
 }
 
 TEST(FoldConstantOwnership, ReplacedWeightIsFreedWhileTheRewriteRuns) {
@@ -84,11 +96,7 @@ TEST(FoldConstantOwnership, WeightAlsoUsedUnfoldedIsKept) {
     Var x = var("x", {4, 3});
     return IRModule::fromExpr(function(add(add(x, constant(w)), multiply(constant(w), scalar(2)))));
   };
-  const NDArray w = weight();
-  const IRModule reference = make(w.copy());
-  const IRModule after = foldHandedOver(make(w));
-  EXPECT_FALSE(w.soleOwner());
-  EXPECT_TRUE(test::sameBehaviour(reference, after));
+  expectWeightKept(make);
 }
 
 TEST(FoldConstantOwnership, SharedWeightNodeUsedByAKeptCallIsKept) {
@@ -98,11 +106,7 @@ TEST(FoldConstantOwnership, SharedWeightNodeUsedByAKeptCallIsKept) {
     Expr c = constant(w);
     return IRModule::fromExpr(function(add(add(x, c), multiply(c, scalar(2)))));
   };
-  const NDArray w = weight();
-  const IRModule reference = make(w.copy());
-  const IRModule after = foldHandedOver(make(w));
-  EXPECT_FALSE(w.soleOwner());
-  EXPECT_TRUE(test::sameBehaviour(reference, after));
+  expectWeightKept(make);
 }
 
 TEST(FoldConstantOwnership, WeightReachedThroughAFoldedProjectionIsKept) {
@@ -112,11 +116,7 @@ TEST(FoldConstantOwnership, WeightReachedThroughAFoldedProjectionIsKept) {
     Expr t = tuple({constant(w), add(scalar(1), scalar(2)), x});
     return IRModule::fromExpr(function(add(tupleGetItem(t, 0), x)));
   };
-  const NDArray w = weight();
-  const IRModule reference = make(w.copy());
-  const IRModule after = foldHandedOver(make(w));
-  EXPECT_FALSE(w.soleOwner());
-  EXPECT_TRUE(test::sameBehaviour(reference, after));
+  expectWeightKept(make);
 }
 
 TEST(FoldConstantOwnership, ChainsFoldWithEveryWeightFreed) {
