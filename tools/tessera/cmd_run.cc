@@ -327,10 +327,12 @@ int cmdRun(Args& args) {
           targetText ? target::Target::parse(*targetText) : codegen::hostTarget();
       try {
         // Control flow on run-time values runs on the VM; a plain graph on the graph executor.
+        // Handed over, so that the weights are held once while the build rewrites and packs
+        // them; the interpreter below reads the model again if the build fails.
         if (driver::needsVM(module))
-          builtVM = driver::buildVM(module, target, {}, options);
+          builtVM = driver::buildVM(std::move(module), target, {}, options);
         else
-          built = driver::build(module, target, {}, options);
+          built = driver::build(std::move(module), target, {}, options);
       } catch (const DiagnosticError& e) {
         if (e.diagnostic().code == "target") throw;
         std::cerr << "note: cannot compile this module (" << e.diagnostic().str()
@@ -342,6 +344,7 @@ int cmdRun(Args& args) {
     } else if (builtVM) {
       result = runOnVM(*builtVM, request);
     } else {
+      if (compiled) module = loadModule(files[0], inputShapes, request.given);
       if (optimizeModule) {
         relay::PassContext ctx;
         ctx.optLevel = optLevel;
