@@ -342,7 +342,22 @@ void NpzWriter::add(const std::string& key, const NDArray& array) {
 }
 
 void NpzWriter::commit(const std::string& path) {
-  TS_CHECK(!committed_) << "NpzWriter::commit twice";
+  const std::string& destination = path.empty() ? path_ : path;
+  if (committed_) {
+    // Committed before (a module exported twice): the archive is complete at committedTo_.
+    if (committedTo_.empty()) fail(destination, "the archive was abandoned after an error");
+    if (destination == committedTo_) return;
+    const std::string copy = destination + ".tmp-tessera";
+    std::error_code ec;
+    std::filesystem::copy_file(committedTo_, copy,
+                               std::filesystem::copy_options::overwrite_existing, ec);
+    if (!ec) std::filesystem::rename(copy, destination, ec);
+    if (ec) {
+      std::remove(copy.c_str());
+      fail(destination, "cannot copy " + committedTo_ + ": " + ec.message());
+    }
+    return;
+  }
   if (offset_ >= 0xffffffffu) abandon("the archive is too large for a zip file");
   std::string end = central_;
   put32(end, 0x06054b50);
@@ -356,7 +371,6 @@ void NpzWriter::commit(const std::string& path) {
   out_.write(end.data(), static_cast<std::streamsize>(end.size()));
   out_.close();
   if (!out_) abandon("write failed");
-  const std::string& destination = path.empty() ? path_ : path;
   std::error_code ec;
   std::filesystem::rename(tmp_, destination, ec);
   if (ec) {
@@ -365,6 +379,7 @@ void NpzWriter::commit(const std::string& path) {
     fail(destination, "cannot rename the written file into place: " + ec.message());
   }
   committed_ = true;
+  committedTo_ = destination;
 }
 
 void writeNpz(const std::string& path, const std::map<std::string, NDArray>& arrays) {

@@ -41,7 +41,8 @@ class NpzWriter {
 
   void add(const std::string& name, const NDArray& array);
   /// Completes the archive and renames it to `path` (empty: the constructor's path; another path
-  /// must be on the same file system).
+  /// must be on the same file system). Called again (a module exported twice), it copies the
+  /// committed archive to the new path.
   void commit(const std::string& path = "");
   /// The path given to the constructor.
   const std::string& path() const { return path_; }
@@ -58,6 +59,7 @@ class NpzWriter {
   uint64_t offset_ = 0;
   uint16_t count_ = 0;
   bool committed_ = false;
+  std::string committedTo_;  ///< where commit put the archive (empty: abandoned)
 };
 
 }  // namespace tessera

@@ -103,6 +103,10 @@ TEST(BuildExport, ParamsWrittenDuringTheBuildAreCommittedByTheExport) {
     EXPECT_TRUE(written.at(name).bitwiseEqual(data)) << name;
   const BuiltModule loaded = loadBuilt(dir.path.string());
   expectSameOutputs(inMemory, loaded);
+  // Exported again elsewhere: the written params go along.
+  TempDir again;
+  exportBuilt(streamed, again.path.string());
+  expectSameOutputs(inMemory, loadBuilt(again.path.string()));
 }
 
 TEST(BuildExport, FailedBuildLeavesNoParamsFile) {

@@ -151,7 +151,14 @@ TEST(Npz, WriterCommitsToAnotherPath) {
   writer.commit(second);
   EXPECT_FALSE(std::filesystem::exists(first));
   EXPECT_EQ(readNpz(second).at("p0").getFloat(0), 2.0);
+  // Committed again (a module exported to a second directory): a copy.
+  const std::string third = tempPath("third.npz");
+  writer.commit(third);
+  EXPECT_EQ(readNpz(third).at("p0").getFloat(0), 2.0);
+  EXPECT_TRUE(std::filesystem::exists(second));
+  EXPECT_FALSE(std::filesystem::exists(third + ".tmp-tessera"));
   std::filesystem::remove(second);
+  std::filesystem::remove(third);
 }
 
 TEST(Npy, WritesFilesWhole) {
