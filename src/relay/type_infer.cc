@@ -266,10 +266,33 @@ class ModuleTypeInferencer {
       pending_.push_back(PendingRelation{call, def, e->span, std::move(argTypes), out});
       return out;
     }
+    if (Type declared = declaredCallType(*call, argTypes, e)) return declared;
     Type out = incompleteType();
     unifyOrFail(types_.at(call->op.get()), funcType(argTypes, out), e,
                 "the callee's type and the arguments' types");
     return out;
+  }
+
+  // A call of a global function whose parameters and result are all annotated: each argument is
+  // checked against its parameter, and the call has the declared result type. The function's
+  // type itself is not unified with the call's, so a `?` dimension of a parameter stays `?`: a
+  // recursive function carrying a growing tensor (an ONNX loop's scan output) is called with
+  // (0, n), then (1, n), ... (TVM's unifier likewise keeps Any.)
+  Type declaredCallType(const CallNode& call, const std::vector<Type>& argTypes, const Expr& e) {
+    const auto* global = call.op->as<GlobalVarNode>();
+    if (!global || !module_.has(global->name)) return nullptr;
+    const Function& fn = module_.lookup(global->name);
+    if (!fn->retType || !isCompleteType(fn->retType)) return nullptr;
+    for (const Var& p : fn->params)
+      if (!p->typeAnnotation || !isCompleteType(p->typeAnnotation)) return nullptr;
+    if (argTypes.size() != fn->params.size())
+      failAt(e, "arity",
+             "@" + global->name + " takes " + std::to_string(fn->params.size()) +
+                 " arguments but " + std::to_string(argTypes.size()) + " were given");
+    for (size_t i = 0; i < argTypes.size(); ++i)
+      unifyOrFail(fn->params[i]->typeAnnotation, argTypes[i], call.args[i],
+                  "argument " + std::to_string(i) + " of @" + global->name);
+    return fn->retType;
   }
 
   // Runs every pending relation whose inputs are known enough, until nothing changes.

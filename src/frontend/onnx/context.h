@@ -85,6 +85,9 @@ class GraphContext {
   /// recursive one) returning `retType`, named `base` or `base_1`, `base_2`, ...: calls of it
   /// (makeGlobalVar(name)) can be typed, its own recursive calls included, before it is defined.
   std::string declareFunction(const std::string& base, Type retType);
+  /// Replaces a declared function's return type before any call of it is typed (a loop's scan
+  /// accumulators are known only once its body is converted).
+  void setReturnType(const std::string& name, Type retType);
   /// Defines a declared function (parameters annotated).
   void defineFunction(const std::string& name, relay::Function fn);
   /// The functions added, by name.

@@ -65,17 +65,29 @@ Hoisted hoistInvariants(const NodeContext& n, std::vector<Expr>& roots,
   return hoisted;
 }
 
+// A scan output's elements are stacked along a new first axis whose length is the run-time trip
+// count: the loop carries each as an accumulator of type (?, element shape...), starting empty and
+// growing by one row per iteration. Values of such types run on the reference interpreter.
+Type scanAccumulatorType(const NodeContext& n, const Expr& element, size_t j) {
+  const auto* t = n.typeOf(element)->as<TensorTypeNode>();
+  if (!t)
+    n.fail("onnx_loop", "scan output " + std::to_string(j) + " of the body is not a tensor (" +
+                            typeToString(n.typeOf(element)) + ")");
+  Shape shape{Dim::any()};
+  shape.insert(shape.end(), t->shape.begin(), t->shape.end());
+  return tensorType(std::move(shape), t->dtype);
+}
+
+NDArray emptyRows(const NodeContext& n, const Expr& element) {
+  std::vector<int64_t> shape{0};
+  for (int64_t d : n.shapeOf(element)) shape.push_back(d);
+  return NDArray::empty(shape, n.dtypeOf(element));
+}
+
 }  // namespace
 
 void convertRuntimeLoop(NodeContext& n, const ::onnx::GraphProto& body, size_t carried,
                         size_t scans) {
-  if (scans > 0)
-    n.fail("onnx_dynamic",
-           "the trip count or condition depends on run-time data, so the loop runs as a "
-           "recursive function on the VM, whose values keep one shape; its " +
-               std::to_string(scans) +
-               " scan output(s) would grow with the run-time trip count (give M and cond at "
-               "import, tessera run --input, to unroll it)");
   const bool hasM = n.hasInput(0), hasCond = n.hasInput(1);
   const relay::Var iter = relay::makeVar("iter", scalarType(DataType::int64()));
   std::vector<relay::Var> params{iter};
@@ -90,28 +102,44 @@ void convertRuntimeLoop(NodeContext& n, const ::onnx::GraphProto& body, size_t c
     state.push_back(relay::makeVar("v" + std::to_string(k), stateTypes.back()));
     params.push_back(state.back());
   }
-  const Type retType = tupleType(stateTypes);
   GraphContext& graph = n.graph();
-  const std::string name = graph.declareFunction("onnx_loop", retType);
+  const std::string name = graph.declareFunction("onnx_loop", tupleType(stateTypes));
 
   std::vector<Expr> bodyInputs{iter,
                                hasCond ? Expr(cond) : scalarConstant(1, DataType::boolType())};
   bodyInputs.insert(bodyInputs.end(), state.begin(), state.end());
   std::vector<Expr> out = n.convertSubgraph(body, bodyInputs, "body");
-  out.resize(1 + carried);  // the body's output count was checked by the caller
+  out.resize(1 + carried + scans);  // the body's output count was checked by the caller
   for (size_t k = 0; k < carried; ++k)
     if (!typeEqual(n.typeOf(out[1 + k]), stateTypes[k]))
       n.fail("onnx_loop", "loop-carried value " + std::to_string(k) + " changes type from " +
                               typeToString(stateTypes[k]) + " to " +
                               typeToString(n.typeOf(out[1 + k])) +
                               " in the body; a loop over run-time data keeps each value's type");
+  std::vector<relay::Var> accumulators;
+  std::vector<Expr> initialRows;
+  for (size_t j = 0; j < scans; ++j) {
+    const Expr& element = out[1 + carried + j];
+    stateTypes.push_back(scanAccumulatorType(n, element, j));
+    accumulators.push_back(relay::makeVar("scan" + std::to_string(j), stateTypes.back()));
+    initialRows.push_back(relay::makeConstant(emptyRows(n, element)));
+  }
+  const Type retType = tupleType(stateTypes);
+  graph.setReturnType(name, retType);
+  params.insert(params.end(), accumulators.begin(), accumulators.end());
   if (hasCond)
     out[0] = asScalar(n, out[0], DataType::boolType(), "the body's condition output");
   else
     out.erase(out.begin());  // ignored without the cond input (ONNX's "for loop" form)
   const Hoisted hoisted = hoistInvariants(n, out, params);
+  // Each scan output becomes its accumulator with the new row appended.
+  const size_t firstScan = out.size() - scans;
+  for (size_t j = 0; j < scans; ++j)
+    out[firstScan + j] =
+        relay::concatenate({accumulators[j], relay::expandDims(out[firstScan + j], 0)}, 0);
 
-  // if (go on) { @loop(iter + 1, ..., body outputs, invariants) } else { (v...) }
+  // if (go on) { @loop(iter + 1, ..., body outputs, grown accumulators, invariants) }
+  // else { (v..., accumulators...) }
   std::vector<Expr> next{relay::add(iter, scalarConstant(1, DataType::int64()))};
   if (hasM) next.push_back(maxTrips);
   next.insert(next.end(), out.begin(), out.end());
@@ -120,7 +148,9 @@ void convertRuntimeLoop(NodeContext& n, const ::onnx::GraphProto& body, size_t c
   if (hasM) goOn = relay::less(iter, maxTrips);
   if (hasCond) goOn = goOn ? relay::logicalAnd(goOn, cond) : Expr(cond);
   const Expr recurse = relay::makeCall(relay::makeGlobalVar(name), next);
-  const Expr done = relay::makeTuple(std::vector<Expr>(state.begin(), state.end()));
+  std::vector<Expr> finalValues(state.begin(), state.end());
+  finalValues.insert(finalValues.end(), accumulators.begin(), accumulators.end());
+  const Expr done = relay::makeTuple(finalValues);
   params.insert(params.end(), hoisted.params.begin(), hoisted.params.end());
   graph.defineFunction(name,
                        relay::makeFunction(params, relay::makeIf(goOn, recurse, done), retType));
@@ -129,12 +159,11 @@ void convertRuntimeLoop(NodeContext& n, const ::onnx::GraphProto& body, size_t c
   if (hasM) args.push_back(asScalar(n, n.input(0), DataType::int64(), "the trip count M"));
   if (hasCond) args.push_back(asScalar(n, n.input(1), DataType::boolType(), "the condition cond"));
   for (size_t k = 0; k < carried; ++k) args.push_back(n.input(k + 2));
+  args.insert(args.end(), initialRows.begin(), initialRows.end());
   args.insert(args.end(), hoisted.values.begin(), hoisted.values.end());
   const Expr call = relay::makeCall(relay::makeGlobalVar(name), args);
-  std::vector<Expr> outputs;
-  for (size_t k = 0; k < carried; ++k)
-    outputs.push_back(relay::makeTupleGetItem(call, static_cast<int>(k)));
-  for (size_t k = 0; k < n.numOutputs(); ++k) n.setOutput(k, outputs.at(k));
+  for (size_t k = 0; k < n.numOutputs() && k < carried + scans; ++k)
+    n.setOutput(k, relay::makeTupleGetItem(call, static_cast<int>(k)));
 }
 
 }  // namespace tessera::frontend::onnx
