@@ -258,6 +258,37 @@ def @main(%x: Tensor[(3, 2), float32], %c: Tensor[(3), bool]) {
   expectTensor(r.fields()[1].tensor(), {2, 2}, kF32, {1, 0, 3, 4});
 }
 
+// A global whose parameter is `?` keeps it: each call is checked against the parameter, not
+// unified with it, so a recursive function can carry a tensor that grows by a row per call.
+TEST(OpDynamic, AnyParameterOfAnnotatedGlobalStaysAny) {
+  const IRModule m = inferTypes(parseModule(R"(#[version = "0.0.5"]
+def @grow(%n: int64, %acc: Tensor[(?, 2), float32], %row: Tensor[(2), float32]) -> Tensor[(?, 2), float32] {
+  if (less(%n, 3i64)) {
+    %0 = expand_dims(%row, axis=0);
+    @grow(add(%n, 1i64), concatenate((%acc, %0)), %row)
+  } else {
+    %acc
+  }
+}
+def @main(%row: Tensor[(2), float32], %none: Tensor[(0, 2), float32]) {
+  @grow(0i64, %none, %row)
+}
+)"));
+  const std::string printed = printModule(m);
+  EXPECT_NE(printed.find("concatenate(%2) /* ty=Tensor[(?, 2), float32] */"), std::string::npos)
+      << printed;
+  const Value r = Interpreter(m).run({t({2}, kF32, {1, 2}), t({0, 2}, kF32, {})});
+  expectTensor(r.tensor(), {3, 2}, kF32, {1, 2, 1, 2, 1, 2});
+  // An argument that does not fit its parameter names it.
+  const Diagnostic d = test::diagnosticOf([] {
+    (void)inferTypes(parseModule(R"(#[version = "0.0.5"]
+def @f(%a: Tensor[(?, 2), float32]) -> Tensor[(?, 2), float32] { %a }
+def @main(%x: Tensor[(4, 3), float32]) { @f(%x) }
+)"));
+  });
+  EXPECT_NE(d.message.find("argument 0 of @f"), std::string::npos) << d.str();
+}
+
 TEST(OpDynamic, PrintedCallsParseBack) {
   const IRModule m = inferTypes(parseModule(R"(#[version = "0.0.5"]
 def @main(%x: Tensor[(4), float32], %b: Tensor[(1, 3, 4), float32], %s: Tensor[(1, 1, 3), float32]) {
