@@ -32,8 +32,10 @@ std::vector<ShapeExpr> staticDims(const TensorTypeNode& t, const std::string& wh
                                   const Span& span, const std::string& where) {
   const std::optional<std::vector<int64_t>> dims = staticShape(t.shape);
   if (!dims)
-    vmError(what + " has a non-static shape; the VM runs kernels compiled for static shapes", span,
-            where);
+    vmError(what +
+                " has a non-static shape; the VM runs kernels compiled for static shapes (the "
+                "reference interpreter runs such a module: tessera run --interpreter)",
+            span, where);
   std::vector<ShapeExpr> out;
   for (int64_t d : *dims) out.push_back({.value = d, .text = std::to_string(d)});
   return out;
