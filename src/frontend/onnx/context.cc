@@ -195,11 +195,6 @@ std::string GraphContext::declareFunction(const std::string& base, Type retType)
   return name;
 }
 
-void GraphContext::setReturnType(const std::string& name, Type retType) {
-  TS_CHECK(returnTypes_.count(name)) << "@" << name << " is not declared";
-  returnTypes_[name] = std::move(retType);
-}
-
 void GraphContext::defineFunction(const std::string& name, relay::Function fn) {
   TS_CHECK(returnTypes_.count(name)) << "@" << name << " defined before it is declared";
   functions_[name] = std::move(fn);
