@@ -84,22 +84,20 @@ Expr withChildren(const Expr& node, const std::vector<Expr>& children) {
   return node;
 }
 
-Expr rewriteBottomUp(const Expr& root, const RewriteFn& rewrite) {
-  std::unordered_map<const ExprNode*, Expr> memo;
-  postOrderVisit(root, [&](const Expr& node) {
-    std::vector<Expr> kids = exprChildren(node);
-    for (Expr& k : kids) {
-      if (!k) continue;
-      auto it = memo.find(k.get());
-      TS_CHECK(it != memo.end());
-      k = it->second;
-    }
-    memo[node.get()] = rewrite(node, kids);
-  });
-  return memo.at(root.get());
-}
-
 namespace {
+
+// `node`'s children as rewritten so far (every child precedes its parents in post order).
+std::vector<Expr> rewrittenChildren(const Expr& node,
+                                    const std::unordered_map<const ExprNode*, Expr>& memo) {
+  std::vector<Expr> kids = exprChildren(node);
+  for (Expr& k : kids) {
+    if (!k) continue;
+    auto it = memo.find(k.get());
+    TS_CHECK(it != memo.end());
+    k = it->second;
+  }
+  return kids;
+}
 
 bool canReachConstants(const ExprNode& node) {
   return node.kind != ExprKind::kVar && node.kind != ExprKind::kGlobalVar &&
@@ -107,6 +105,14 @@ bool canReachConstants(const ExprNode& node) {
 }
 
 }  // namespace
+
+Expr rewriteBottomUp(const Expr& root, const RewriteFn& rewrite) {
+  std::unordered_map<const ExprNode*, Expr> memo;
+  postOrderVisit(root, [&](const Expr& node) {
+    memo[node.get()] = rewrite(node, rewrittenChildren(node, memo));
+  });
+  return memo.at(root.get());
+}
 
 Expr rewriteBottomUpOwned(Expr root, const RewriteFn& rewrite,
                           const std::function<void(const ConstantNode&)>& released) {
@@ -137,18 +143,8 @@ Expr rewriteBottomUpOwned(Expr root, const RewriteFn& rewrite,
   std::unordered_set<const ExprNode*> keptByOldParent;
   for (const Expr& node : order) {
     std::vector<const ExprNode*> children;
-    Expr result;
-    {
-      std::vector<Expr> kids = exprChildren(node);
-      for (Expr& k : kids) {
-        children.push_back(k.get());
-        if (!k) continue;
-        auto it = memo.find(k.get());
-        TS_CHECK(it != memo.end());
-        k = it->second;
-      }
-      result = rewrite(node, kids);
-    }
+    for (const Expr& k : exprChildren(node)) children.push_back(k.get());
+    Expr result = rewrite(node, rewrittenChildren(node, memo));
     const bool kept = result.get() == node.get();
     memo[node.get()] = std::move(result);
     for (const ExprNode* child : children) {
