@@ -73,7 +73,7 @@ std::vector<double> interleaved(const std::vector<std::function<void()>>& engine
 }
 
 struct Compiled {
-  driver::BuiltModule built;
+  driver::Built built;
   std::unique_ptr<runtime::GraphExecutor> exec;
   double compileSeconds = 0;
 };

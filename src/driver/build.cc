@@ -10,27 +10,17 @@
 
 namespace tessera::driver {
 
-tir::PrimFunc scheduleForTarget(const tir::PrimFunc& func, const target::Target& target,
-                                relay::strategy::AnchorReport* report) {
-  return relay::strategy::scheduleKernel(func, codegen::withHostDefaults(target), report);
-}
-
-std::vector<tir::PrimFunc> graphKernels(const relay::IRModule& optimized,
-                                        const target::Target& requested, bool scheduled) {
-  const target::Target target = codegen::withHostDefaults(requested);
-  const lower::LoweredGraph lowered =
-      lower::lowerGraphToTIR(optimized, scheduled ? &target : nullptr);
-  std::vector<tir::PrimFunc> kernels;
-  for (const lower::GraphKernel& k : lowered.kernels)
-    kernels.push_back(scheduled ? relay::strategy::scheduleKernel(k.func, target) : k.func);
-  return kernels;
-}
-
 std::vector<std::string> explainStrategy(const KernelStrategy& kernel) {
   std::vector<std::string> lines{kernel.kernel + ":"};
   for (const relay::strategy::StrategyChoice& choice : kernel.choices)
     for (const std::string& line : relay::strategy::explainChoice(choice))
       lines.push_back("  " + line);
+  if (kernel.anchor.tuned == "applied") {
+    lines.push_back("  schedule: tuned (a schedule provider's trace)");
+    return lines;
+  }
+  if (!kernel.anchor.tuned.empty())
+    lines.push_back("  tuned schedule does not apply: " + kernel.anchor.tuned);
   if (kernel.anchor.implementation.empty()) {
     lines.push_back("  schedule: generic steps only");
   } else if (kernel.anchor.answer) {
@@ -56,26 +46,36 @@ CompileState compileModule(relay::IRModule module, const target::Target& target,
                            const std::map<std::string, NDArray>& params,
                            const BuildOptions& options, bool vm,
                            const std::shared_ptr<NpzWriter>& writer = nullptr) {
-  relay::PassContext ownContext;
-  relay::PassContext& ctx = options.context ? *options.context : ownContext;
-  ctx.optLevel = options.optLevel;
+  relay::PassContext& ctx = options.context ? *options.context : relay::PassContext::current();
   // Resolved before any work: an unusable target is an error before the graph passes start.
   CompileState state{.module = std::move(module),
                      .target = codegen::withHostDefaults(target),
                      .params = params,
-                     .strategies = options.defaultSchedules,
-                     .vm = vm};
+                     .defaultSchedules = options.defaultSchedules,
+                     .vm = vm,
+                     .scheduleProvider = options.scheduleProvider.get()};
   if (writer)
     state.paramSink = [writer](const std::string& name, const NDArray& data) {
       writer->add(name, data);
     };
-  runPipeline(state, ctx);
+  // The build's opt level holds while it runs; the caller's context keeps its own afterwards.
+  const int callerLevel = ctx.optLevel;
+  if (options.optLevel) ctx.optLevel = *options.optLevel;
+  relay::PassContext::Scope scope(ctx);
+  try {
+    runPipeline(state, ctx);
+  } catch (...) {
+    ctx.optLevel = callerLevel;
+    throw;
+  }
+  ctx.optLevel = callerLevel;
   return state;
 }
 
 }  // namespace
 
-runtime::GraphModel BuiltModule::model() const {
+runtime::GraphModel Built::model() const {
+  TS_CHECK(!exec) << "a VM module runs on runtime::vm::VirtualMachine, not the graph executor";
   TS_CHECK(!writtenParams) << "the params of this module were written to " << writtenParams->path()
                            << "; export and reload it to run it";
   return {lib.module(), graph, params};
@@ -85,25 +85,26 @@ bool needsVM(const relay::IRModule& module) {
   return lower::needsVM(relay::inlineGlobalCalls(module));
 }
 
-BuiltVM buildVM(relay::IRModule module, const target::Target& target,
-                const std::map<std::string, NDArray>& params, const BuildOptions& options) {
-  CompileState state = compileModule(std::move(module), target, params, options, true);
-  return {state.lib, std::move(state.executable), state.kernels, strategiesOf(state)};
-}
-
-BuiltModule build(relay::IRModule module, const target::Target& target,
-                  const std::map<std::string, NDArray>& params, const BuildOptions& options) {
+Built build(relay::IRModule module, const target::Target& target,
+            const std::map<std::string, NDArray>& params, const BuildOptions& options) {
+  const bool vm =
+      options.executor == Executor::kVM || (options.executor == Executor::kAuto && needsVM(module));
   auto writer =
-      options.paramsFile.empty() ? nullptr : std::make_shared<NpzWriter>(options.paramsFile);
-  CompileState state = compileModule(std::move(module), target, params, options, false, writer);
+      options.paramsFile.empty() || vm ? nullptr : std::make_shared<NpzWriter>(options.paramsFile);
+  CompileState state = compileModule(std::move(module), target, params, options, vm, writer);
 
-  BuiltModule built;
-  built.writtenParams = writer;
+  Built built;
+  built.target = state.target;
   built.lib = state.lib;
-  built.graph = std::move(state.lowered.graph);
-  built.params = std::move(state.lowered.params);
   built.kernels = state.kernels;
   built.strategies = strategiesOf(state);
+  if (vm) {
+    built.exec = std::move(state.executable);
+    return built;
+  }
+  built.writtenParams = writer;
+  built.graph = std::move(state.lowered.graph);
+  built.params = std::move(state.lowered.params);
   return built;
 }
 

@@ -1,6 +1,6 @@
-// Saving a BuiltModule as a directory (kernels.so, graph.json, params.npz) and reopening it,
-// possibly in another process; and a BuiltVM (kernels.so, vm.json, constants.npz). Each file is
-// written whole or not at all.
+// Saving what build() made as a directory and reopening it, possibly in another process: a graph
+// module as kernels.so, graph.json and params.npz, a VM module as kernels.so, vm.json and
+// constants.npz. Each file is written whole or not at all.
 #include <filesystem>
 
 #include "driver/build.h"
@@ -25,7 +25,9 @@ constexpr const char* kParamsFile = runtime::kModelParamsFile;
 
 }  // namespace
 
-void exportBuilt(const BuiltModule& built, const std::string& dir) {
+namespace {
+
+void exportGraph(const Built& built, const std::string& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throwDiagnostic("export", "cannot create the directory: " + ec.message(), {}, dir);
@@ -45,19 +47,34 @@ void exportBuilt(const BuiltModule& built, const std::string& dir) {
   fs::remove(root / runtime::vm::kConstantsFile, ec);
 }
 
-void exportBuiltVM(const BuiltVM& built, const std::string& dir) {
-  runtime::vm::writeProgram(built.exec, dir);
+void exportVM(const Built& built, const std::string& dir) {
+  runtime::vm::writeProgram(*built.exec, dir);
   std::error_code ec;
   const fs::path library = fs::path(dir) / kLibraryFile;
-  if (built.exec.kernels.loaded())
+  if (built.exec->kernels.loaded())
     built.lib.exportLibrary(library.string());
   else
     fs::remove(library, ec);
+  fs::remove(fs::path(dir) / kGraphFile, ec);  // one kind of module per directory
+  fs::remove(fs::path(dir) / kParamsFile, ec);
 }
 
-BuiltModule loadBuilt(const std::string& dir) {
+}  // namespace
+
+void exportBuilt(const Built& built, const std::string& dir) {
+  if (built.isVM())
+    exportVM(built, dir);
+  else
+    exportGraph(built, dir);
+}
+
+Built loadBuilt(const std::string& dir) {
+  Built built;
+  if (runtime::vm::isExecutableDirectory(dir)) {
+    built.exec = runtime::vm::loadExecutable(dir);
+    return built;
+  }
   runtime::GraphModel model = runtime::loadGraphModel(dir);
-  BuiltModule built;
   built.graph = std::move(model.graph);
   built.params = std::move(model.params);
   if (model.lib.loaded()) built.lib = codegen::CompiledModule::fromLoaded(std::move(model.lib));
@@ -65,7 +82,7 @@ BuiltModule loadBuilt(const std::string& dir) {
 }
 
 bool isBuiltDirectory(const std::string& path) {
-  return runtime::isGraphModelDirectory(path);
+  return runtime::isGraphModelDirectory(path) || runtime::vm::isExecutableDirectory(path);
 }
 
 }  // namespace tessera::driver

@@ -15,7 +15,7 @@ namespace {
 // and runs it on every sample).
 struct Compiled {
   relay::Function main;
-  BuiltModule built;
+  Built built;
   std::unique_ptr<runtime::GraphExecutor> executor;
 };
 
@@ -27,7 +27,10 @@ ModuleRunner compiledRunner() {
     const relay::Function main = module.main();
     if (cache->main != main || !cache->executor) {
       cache->executor.reset();
-      cache->built = build(module, codegen::hostTarget());
+      // A context of its own, as TVM's _get_profile_runtime builds under PassContext(opt_level=3):
+      // the caller's instruments and config do not apply to the calibration graph.
+      relay::PassContext profileContext;
+      cache->built = build(module, codegen::hostTarget(), {}, {.context = &profileContext});
       cache->executor = std::make_unique<runtime::GraphExecutor>(cache->built.model());
       cache->main = main;
     }

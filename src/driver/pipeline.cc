@@ -10,9 +10,9 @@
 
 #include "relay/strategy/op_strategy.h"
 #include "relay/text/printer.h"
-#include "relay/transform/instrument.h"
 #include "relay/transform/pass_table.h"
 #include "relay/transform/passes.h"
+#include "support/check.h"
 #include "tir/printer.h"
 #include "tir/transform/lower.h"
 
@@ -71,7 +71,7 @@ tir::PrimFunc withTarget(const tir::PrimFunc& func, const target::Target& target
 
 void runOptimize(CompileState& s, relay::PassContext& ctx) {
   // Target hooks (AlterOpLayout) see the target whose strategies will pick the kernels.
-  if (s.strategies && !ctx.target) {
+  if (s.defaultSchedules && !ctx.target) {
     relay::strategy::registerStrategies();
     ctx.target = s.target;
   }
@@ -79,7 +79,7 @@ void runOptimize(CompileState& s, relay::PassContext& ctx) {
 }
 
 void runLowerGraphToTIR(CompileState& s, relay::PassContext&) {
-  const target::Target* target = s.strategies ? &s.target : nullptr;
+  const target::Target* target = s.defaultSchedules ? &s.target : nullptr;
   if (s.vm) {
     lower::LoweredVM lowered = lower::lowerToVM(s.module, target);
     s.module = relay::IRModule();
@@ -93,25 +93,41 @@ void runLowerGraphToTIR(CompileState& s, relay::PassContext&) {
   for (const lower::GraphKernel& k : s.lowered.kernels) s.kernels.push_back(k.func);
 }
 
+// A tuned schedule first (when a provider has one for the kernel's workload), else the
+// strategy's default.
 void runScheduleKernels(CompileState& s, relay::PassContext&) {
   s.anchors.assign(s.kernels.size(), {});
-  if (!s.strategies) return;
-  for (size_t i = 0; i < s.kernels.size(); ++i)
-    s.kernels[i] = relay::strategy::scheduleKernel(s.kernels[i], s.target, &s.anchors[i]);
+  if (!s.defaultSchedules) return;
+  for (size_t i = 0; i < s.kernels.size(); ++i) {
+    tir::PrimFunc& kernel = s.kernels[i];
+    if (s.scheduleProvider) {
+      const std::optional<tir::Trace> trace =
+          s.scheduleProvider->scheduleFor(lower::workloadKey(kernel), kernel, s.target);
+      if (trace) {
+        lower::TracedSchedule tuned = lower::applyTunedTrace(kernel, *trace);
+        s.anchors[i].tuned = tuned.func ? "applied" : tuned.answer.reason;
+        if (tuned.func) {
+          const AttrValue* impl = kernel->attrs.find(relay::strategy::kImplementationAttr);
+          s.anchors[i].implementation = impl ? impl->asString() : "";
+          kernel = *tuned.func;
+          continue;
+        }
+      }
+    }
+    const std::string tuned = s.anchors[i].tuned;
+    kernel = relay::strategy::scheduleKernel(kernel, s.target, &s.anchors[i]);
+    s.anchors[i].tuned = tuned;
+  }
 }
 
-// Each TIR pass runs over every kernel as one instrumented step of its own.
+// Each TIR pass runs over every kernel as one instrumented pass of its own, configured by the
+// context (tir.disable_vectorize, tir.add_lower_pass, ...).
 void runLowerTIR(CompileState& s, relay::PassContext& ctx) {
-  const tir::transform::LowerOptions options;
-  for (const tir::transform::LowerStep& step : tir::transform::lowerSteps(options)) {
-    relay::runInstrumented(
-        ctx, step.name,
-        [&] {
-          for (tir::PrimFunc& k : s.kernels) k = step.run(k);
-        },
-        [&] { return printKernels(s); });
-  }
-  for (tir::PrimFunc& k : s.kernels) k = withTarget(k, s.target);
+  tir::TirModule module;
+  for (const tir::PrimFunc& k : s.kernels) module.add(k);
+  module = tir::transform::lower(std::move(module), ctx);
+  s.kernels.clear();
+  for (const tir::PrimFunc& k : module.functions()) s.kernels.push_back(withTarget(k, s.target));
 }
 
 void runCodegen(CompileState& s, relay::PassContext& ctx) {
@@ -120,7 +136,8 @@ void runCodegen(CompileState& s, relay::PassContext& ctx) {
   // A graph that only forwards inputs or constants has nothing to compile. The LLVM IR is kept
   // only to be printed.
   if (!module.empty())
-    s.lib = codegen::compile(module, s.target, {.keepIR = relay::printsAfter(ctx, "CodegenLLVM")});
+    s.lib =
+        codegen::compile(module, s.target, {.keepIR = transform::printsAfter(ctx, "CodegenLLVM")});
   if (s.vm && !module.empty()) s.executable.kernels = s.lib.module();
 }
 
@@ -154,12 +171,26 @@ const std::vector<CompileStep>& compileSteps() {
   return steps;
 }
 
+namespace {
+
+void runInstrumentedStep(const CompileStep& step, CompileState& state, relay::PassContext& ctx) {
+  transform::runInstrumented(
+      ctx, step.name, [&] { step.run(state, ctx); }, [&] { return step.print(state); });
+}
+
+}  // namespace
+
 void runPipeline(CompileState& state, relay::PassContext& ctx, const std::string& last) {
   for (const CompileStep& step : compileSteps()) {
-    relay::runInstrumented(
-        ctx, step.name, [&] { step.run(state, ctx); }, [&] { return step.print(state); });
+    runInstrumentedStep(step, state, ctx);
     if (step.name == last) return;
   }
+}
+
+void runStep(CompileState& state, relay::PassContext& ctx, const std::string& name) {
+  for (const CompileStep& step : compileSteps())
+    if (step.name == name) return runInstrumentedStep(step, state, ctx);
+  TS_CHECK(false) << "no compile step named " << name;
 }
 
 std::vector<std::string> printableStepNames() {
@@ -168,7 +199,16 @@ std::vector<std::string> printableStepNames() {
   for (const std::string& name : optimizationPipelineNames()) names.push_back(name);
   names.push_back("OptimizationPipeline");
   names.push_back("BindParams");
-  for (const std::string& name : tir::transform::lowerPassNames()) names.push_back(name);
+  for (const std::string& name : tir::transform::passNames()) names.push_back(name);
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+std::vector<std::string> knownPassNames() {
+  std::vector<std::string> names;
+  for (const relay::PassTableRow& row : relay::passTable()) names.emplace_back(row.name);
+  for (const std::string& name : tir::transform::passNames()) names.push_back(name);
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
   return names;

@@ -1,7 +1,7 @@
 // The whole compiler in order, as named steps of one pass infrastructure: graph passes, lowering
 // of the fused graph to TensorIR, scheduling, the TIR lowering passes, code generation, memory
 // planning. Every step (and every relay and TIR pass inside one) runs under one PassContext, so
-// --time-passes and --print-after NAME|all see all of them (relay/transform/instrument.h).
+// --time-passes and --print-after NAME|all see all of them (ir/transform.h).
 #pragma once
 
 #include <map>
@@ -11,6 +11,7 @@
 #include "codegen/llvm/build.h"
 #include "lower/graph_to_tir/graph_to_tir.h"
 #include "lower/graph_to_tir/relay_to_vm.h"
+#include "lower/graph_to_tir/schedule_provider.h"
 #include "relay/module.h"
 #include "relay/strategy/schedule_kernel.h"
 #include "relay/transform/pass.h"
@@ -22,9 +23,8 @@ namespace tessera::driver {
 /// The names of the graph passes of the default pipeline, in order (each gated by its opt level).
 const std::vector<std::string>& optimizationPipelineNames();
 
-/// relay.build's graph optimization as one Sequential: SimplifyInference, EliminateCommonSubexpr,
-/// FoldConstant, FoldScaleAxis, SimplifyExpr, CanonicalizeCast, CanonicalizeOps, FoldConstant,
-/// FuseOps. Which passes run depends on the context's opt level (relay.build uses 3 in the seeds).
+/// relay.build's graph optimization as one Sequential of optimizationPipelineNames(). Which
+/// passes run depends on the context's opt level (relay.build uses 3 in the seeds).
 relay::Pass optimizationPipeline();
 
 /// Binds `params` into @main (BindParams), then runs the graph passes under `ctx`. A module
@@ -41,10 +41,12 @@ struct CompileState {
   std::map<std::string, NDArray> params;  ///< bound into @main before the graph passes
   /// Choose implementations with the target's op strategies and schedule the kernels; off,
   /// every kernel is the plain loop nest of its generic computes (the reference).
-  bool strategies = true;
+  bool defaultSchedules = true;
   /// Lower to VM code (`if` on run-time values, loops as recursive functions) instead of a graph
   /// executor description: `executable` is then written instead of `lowered.graph`.
   bool vm = false;
+  /// Consulted per kernel by ScheduleKernels before the default schedule (null: none).
+  const lower::ScheduleProvider* scheduleProvider = nullptr;
   /// When set, LowerGraphToTIR hands each param to it instead of keeping it in lowered.params.
   lower::ParamSink paramSink;
   lower::LoweredGraph lowered;         ///< after LowerGraphToTIR (memory planned by PlanMemory)
@@ -69,8 +71,14 @@ const std::vector<CompileStep>& compileSteps();
 
 /// Runs the steps in order, through `last` (every step when empty), each instrumented by `ctx`.
 void runPipeline(CompileState& state, relay::PassContext& ctx, const std::string& last = "");
+/// Runs the one step `name`, instrumented by `ctx` (for tools that stop between steps).
+void runStep(CompileState& state, relay::PassContext& ctx, const std::string& name);
 
-/// Every name --print-after accepts: the steps, the graph passes and the TIR lowering passes.
+/// Every name --print-after accepts: the steps, the graph passes and the TIR passes.
 std::vector<std::string> printableStepNames();
+
+/// Every pass a context can name in disabledPasses or requiredPasses: the graph passes of the
+/// pass table and the TIR passes (built-in and registered).
+std::vector<std::string> knownPassNames();
 
 }  // namespace tessera::driver

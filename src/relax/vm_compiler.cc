@@ -7,6 +7,7 @@
 #include "codegen/llvm/build.h"
 #include "relax/legalize_ops.h"
 #include "relax/ops.h"
+#include "relax/printer.h"
 #include "relax/struct_info.h"
 #include "support/diagnostic.h"
 #include "tir/printer.h"
@@ -209,8 +210,10 @@ class FunctionCompiler {
 
 }  // namespace
 
-Executable compile(const IRModule& module) {
-  IRModule legal = legalizeOps(module);
+Executable compile(const IRModule& module, transform::PassContext& ctx) {
+  IRModule legal;
+  transform::runInstrumented(
+      ctx, "LegalizeOps", [&] { legal = legalizeOps(module); }, [&] { return toScript(legal); });
   Executable exec;
   tir::TirModule kernels;
   for (const IRModule::Entry& e : legal.entries()) {
@@ -220,14 +223,29 @@ Executable compile(const IRModule& module) {
     auto named = std::make_shared<tir::PrimFuncNode>(**prim);
     named->name = e.name;
     named->attrs.set("global_symbol", AttrValue::string(e.name));
-    kernels.add(tir::transform::lower(tir::PrimFunc(named)));
+    kernels.add(tir::PrimFunc(named));
   }
-  if (!kernels.empty()) exec.kernels = codegen::compile(kernels).module();
-  for (const IRModule::Entry& e : legal.entries()) {
-    const auto* func = std::get_if<Function>(&e.func);
-    if (!func) continue;
-    exec.functions[e.name] = FunctionCompiler(legal, exec).compile(e.name, **func);
-  }
+  kernels = tir::transform::lower(std::move(kernels), ctx);
+  codegen::CompiledModule lib;
+  transform::runInstrumented(
+      ctx, "CodegenLLVM",
+      [&] {
+        if (!kernels.empty())
+          lib = codegen::compile(kernels, target::Target::llvm(),
+                                 {.keepIR = transform::printsAfter(ctx, "CodegenLLVM")});
+      },
+      [&] { return kernels.empty() ? std::string() : lib.llvmIR(); });
+  if (!kernels.empty()) exec.kernels = lib.module();
+  transform::runInstrumented(
+      ctx, "CompileVM",
+      [&] {
+        for (const IRModule::Entry& e : legal.entries()) {
+          const auto* func = std::get_if<Function>(&e.func);
+          if (!func) continue;
+          exec.functions[e.name] = FunctionCompiler(legal, exec).compile(e.name, **func);
+        }
+      },
+      [&] { return exec.asText(); });
   return exec;
 }
 

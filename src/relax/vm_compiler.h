@@ -4,6 +4,7 @@
 // (runtime/vm_executable.h: runtime data, run by runtime/vm.h without the compiler).
 #pragma once
 
+#include "ir/transform.h"
 #include "relax/expr.h"
 #include "runtime/vm_executable.h"
 
@@ -15,8 +16,11 @@ using runtime::vm::Opcode;
 using runtime::vm::Operand;
 using runtime::vm::VMFunction;
 
-/// Compiles `module`. DiagnosticError (code "vm_compile") for what the VM cannot run: a Relax
-/// function calling another, an unknown op, a call_tir to a missing PrimFunc.
-Executable compile(const IRModule& module);
+/// Compiles `module` under `ctx` as named, instrumented steps (--print-after and --time-passes
+/// see each): LegalizeOps, the TIR lowering passes by name (configured by the context, as
+/// build() does), CodegenLLVM, CompileVM. DiagnosticError (code "vm_compile") for what the VM
+/// cannot run: a Relax function calling another, an unknown op, a call_tir to a missing PrimFunc.
+Executable compile(const IRModule& module,
+                   transform::PassContext& ctx = transform::PassContext::current());
 
 }  // namespace tessera::relax

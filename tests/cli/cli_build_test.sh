@@ -39,10 +39,32 @@ for step in Optimize FuseOps LowerGraphToTIR ScheduleKernels LowerTIR FlattenBuf
   contains "$work/err" "$step: " "time of $step"
 done
 contains "$work/err" "define " "LLVM IR printed after CodegenLLVM"
+# Every TIR lowering pass by name.
+for pass in LowerInitBlock ConvertBlocksToOpaque FlattenBuffer VectorizeLoop UnrollLoop RemoveNoOp CommonSubexprElimTIR; do
+  contains "$work/err" "// after $pass" "print-after $pass"
+done
 expect 0 "compile --print-after ScheduleKernels" -- "$tessera" compile "$model" -o "$work/q" --print-after ScheduleKernels
 contains "$work/err" "T.vectorized" "scheduled kernel printed"
 expect 2 "compile --print-after an unknown step" -- "$tessera" compile "$model" -o "$work/r" --print-after Nonsense
 contains "$work/err" "no step or pass named 'Nonsense'" "unknown step named"
+# The pass context as tvmc sets it: config keys and disabled passes reach the TIR lowering.
+expect 0 "compile --pass-config tir.disable_vectorize" -- "$tessera" compile "$model" -o "$work/nv" --pass-config tir.disable_vectorize=true --print-after LowerTIR
+if grep -qF "T.Broadcast" "$work/err"; then echo "FAIL: vectorized despite tir.disable_vectorize"; failures=$((failures + 1)); fi
+expect 0 "compile --pass-config tir.add_lower_pass" -- "$tessera" compile "$model" -o "$work/ap" --pass-config 'tir.add_lower_pass=[[3, "RemoveNoOp"]]' --time-passes
+test "$(grep -c '^  RemoveNoOp: ' "$work/err")" = 2 || { echo "FAIL: RemoveNoOp did not run twice"; failures=$((failures + 1)); }
+expect 0 "compile --disabled-pass" -- "$tessera" compile "$model" -o "$work/dp" --disabled-pass FoldConstant,CommonSubexprElimTIR --time-passes
+if grep -q '^  CommonSubexprElimTIR: \|^    FoldConstant: ' "$work/err"; then echo "FAIL: a disabled pass ran"; failures=$((failures + 1)); fi
+expect 1 "compile with an unknown config key" -- "$tessera" compile "$model" -o "$work/uk" --pass-config tir.no_such_key=1
+contains "$work/err" "error[pass_config]" "config key error"
+contains "$work/err" "unknown config key 'tir.no_such_key'" "the key is named"
+expect 1 "compile with a malformed config value" -- "$tessera" compile "$model" -o "$work/mv" --pass-config 'tir.UnrollLoop={"auto_max_step": true}'
+contains "$work/err" "field 'auto_max_step' expects an integer" "the field is named"
+expect 1 "compile disabling an unknown pass" -- "$tessera" compile "$model" -o "$work/up" --disabled-pass NoSuchPass
+contains "$work/err" "--disabled-pass NoSuchPass" "the flag is named"
+expect 1 "compile disabling a pass codegen needs" -- "$tessera" compile "$model" -o "$work/fb" --disabled-pass FlattenBuffer
+contains "$work/err" "cannot be disabled" "mandatory pass"
+test ! -e "$work/fb" || { echo "FAIL: a failed compile left $work/fb"; failures=$((failures + 1)); }
+expect 2 "--pass-config without a value" -- "$tessera" compile "$model" -o "$work/nv2" --pass-config tir.disable_vectorize
 expect 1 "compile for VTA (no code generator yet)" -- "$tessera" compile "$model" -o "$work/v" --target vta
 contains "$work/err" "target kind 'vta' has no LLVM code generator" "vta target error"
 test ! -e "$work/v" || { echo "FAIL: a failed compile left $work/v"; failures=$((failures + 1)); }

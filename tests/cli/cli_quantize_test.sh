@@ -84,6 +84,30 @@ expect 1 "impossible qconfig" -- "$tessera" quantize "$model" --nbit-input 0 -o 
 contains "$work/err" "nbit_input" "qconfig field named"
 expect 1 "unknown mode" -- "$tessera" quantize "$model" --calibrate-mode entropy
 contains "$work/err" "calibrate_mode" "mode named"
+# The pass context, as TVM's: seed 000's conv + bias + batch norm + relu quantized at opt level 3
+# (`with PassContext(opt_level=3)`) has the bias and the batch-norm scale folded into the
+# convolution; at 2 (quantize() outside any PassContext) FoldScaleAxis and CanonicalizeOps do not
+# run, so nn.bias_add and the scale's multiply stay.
+conv="$src/tests/data/quantize/conv_bn_relu.relay"
+/usr/bin/python3 - "$work/conv_params.npz" <<'PY'
+import sys
+import numpy as np
+rng = np.random.default_rng(0)
+np.savez(sys.argv[1], w=rng.uniform(-0.2, 0.2, (36, 3, 3, 3)).astype("float32"),
+         b=rng.uniform(-0.2, 0.2, 36).astype("float32"),
+         gamma=rng.uniform(0.5, 1.5, 36).astype("float32"),
+         beta=rng.uniform(-0.1, 0.1, 36).astype("float32"),
+         mean=rng.uniform(-0.1, 0.1, 36).astype("float32"),
+         var=rng.uniform(0.5, 1.5, 36).astype("float32"))
+PY
+expect 0 "quantize at opt level 3 (default)" -- "$tessera" quantize "$conv" --params "$work/conv_params.npz" --skip-conv-layers none -o "$work/o3.relay"
+lacks "$work/o3.relay" "nn.bias_add(" "bias folded at level 3"
+lacks "$work/o3.relay" "multiply(%4" "scale folded at level 3"
+expect 0 "quantize at opt level 2" -- "$tessera" quantize "$conv" --params "$work/conv_params.npz" --skip-conv-layers none --opt-level 2 -o "$work/o2.relay"
+contains "$work/o2.relay" "nn.bias_add(" "bias kept at level 2"
+expect 0 "quantize --disabled-pass FoldScaleAxis" -- "$tessera" quantize "$conv" --params "$work/conv_params.npz" --skip-conv-layers none --disabled-pass FoldScaleAxis -o "$work/nf.relay"
+if cmp -s "$work/o3.relay" "$work/nf.relay"; then echo "FAIL: disabling FoldScaleAxis changed nothing"; failures=$((failures + 1)); fi
+expect 2 "quantize with a bad opt level" -- "$tessera" quantize "$conv" --opt-level 9
 expect 2 "a malformed flag" -- "$tessera" quantize "$model" --skip-dense-layer maybe
 expect 2 "an unknown calibration runner" -- "$tessera" quantize "$model" --calibrate-with gpu
 expect 2 "no model" -- "$tessera" quantize

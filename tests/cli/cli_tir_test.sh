@@ -12,12 +12,6 @@ trap 'rm -rf "$work"' EXIT
 failures=0
 
 source "$(dirname "$0")/cli_lib.sh"
-lacks() {
-  if grep -qF -- "$2" "$1"; then
-    echo "FAIL: $3: '$2' present"
-    failures=$((failures + 1))
-  fi
-}
 
 expect 0 "tir --help" -- "$tessera" tir --help
 contains "$work/out" "usage: tessera tir" "tir help"
@@ -41,7 +35,15 @@ expect 0 "lower after the trace" -- "$tessera" tir "$model" --func "$kernel" --t
 contains "$work/out" "T.decl_buffer((128,))" "intermediate allocated flat"
 lacks "$work/out" "T.block(" "no blocks after lowering"
 expect 0 "print after a lowering pass" -- "$tessera" tir "$model" --lower --print-after FlattenBuffer
-contains "$work/err" "# after FlattenBuffer" "pass output on stderr"
+contains "$work/err" "// after FlattenBuffer" "pass output on stderr"
+# The same instrumented steps as `tessera compile`: graph passes, steps and TIR passes by name.
+expect 0 "time every pass" -- "$tessera" tir "$model" --lower --time-passes --print-after FuseOps
+contains "$work/err" "// after FuseOps" "graph pass printed"
+for name in Optimize FuseOps LowerGraphToTIR ScheduleKernels LowerInitBlock FlattenBuffer VectorizeLoop; do
+  contains "$work/err" "$name: " "time of $name"
+done
+expect 0 "the context's config reaches --lower" -- "$tessera" tir "$model" --default-schedule --lower --pass-config tir.disable_vectorize=true
+lacks "$work/out" "T.Broadcast" "no vector code under tir.disable_vectorize"
 
 expect 0 "write to a file" -- "$tessera" tir "$model" -o "$work/k.py"
 contains "$work/k.py" "@I.ir_module" "file written"

@@ -155,7 +155,7 @@ std::optional<std::string> guarded(const std::function<std::optional<std::string
   }
 }
 
-std::vector<NDArray> runCompiled(const driver::BuiltModule& built, const relay::Function& main,
+std::vector<NDArray> runCompiled(const driver::Built& built, const relay::Function& main,
                                  const std::vector<relay::Value>& inputs) {
   runtime::GraphExecutor executor(built.model());
   for (size_t i = 0; i < inputs.size(); ++i)
@@ -174,11 +174,11 @@ void flattenVM(const runtime::vm::VMValue& v, std::vector<NDArray>& out) {
   for (const runtime::vm::VMValue& f : *v.tuple) flattenVM(f, out);
 }
 
-std::vector<NDArray> runVM(const driver::BuiltVM& built, const std::vector<relay::Value>& inputs) {
+std::vector<NDArray> runVM(const driver::Built& built, const std::vector<relay::Value>& inputs) {
   std::vector<NDArray> args;
   for (const relay::Value& v : inputs) args.push_back(v.tensor());
   std::vector<NDArray> out;
-  flattenVM(runtime::vm::VirtualMachine(built.exec).invoke("main", args), out);
+  flattenVM(runtime::vm::VirtualMachine(*built.exec).invoke("main", args), out);
   return out;
 }
 
@@ -269,7 +269,7 @@ std::optional<Finding> checkGraph(const relay::IRModule& module, uint64_t dataSe
     ++s.stagesRun;
     auto problem = guarded([&] {
       // An independent copy, consumed by the build as `tessera compile` hands over its module.
-      const driver::BuiltModule built =
+      const driver::Built built =
           driver::build(independentCopy(module), codegen::hostTarget(), {}, build);
       return compareOutputs(runCompiled(built, module.main(), inputs), expected, options);
     });
@@ -290,7 +290,8 @@ std::optional<Finding> checkGraph(const relay::IRModule& module, uint64_t dataSe
         // The then branch is the graph itself; the other is checked against the interpreter.
         const std::vector<NDArray> want =
             branch ? expected : test::flattenTensors(relay::Interpreter(wrapped).run(args));
-        const driver::BuiltVM built = driver::buildVM(wrapped, codegen::hostTarget());
+        const driver::Built built =
+            driver::build(wrapped, codegen::hostTarget(), {}, {.executor = driver::Executor::kVM});
         return compareOutputs(runVM(built, args), want, options);
       });
       if (problem)

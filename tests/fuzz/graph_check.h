@@ -1,7 +1,7 @@
 // The graph fuzzer's differential check: a generated module runs on the reference interpreter (the
 // oracle), then after a text round trip, after each graph pass of the pass table on its own, after
 // the default optimization pipeline, and compiled by build() for the host on the graph executor;
-// and built by buildVM() inside control flow on the VM (withControlFlow);
+// and built by build() inside control flow on the VM (withControlFlow);
 // every result must match the oracle's (integers and bools exactly, floats within a tolerance).
 // A mismatch, a crash, an internal error or a DiagnosticError on a well-typed graph is a finding.
 #pragma once
@@ -21,7 +21,7 @@ struct CheckOptions {
   bool passes = true;       ///< each pass of the pass table, and the optimization pipeline
   bool build = true;        ///< build() at opt level 3 with the target's schedules
   bool plainBuild = false;  ///< also build() at opt level 0 with plain loop nests
-  /// Also the graph inside control flow (withControlFlow) through buildVM() on the VM, both
+  /// Also the graph inside control flow (withControlFlow) through build() on the VM, both
   /// branches.
   bool vm = false;
   double rtol = 1e-3;

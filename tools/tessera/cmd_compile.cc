@@ -11,8 +11,8 @@
 #include <utility>
 
 #include "cli.h"
-#include "codegen/llvm/target.h"
 #include "driver/build.h"
+#include "pass_options.h"
 #include "runtime/npy.h"
 #include "support/diagnostic.h"
 
@@ -22,6 +22,7 @@ const char* const kCompileUsage =
     "usage: tessera compile FILE -o OUT_DIR [--target TARGET] [--opt-level N]\n"
     "                       [--input-shape NAME=D0,...] [--params FILE.npz]\n"
     "                       [--explain-strategy] [--print-after NAME|all] [--time-passes]\n"
+    "                       [--pass-config KEY=VALUE] [--disabled-pass NAME[,NAME]]\n"
     "\n"
     "Compiles @main of FILE (Relay text or ONNX) as relay.build does: graph optimization and\n"
     "fusion, one kernel per distinct fused function (TensorIR, lowered, LLVM), a graph executor\n"
@@ -33,7 +34,6 @@ const char* const kCompileUsage =
     "  --target TARGET     e.g. \"llvm -mcpu=skylake-avx512 -num-cores=4\" (default: the host);\n"
     "                      kinds: llvm (CPU code), vta / ext_dev -device=vta (VTA: no code\n"
     "                      generator yet)\n"
-    "  --opt-level N       graph optimization level (default 3)\n"
     "  --input-shape NAME=D0,D1,...  shape of an ONNX graph input (repeatable)\n"
     "  --params FILE.npz   bind these arrays to @main's parameters of the same names\n"
     "  --explain-strategy  print, per kernel, the implementation chosen for each call, the\n"
@@ -42,7 +42,7 @@ const char* const kCompileUsage =
     "                      `all` for every one): Optimize, LowerGraphToTIR, ScheduleKernels,\n"
     "                      LowerTIR, CodegenLLVM, PlanMemory, any graph pass or TIR pass\n"
     "  --time-passes       report the time of every step and pass on stderr, with the import,\n"
-    "                      the export and the peak memory\n";
+    "                      the export and the peak memory\n" TESSERA_PASS_CONTEXT_USAGE;
 
 namespace {
 
@@ -56,14 +56,6 @@ long peakMemoryMiB() {
 double millisecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
       .count();
-}
-
-int parseOptLevel(Args& args) {
-  std::optional<std::string> level = args.value("--opt-level");
-  if (!level) return 3;
-  if (level->size() != 1 || (*level)[0] < '0' || (*level)[0] > '4')
-    throw UsageError{"--opt-level expects 0 to 4"};
-  return (*level)[0] - '0';
 }
 
 std::string formatBytes(int64_t bytes) {
@@ -90,31 +82,15 @@ int cmdCompile(Args& args) {
   const std::optional<std::string> out = args.value("-o");
   const std::string targetText = args.value("--target").value_or("");
   const bool explain = args.flag("--explain-strategy");
-  relay::PassContext ctx;
-  for (const std::string& name : args.values("--print-after")) {
-    if (name == "all") {
-      ctx.printAfterAll = true;
-      continue;
-    }
-    const std::vector<std::string> known = driver::printableStepNames();
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      std::string list;
-      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
-      throw UsageError{"--print-after: no step or pass named '" + name + "' (known: " + list +
-                       ", all)"};
-    }
-    ctx.printAfter.insert(name);
-  }
-  ctx.timePasses = args.flag("--time-passes");
-  const int optLevel = parseOptLevel(args);
+  PassContextFlags flags = parsePassContext(args, /*instruments=*/true);
+  relay::PassContext& ctx = flags.ctx;
   const std::vector<std::string> inputShapes = args.values("--input-shape");
   const std::optional<std::string> paramsPath = args.value("--params");
   const std::vector<std::string> files = args.positionals();
   if (files.size() != 1) throw UsageError{"expected exactly one FILE"};
   if (!out) throw UsageError{"-o OUT_DIR is required"};
 
-  const target::Target target =
-      codegen::withHostDefaults(target::Target::parse(targetText.empty() ? "llvm" : targetText));
+  const target::Target requested = target::Target::parse(targetText.empty() ? "llvm" : targetText);
   std::map<std::string, NDArray> params;
   if (paramsPath) params = readNpz(*paramsPath);
   auto start = std::chrono::steady_clock::now();
@@ -122,33 +98,25 @@ int cmdCompile(Args& args) {
   const double importMs = millisecondsSince(start);
   const long importPeak = peakMemoryMiB();
   driver::BuildOptions options;
-  options.optLevel = optLevel;
+  options.optLevel = std::nullopt;  // the context's, from --opt-level
   options.context = &ctx;
   // Control flow on run-time values compiles for the VM; a plain graph for the graph executor.
-  const bool vm = driver::needsVM(module);
-  std::optional<driver::BuiltModule> built;
-  std::optional<driver::BuiltVM> builtVM;
-  // Moved in: the weights leave memory as they become the graph's (packed) params, and those are
-  // written to OUT_DIR as they are made (committed by the export), so LLVM never works beside
-  // them. A directory made here goes again if the build or the export fails.
+  options.executor = driver::Executor::kAuto;
+  // The weights leave memory as they become the graph's (packed) params, and those are written
+  // to OUT_DIR as they are made (committed by the export), so LLVM never works beside them. A
+  // directory made here goes again if the build or the export fails.
   const bool existed = std::filesystem::exists(*out);
   long buildPeak = 0;
+  std::optional<driver::Built> built;
   try {
-    if (vm) {
-      builtVM = driver::buildVM(std::move(module), target, params, options);
-    } else {
-      std::error_code ec;
-      std::filesystem::create_directories(*out, ec);
-      if (ec) throwDiagnostic("export", "cannot create the directory: " + ec.message(), {}, *out);
-      options.paramsFile = (std::filesystem::path(*out) / runtime::kModelParamsFile).string();
-      built = driver::build(std::move(module), target, params, options);
-    }
+    std::error_code ec;
+    std::filesystem::create_directories(*out, ec);
+    if (ec) throwDiagnostic("export", "cannot create the directory: " + ec.message(), {}, *out);
+    options.paramsFile = (std::filesystem::path(*out) / runtime::kModelParamsFile).string();
+    built = driver::build(std::move(module), requested, params, options);
     buildPeak = peakMemoryMiB();
     start = std::chrono::steady_clock::now();
-    if (vm)
-      driver::exportBuiltVM(*builtVM, *out);
-    else
-      driver::exportBuilt(*built, *out);
+    driver::exportBuilt(*built, *out);
   } catch (...) {
     std::error_code ec;
     if (!existed) std::filesystem::remove_all(*out, ec);
@@ -156,33 +124,32 @@ int cmdCompile(Args& args) {
   }
   if (ctx.timePasses) {
     std::cerr << "Import: " << importMs << " ms\n";
-    for (const relay::PassTiming& t : ctx.timings)
-      std::cerr << std::string(2 * t.depth, ' ') << t.name << ": " << t.milliseconds << " ms (peak "
-                << t.peakMiB << " MiB)\n";
+    printPassTimings(ctx);
     std::cerr << "Export: " << millisecondsSince(start) << " ms\n"
               << "peak memory: " << importPeak << " MiB after Import, " << buildPeak
               << " MiB after PlanMemory, " << peakMemoryMiB() << " MiB after Export\n";
   }
 
-  const std::vector<tir::PrimFunc>& kernels = vm ? builtVM->kernels : built->kernels;
+  const target::Target& target = built->target;
   std::cout << "compiled " << files[0] << " for llvm -mtriple=" << target.triple
             << " -mcpu=" << target.cpu << " to " << *out << "\n";
-  if (vm) {
+  if (built->isVM()) {
+    const runtime::vm::Executable& exec = *built->exec;
     size_t instructions = 0;
-    for (const auto& [name, fn] : builtVM->exec.functions) instructions += fn.code.size();
-    std::cout << "VM program (control flow): " << builtVM->exec.functions.size() << " functions, "
-              << instructions << " instructions, " << builtVM->exec.constants.size()
-              << " constants; " << kernels.size() << " kernels:\n";
+    for (const auto& [name, fn] : exec.functions) instructions += fn.code.size();
+    std::cout << "VM program (control flow): " << exec.functions.size() << " functions, "
+              << instructions << " instructions, " << exec.constants.size() << " constants; "
+              << built->kernels.size() << " kernels:\n";
   } else {
-    std::cout << kernels.size() << " kernels, " << built->graph.calls.size() << " calls:\n";
+    std::cout << built->kernels.size() << " kernels, " << built->graph.calls.size() << " calls:\n";
   }
-  for (const tir::PrimFunc& k : kernels) std::cout << "  " << k->name << "\n";
-  if (!vm) std::cout << memorySummary(built->graph) << "\n";
+  for (const tir::PrimFunc& k : built->kernels) std::cout << "  " << k->name << "\n";
+  if (!built->isVM()) std::cout << memorySummary(built->graph) << "\n";
   if (explain) {
     std::cout << "strategies (target " << target.kindName() << ", keys";
     for (const std::string& key : target.keys) std::cout << " " << key;
     std::cout << "):\n";
-    for (const driver::KernelStrategy& k : vm ? builtVM->strategies : built->strategies)
+    for (const driver::KernelStrategy& k : built->strategies)
       for (const std::string& line : driver::explainStrategy(k)) std::cout << "  " << line << "\n";
   }
   return kExitOk;

@@ -137,7 +137,7 @@ class Classifier {
   }
 
  private:
-  driver::BuiltModule built_;
+  driver::Built built_;
   std::unique_ptr<runtime::GraphExecutor> executor_;
   NDArray input_;
 };
@@ -183,7 +183,7 @@ int cmdClassify(Args& args) {
 
 // The model quantized as `options` say; calibrated on the first 100 (or --samples) training
 // images unless a --dataset is given.
-relay::IRModule quantizeForEval(const relay::IRModule& module, const QuantizeOptions& options,
+relay::IRModule quantizeForEval(const relay::IRModule& module, QuantizeOptions& options,
                                 const std::string& dir) {
   relay::quantize::CalibrationDataset dataset;
   if (!options.datasetPath) {
@@ -202,11 +202,11 @@ relay::IRModule quantizeForEval(const relay::IRModule& module, const QuantizeOpt
       dataset.push_back({{input->nameHint, image}});
     }
   }
-  std::string report;
-  relay::IRModule q = quantizeWithOptions(module, options, &report, std::move(dataset));
+  driver::Quantized q = driver::quantizeModel(
+      module, quantizeRequest(module, options, std::move(dataset)), options.context);
   std::printf("quantized: %s\n", options.config.str().c_str());
-  if (options.report) std::fputs(report.c_str(), stderr);
-  return q;
+  if (options.report) std::fputs(q.report.c_str(), stderr);
+  return q.module;
 }
 
 int cmdEval(Args& args) {

@@ -14,6 +14,7 @@ const char* const kQuantizeUsage =
     "usage: tessera quantize MODEL [--calibrate-mode M] [--dataset FILE.npz [--samples N]]\n"
     "                        [--params FILE.npz] [--skip-conv-layers L] [--skip-dense-layer B]\n"
     "                        [--global-scale S] [--weight-scale W] [--report] [-o OUT.relay]\n"
+    "                        [--opt-level N] [--pass-config KEY=VALUE] [--disabled-pass NAMES]\n"
     "\n"
     "Quantizes MODEL (Relay text or ONNX) to int8 as TVM's relay.quantize does and writes the\n"
     "result as Relay text with its constants (stdout without -o). Defaults are qconfig()'s.\n"
@@ -22,18 +23,18 @@ const char* const kQuantizeUsage =
     "(repeatable)\n" TESSERA_QUANTIZE_OPTIONS_USAGE;
 
 int cmdQuantize(Args& args) {
-  const QuantizeOptions options = parseQuantizeOptions(args);
+  QuantizeOptions options = parseQuantizeOptions(args);
   const std::optional<std::string> out = args.value("-o");
   const std::vector<std::string> inputShapes = args.values("--input-shape");
   const std::vector<std::string> files = args.positionals();
   if (files.size() != 1) throw UsageError{"expected exactly one MODEL"};
   const relay::IRModule module = loadModule(files[0], inputShapes);
-  std::string report;
-  const relay::IRModule quantized = quantizeWithOptions(module, options, &report);
+  const driver::Quantized quantized =
+      driver::quantizeModel(module, quantizeRequest(module, options), options.context);
   relay::PrintOptions print;
   print.header = print.metadata = true;
-  emitText(relay::printModule(quantized, print), out);  // written whole, after success
-  if (options.report) std::cerr << report;
+  emitText(relay::printModule(quantized.module, print), out);  // written whole, after success
+  if (options.report) std::cerr << quantized.report;
   return kExitOk;
 }
 

@@ -9,12 +9,12 @@
 #include "codegen/llvm/target.h"
 #include "driver/build.h"
 #include "driver/pipeline.h"
+#include "pass_options.h"
 #include "relay/interp/interpreter.h"
 #include "runtime/graph_executor.h"
 #include "runtime/npy.h"
 #include "runtime/time_evaluator.h"
 #include "runtime/vm.h"
-#include "runtime/vm_file.h"
 #include "support/diagnostic.h"
 
 namespace tessera::cli {
@@ -24,6 +24,7 @@ const char* const kRunUsage =
     "OUT.npy]\n"
     "                        [--entry NAME] [--opt-level N] [--no-optimize] [--interpreter]\n"
     "                        [--target TARGET] [--bench N] [--profile N]\n"
+    "                        [--pass-config KEY=VALUE] [--disabled-pass NAME[,NAME]]\n"
     "\n"
     "FILE is Relay text, an ONNX model (.onnx) or a directory written by `tessera compile`.\n"
     "Compiles FILE with the relay.build pipeline (graph optimization, fusion, LLVM), runs @main\n"
@@ -35,7 +36,6 @@ const char* const kRunUsage =
     "  --random-inputs SEED    fill parameters without --input with seeded uniform values in [-1, "
     "1)\n"
     "  --output OUT            save the result: OUT.npy for a tensor, OUT.npz for a tuple\n"
-    "  --opt-level N           opt level of the optimization pipeline (default 3)\n"
     "  --no-optimize           run the module exactly as written (on the interpreter)\n"
     "  --input-shape NAME=D0,D1,...  shape of an ONNX graph input (repeatable)\n"
     "  --interpreter           use the reference interpreter instead of compiled code\n"
@@ -43,7 +43,8 @@ const char* const kRunUsage =
     "  --target TARGET         code generation target (default: the host)\n"
     "  --bench N               also time N runs and print median, min and max\n"
     "  --profile N             compiled code: time every kernel over N runs and print a table\n"
-    "                          (median per run, share of the total), slowest first\n";
+    "                          (median per run, share of the total), slowest "
+    "first\n" TESSERA_PASS_CONTEXT_USAGE TESSERA_PASS_INSTRUMENTS_USAGE;
 
 namespace {
 
@@ -178,7 +179,7 @@ relay::Value runInterpreter(const relay::IRModule& module, RunRequest& request) 
   return result;
 }
 
-relay::Value runCompiled(const driver::BuiltModule& built, RunRequest& request) {
+relay::Value runCompiled(const driver::Built& built, RunRequest& request) {
   runtime::GraphExecutor executor(built.model());
   InputResolver inputs{request, {}, {}};
   std::vector<std::pair<int, NDArray>> values;
@@ -213,9 +214,9 @@ relay::Value fromVM(const runtime::vm::VMValue& v) {
 }
 
 // A module with control flow, compiled for the VM.
-relay::Value runOnVM(const driver::BuiltVM& built, RunRequest& request) {
-  runtime::vm::VirtualMachine vm(built.exec);
-  const runtime::vm::VMFunction& main = built.exec.functions.at("main");
+relay::Value runOnVM(const driver::Built& built, RunRequest& request) {
+  runtime::vm::VirtualMachine vm(*built.exec);
+  const runtime::vm::VMFunction& main = built.exec->functions.at("main");
   InputResolver inputs{request, {}, {}};
   std::vector<NDArray> args;
   for (size_t i = 0; i < main.params.size(); ++i) {
@@ -244,6 +245,10 @@ relay::Value runOnVM(const driver::BuiltVM& built, RunRequest& request) {
   return result;
 }
 
+relay::Value runBuilt(const driver::Built& built, RunRequest& request) {
+  return built.isVM() ? runOnVM(built, request) : runCompiled(built, request);
+}
+
 int parseRuns(const std::optional<std::string>& text, const std::string& flag) {
   if (!text) return 0;
   try {
@@ -260,13 +265,9 @@ int parseRuns(const std::optional<std::string>& text, const std::string& flag) {
 int cmdRun(Args& args) {
   const bool forceInterpreter = args.flag("--interpreter");
   const bool optimizeModule = !args.flag("--no-optimize");
-  int optLevel = 3;
-  const std::optional<std::string> level = args.value("--opt-level");
-  if (level) {
-    if (level->size() != 1 || (*level)[0] < '0' || (*level)[0] > '4')
-      throw UsageError{"--opt-level expects 0 to 4"};
-    optLevel = (*level)[0] - '0';
-  }
+  PassContextFlags flags = parsePassContext(args, /*instruments=*/true);
+  relay::PassContext& ctx = flags.ctx;
+  const bool level = flags.given;
   std::vector<std::string> inputs = args.values("--input");
   std::optional<std::string> seedText = args.value("--random-inputs");
   std::optional<std::string> output = args.value("--output");
@@ -297,59 +298,43 @@ int cmdRun(Args& args) {
   }
 
   relay::Value result;
-  if (runtime::vm::isExecutableDirectory(files[0])) {
+  if (driver::isBuiltDirectory(files[0])) {
+    // A compiled directory (graph or VM) has no graph IR left to interpret or re-optimize.
     if (forceInterpreter || !optimizeModule || entryFlag || level || targetText ||
         !inputShapes.empty())
       throw UsageError{
           "a compiled directory runs as compiled: --interpreter, --no-optimize, "
-          "--entry, --opt-level, --target and --input-shape do not apply"};
-    driver::BuiltVM loaded;
-    loaded.exec = runtime::vm::loadExecutable(files[0]);
-    result = runOnVM(loaded, request);
-  } else if (driver::isBuiltDirectory(files[0])) {
-    // A compiled directory has no graph IR left to interpret or re-optimize.
-    if (forceInterpreter || !optimizeModule || entryFlag || level || targetText ||
-        !inputShapes.empty())
-      throw UsageError{
-          "a compiled directory runs as compiled: --interpreter, --no-optimize, "
-          "--entry, --opt-level, --target and --input-shape do not apply"};
-    result = runCompiled(driver::loadBuilt(files[0]), request);
+          "--entry, --opt-level, --pass-config, --disabled-pass, --target and --input-shape do "
+          "not apply"};
+    result = runBuilt(driver::loadBuilt(files[0]), request);
   } else {
     relay::IRModule module = loadModule(files[0], inputShapes, request.given);
     // Compiled code runs @main of the optimized module; anything else is the interpreter's.
     const bool compiled = !forceInterpreter && optimizeModule && request.entry == "main";
-    std::optional<driver::BuiltModule> built;
-    std::optional<driver::BuiltVM> builtVM;
+    std::optional<driver::Built> built;
     if (compiled) {
       driver::BuildOptions options;
-      options.optLevel = optLevel;
+      options.optLevel = std::nullopt;  // the context's, from --opt-level
+      options.context = &ctx;
+      // Control flow on run-time values runs on the VM; a plain graph on the graph executor.
+      options.executor = driver::Executor::kAuto;
       const target::Target target =
           targetText ? target::Target::parse(*targetText) : codegen::hostTarget();
       try {
-        // Control flow on run-time values runs on the VM; a plain graph on the graph executor.
         // Handed over, so that the weights are held once while the build rewrites and packs
         // them; the interpreter below reads the model again if the build fails.
-        if (driver::needsVM(module))
-          builtVM = driver::buildVM(std::move(module), target, {}, options);
-        else
-          built = driver::build(std::move(module), target, {}, options);
+        built = driver::build(std::move(module), target, {}, options);
       } catch (const DiagnosticError& e) {
-        if (e.diagnostic().code == "target") throw;
+        if (e.diagnostic().code == "target" || e.diagnostic().code == "pass_config") throw;
         std::cerr << "note: cannot compile this module (" << e.diagnostic().str()
                   << "); running the reference interpreter\n";
       }
     }
     if (built) {
-      result = runCompiled(*built, request);
-    } else if (builtVM) {
-      result = runOnVM(*builtVM, request);
+      result = runBuilt(*built, request);
     } else {
       if (compiled) module = loadModule(files[0], inputShapes, request.given);
-      if (optimizeModule) {
-        relay::PassContext ctx;
-        ctx.optLevel = optLevel;
-        module = driver::optimize(module, ctx);
-      }
+      if (optimizeModule) module = driver::optimize(module, ctx);
       result = runInterpreter(module, request);
     }
   }
@@ -373,6 +358,7 @@ int cmdRun(Args& args) {
   if (request.profile > 0 && !request.ranCompiled)
     std::cerr << "note: --profile times compiled kernels; the interpreter ran\n";
   if (!request.timing.empty()) std::cout << request.timing << "\n";
+  if (ctx.timePasses) printPassTimings(ctx);
   return kExitOk;
 }
 

@@ -8,9 +8,11 @@
 #include <sstream>
 
 #include "cli.h"
+#include "codegen/llvm/target.h"
 #include "driver/build.h"
 #include "driver/pipeline.h"
 #include "lower/graph_to_tir/graph_to_tir.h"
+#include "pass_options.h"
 #include "relay/strategy/strategy.h"
 #include "relay/transform/passes.h"
 #include "relay/visit.h"
@@ -25,12 +27,14 @@ namespace tessera::cli {
 
 const char* const kTirUsage =
     "usage: tessera tir FILE [--func NAME] [--trace TRACE.json] [--seed N] [--lower]\n"
-    "                        [--print-after PASS] [--opt-level N] [--input-shape NAME=D0,...]\n"
-    "                        [--params FILE.npz] [--list] [--default-schedule] [-o OUT]\n"
+    "                        [--print-after NAME|all] [--time-passes] [--opt-level N]\n"
+    "                        [--pass-config KEY=VALUE] [--disabled-pass NAME[,NAME]]\n"
+    "                        [--input-shape NAME=D0,...] [--params FILE.npz] [--list]\n"
+    "                        [--default-schedule] [-o OUT]\n"
     "\n"
-    "Prints the TensorIR kernels of the model in FILE (Relay text or ONNX): the module is\n"
-    "optimized and fused, and every fused primitive function becomes one PrimFunc named\n"
-    "fused_<ops> (e.g. fused_nn_dense_add_nn_relu).\n"
+    "Prints the TensorIR kernels of the model in FILE (Relay text or ONNX), made by the steps of\n"
+    "`tessera compile`: the module is optimized and fused, and every fused primitive function\n"
+    "becomes one PrimFunc named fused_<ops> (e.g. fused_nn_dense_add_nn_relu).\n"
     "  --func NAME        only this kernel\n"
     "  --list             list the kernel names and exit\n"
     "  --trace FILE       replay a schedule trace (JSON, as the schedule API saves it) on the\n"
@@ -38,28 +42,55 @@ const char* const kTirUsage =
     "  --seed N           seed for sampling instructions in the trace that have no decision\n"
     "  --default-schedule print the kernels as `tessera compile` builds them for the host:\n"
     "                     weights packed, the default x86 schedule applied\n"
-    "  --lower            print the kernels after lowering to a flat loop program\n"
-    "  --print-after PASS with --lower: also print after this lowering pass (repeatable;\n"
-    "                     'all' for every pass) on stderr\n"
-    "  --opt-level N      graph optimization level (default 3)\n"
+    "  --lower            print the kernels after the TIR lowering passes (a flat loop program)\n"
     "  --input-shape NAME=D0,D1,...  shape of an ONNX graph input (repeatable)\n"
     "  --params FILE.npz  bind these arrays to @main's parameters of the same names first, as\n"
     "                     `tessera compile --params` does (constant weights get packed)\n"
-    "  -o OUT             write the result to OUT (whole or not at all)\n";
+    "  -o OUT             write the result to OUT (whole or not at "
+    "all)\n" TESSERA_PASS_CONTEXT_USAGE TESSERA_PASS_INSTRUMENTS_USAGE
+    "                         (a TIR lowering pass only with --lower)\n";
+
+namespace {
+
+// The kernels of `module` as `tessera compile` makes them, through ScheduleKernels (which
+// leaves them unscheduled without `scheduled`). A module the compiler cannot lower (shapes known
+// only at run time) still shows its kernels, lowered with the generic computes.
+std::vector<tir::PrimFunc> compiledKernels(relay::IRModule module,
+                                           const std::map<std::string, NDArray>& params,
+                                           bool scheduled, relay::PassContext& ctx) {
+  driver::CompileState state{.module = std::move(module),
+                             .target = codegen::hostTarget(),
+                             .params = params,
+                             .defaultSchedules = scheduled};
+  state.vm = driver::needsVM(state.module);
+  relay::PassContext::Scope scope(ctx);
+  driver::runStep(state, ctx, "Optimize");
+  const relay::IRModule optimized = state.module;
+  try {
+    driver::runStep(state, ctx, "LowerGraphToTIR");
+    driver::runStep(state, ctx, "ScheduleKernels");
+  } catch (const DiagnosticError&) {
+    if (scheduled) throw;
+    return lower::primitiveKernels(optimized);
+  }
+  return state.kernels;
+}
+
+bool namesLoweringPass(const relay::PassContext& ctx) {
+  for (const std::string& name : tir::transform::lowerPassNames())
+    if (ctx.printAfter.count(name)) return true;
+  return false;
+}
+
+}  // namespace
 
 int cmdTir(Args& args) {
-  relay::PassContext ctx;
-  ctx.optLevel = 3;
-  if (std::optional<std::string> level = args.value("--opt-level")) {
-    if (level->size() != 1 || (*level)[0] < '0' || (*level)[0] > '4')
-      throw UsageError{"--opt-level expects 0 to 4"};
-    ctx.optLevel = (*level)[0] - '0';
-  }
+  PassContextFlags flags = parsePassContext(args, /*instruments=*/true);
+  relay::PassContext& ctx = flags.ctx;
   const std::optional<std::string> only = args.value("--func");
   const std::optional<std::string> tracePath = args.value("--trace");
   const std::optional<std::string> seedText = args.value("--seed");
   const std::optional<std::string> out = args.value("-o");
-  const std::vector<std::string> printAfter = args.values("--print-after");
   const std::vector<std::string> inputShapes = args.values("--input-shape");
   const std::optional<std::string> paramsPath = args.value("--params");
   const bool lower = args.flag("--lower");
@@ -69,7 +100,8 @@ int cmdTir(Args& args) {
   if (files.size() != 1) throw UsageError{"expected exactly one FILE"};
   if (tracePath && !only) throw UsageError{"--trace needs --func NAME (the kernel it schedules)"};
   if (tracePath && scheduled) throw UsageError{"--trace and --default-schedule exclude each other"};
-  if (!printAfter.empty() && !lower) throw UsageError{"--print-after needs --lower"};
+  if (namesLoweringPass(ctx) && !lower)
+    throw UsageError{"--print-after names a TIR lowering pass: add --lower"};
   int64_t seed = 0;
   if (seedText) {
     try {
@@ -79,18 +111,10 @@ int cmdTir(Args& args) {
     }
   }
 
-  relay::IRModule module = loadModule(files[0], inputShapes);
-  if (paramsPath) module = relay::bindParams(module, readNpz(*paramsPath));
-  const relay::IRModule optimized = driver::optimize(module, ctx);
-  // The kernels as build() compiles them (same names as `tessera compile` and `run --profile`);
-  // a module build() cannot compile (control flow, functions other than @main) is walked whole.
-  std::vector<tir::PrimFunc> kernels;
-  try {
-    kernels = driver::graphKernels(optimized, codegen::hostTarget(), scheduled);
-  } catch (const DiagnosticError&) {
-    if (scheduled) throw;
-    kernels = lower::primitiveKernels(optimized);
-  }
+  std::map<std::string, NDArray> params;
+  if (paramsPath) params = readNpz(*paramsPath);
+  std::vector<tir::PrimFunc> kernels =
+      compiledKernels(loadModule(files[0], inputShapes), params, scheduled, ctx);
   if (list) {
     std::string names;
     for (const tir::PrimFunc& k : kernels) names += k->name + "\n";
@@ -116,21 +140,11 @@ int cmdTir(Args& args) {
     kernels[0] = lower::withKernelName(sch.func(), kernels[0]->name);
   }
   tir::TirModule result;
-  for (tir::PrimFunc k : kernels) {
-    if (lower) {
-      tir::transform::LowerOptions options;
-      const bool all = std::find(printAfter.begin(), printAfter.end(), "all") != printAfter.end();
-      if (all || !printAfter.empty()) {
-        options.printAfter = [&](const std::string& pass, const tir::PrimFunc& f) {
-          if (all || std::find(printAfter.begin(), printAfter.end(), pass) != printAfter.end())
-            std::cerr << "# after " << pass << "\n" << tir::toScript(f) << "\n";
-        };
-      }
-      k = tir::transform::lower(k, options);
-    }
-    result.add(k);
-  }
+  for (const tir::PrimFunc& k : kernels) result.add(k);
+  // The same TIR passes as the LowerTIR step of `tessera compile`, configured by the context.
+  if (lower) result = tir::transform::lower(std::move(result), ctx);
   emitText(tir::toScript(result), out);
+  if (ctx.timePasses) printPassTimings(ctx);
   return kExitOk;
 }
 

@@ -1,21 +1,10 @@
-// Reading a model for any command: Relay text, or an ONNX file (by extension or content) imported
-// with the --input-shape overrides.
+// Reading a model for any command: the --input-shape flags parsed, then driver::loadModel.
 #include <sstream>
 
 #include "cli.h"
-#include "frontend/onnx/importer.h"
-#include "relay/text/parser.h"
+#include "driver/load.h"
 
 namespace tessera::cli {
-
-namespace {
-
-bool endsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-}  // namespace
 
 std::map<std::string, std::vector<int64_t>> parseInputShapes(
     const std::vector<std::string>& specs) {
@@ -48,17 +37,10 @@ std::map<std::string, std::vector<int64_t>> parseInputShapes(
 
 relay::IRModule loadModule(const std::string& path, const std::vector<std::string>& inputShapes,
                            const std::map<std::string, NDArray>& inputValues) {
-  // An ONNX model is parsed from the file itself: reading it into memory first would hold a copy
-  // of every weight next to the parsed model.
-  if (endsWith(path, ".onnx") || frontend::onnx::looksLikeOnnx(readFilePrefix(path, 16))) {
-    frontend::onnx::ImportOptions options;
-    options.inputShapes = parseInputShapes(inputShapes);
-    options.sourceName = path;
-    options.inputValues = inputValues;
-    return frontend::onnx::importOnnx(path, options);
-  }
-  if (!inputShapes.empty()) throw UsageError{"--input-shape applies to ONNX models only"};
-  return relay::parseModule(readTextFile(path), path);
+  const std::map<std::string, std::vector<int64_t>> shapes = parseInputShapes(inputShapes);
+  if (!shapes.empty() && !driver::isOnnxFile(path))
+    throw UsageError{"--input-shape applies to ONNX models only"};
+  return driver::loadModel(path, {.shapes = shapes, .values = inputValues});
 }
 
 }  // namespace tessera::cli

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli.h"
+#include "driver/quantize.h"
 #include "relay/quantize/quantize.h"
 
 /// The flags' help, a literal so that each command's usage text can include it.
@@ -31,12 +32,17 @@
   "  --report               per quantized value: threshold, clipped fraction, SQNR against the\n"  \
   "                         float model on the calibration data, worst first\n"                    \
   "  --calibrate-with R     compiled (default: the profile graph built for the host, as TVM)\n"    \
-  "                         or interpreter (the reference interpreter: exact, much slower)\n"
+  "                         or interpreter (the reference interpreter: exact, much slower)\n"      \
+  "  --opt-level N          the pass context quantize runs under (default 3, as seed 000's\n"      \
+  "                         `with PassContext(opt_level=3)`); 2 is TVM's default context, where\n" \
+  "                         FoldScaleAxis does not run before quantization\n"                      \
+  "  --pass-config KEY=VALUE, --disabled-pass NAME[,NAME]  as for `tessera compile`\n"
 
 namespace tessera::cli {
 
 struct QuantizeOptions {
   relay::quantize::QConfig config = relay::quantize::QConfig::scoped();
+  relay::PassContext context;  ///< --opt-level, --pass-config, --disabled-pass
   std::optional<std::string> paramsPath;
   std::optional<std::string> datasetPath;
   std::optional<int64_t> samples;
@@ -47,17 +53,10 @@ struct QuantizeOptions {
 /// Reads the flags (usage text: TESSERA_QUANTIZE_OPTIONS_USAGE); bad values are UsageErrors.
 QuantizeOptions parseQuantizeOptions(Args& args);
 
-/// The calibration batches of a .npz whose arrays are named like the model's inputs: each
-/// array holds samples along its first axis, either one more axis than the input (N x input
-/// shape) or the input's batch axis N times over. At most `samples` batches.
-relay::quantize::CalibrationDataset readCalibrationDataset(const std::string& path,
-                                                           const relay::IRModule& module,
-                                                           std::optional<int64_t> samples);
-
-/// Quantizes `module` as the options say; the report (when asked) goes to `report`. The
-/// calibration data is `dataset` when given, else the options' --dataset file.
-relay::IRModule quantizeWithOptions(const relay::IRModule& module, const QuantizeOptions& options,
-                                    std::string* report,
-                                    relay::quantize::CalibrationDataset dataset = {});
+/// driver::quantizeModel's request for `module`: the flags' qconfig and files read. The
+/// calibration data is `dataset` when given, else the --dataset file.
+driver::QuantizeOptions quantizeRequest(const relay::IRModule& module,
+                                        const QuantizeOptions& options,
+                                        relay::quantize::CalibrationDataset dataset = {});
 
 }  // namespace tessera::cli

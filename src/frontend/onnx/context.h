@@ -87,9 +87,7 @@ class GraphContext {
   std::string declareFunction(const std::string& base, Type retType);
   /// Replaces a declared function's return type before any call of it is typed (a loop's scan
   /// accumulators are known only once its body is converted).
-  void setReturnType(const std::string& name, Type retType) {
-    returnTypes_.at(name) = std::move(retType);
-  }
+  void setReturnType(const std::string& name, Type retType);
   /// Defines a declared function (parameters annotated).
   void defineFunction(const std::string& name, relay::Function fn);
   /// The functions added, by name.

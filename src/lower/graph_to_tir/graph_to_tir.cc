@@ -2,6 +2,7 @@
 // model controls) that builds the graph description while collecting the distinct primitive
 // functions and lowering each through its op strategies; and the tuning tasks of the result.
 #include "lower/graph_to_tir/graph_to_tir.h"
+#include "lower/graph_to_tir/schedule_provider.h"
 
 #include "lower/graph_to_tir/kernel_set.h"
 
@@ -359,11 +360,7 @@ std::vector<tir::PrimFunc> primitiveKernels(const relay::IRModule& module) {
 std::vector<TuningTask> tuningTasks(const LoweredGraph& graph) {
   std::vector<TuningTask> tasks;
   for (const GraphKernel& k : graph.kernels) {
-    // The kernel's name is where it sits in one model, not what it computes.
-    auto anonymous = std::make_shared<tir::PrimFuncNode>(*k.func);
-    anonymous->name = "main";
-    anonymous->attrs.erase("global_symbol");
-    const uint64_t key = tir::structuralHash(tir::PrimFunc(anonymous));
+    const uint64_t key = workloadKey(k.func);
     auto same = std::find_if(tasks.begin(), tasks.end(),
                              [&](const TuningTask& t) { return t.workloadKey == key; });
     if (same != tasks.end()) {

@@ -10,6 +10,8 @@
 namespace tessera::relay::quantize {
 namespace {
 
+// The rewriting stages run at opt level 3 whatever the caller's context (TVM's quantize enters
+// `PassContext(opt_level=3, required_pass=[...])` for them).
 IRModule runPasses(const IRModule& module, const std::vector<std::string>& names) {
   PassContext ctx;
   ctx.optLevel = 3;
@@ -26,15 +28,15 @@ IRModule withMain(const IRModule& module, Function main) {
 
 }  // namespace
 
-IRModule prerequisiteOptimize(const IRModule& module,
-                              const std::map<std::string, NDArray>& params) {
+IRModule prerequisiteOptimize(const IRModule& module, const std::map<std::string, NDArray>& params,
+                              PassContext& ctx) {
   IRModule m = inferTypes(module);
-  if (!params.empty()) {
-    PassContext ctx;
-    m = (*bindParamsPass(params))(m, ctx);
-  }
-  return runPasses(
-      m, {"SimplifyInference", "FoldConstant", "FoldScaleAxis", "CanonicalizeOps", "FoldConstant"});
+  if (!params.empty()) m = (*bindParamsPass(params))(std::move(m), ctx);
+  std::vector<Pass> passes;
+  for (const char* name :
+       {"SimplifyInference", "FoldConstant", "FoldScaleAxis", "CanonicalizeOps", "FoldConstant"})
+    passes.push_back(passByName(name));
+  return (*sequential(std::move(passes), "PrerequisiteOptimize"))(std::move(m), ctx);
 }
 
 void registerBuiltinRules() {
@@ -49,7 +51,7 @@ IRModule quantize(const IRModule& module, const std::map<std::string, NDArray>& 
   const QConfig& cfg = currentQConfig();
   cfg.validate();
   registerBuiltinRules();
-  IRModule m = prerequisiteOptimize(module, params);
+  IRModule m = prerequisiteOptimize(module, params, PassContext::current());
   if (report) report->floatOps = opsLeftInFloat(m.main());
   m = withMain(m, partition(m.main()));
   m = withMain(m, annotate(m.main()));

@@ -14,6 +14,10 @@ namespace tessera::relay::strategy {
 struct AnchorReport {
   std::string implementation;  ///< the kernel's kImplementationAttr; empty when it has none
   Applicability answer;        ///< whether its schedule applied, and why not
+  /// A schedule provider's outcome (driver BuildOptions::scheduleProvider): empty when none was
+  /// consulted or it had no trace, "applied" when its trace scheduled the kernel, else why the
+  /// trace did not apply (the default schedule was used).
+  std::string tuned;
 };
 
 /// The kernel scheduled for `target` (resolved). Every step preserves its meaning: an anchor

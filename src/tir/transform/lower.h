@@ -18,43 +18,32 @@
 //  * the function's parameters and buffer_map are unchanged (multi-dimensional, for the ABI).
 #pragma once
 
-#include <functional>
 #include <string>
 #include <vector>
 
+#include "tir/transform/pass.h"
 #include "tir/transform/transform.h"
 
 namespace tessera::tir::transform {
 
-/// A pass a user adds at the end of a phase (TVM's `tir.add_lower_pass`: `[phase, pass]`).
-struct UserPass {
-  int phase = 0;  ///< 0: before phase 1 starts, 1: after phase 1, 2: after phase 2, 3: at the end
-  std::string name;
-  std::function<PrimFunc(const PrimFunc&)> pass;
-};
+/// Every row of the lowering pipeline in order, each a PrimFunc pass with its PassInfo (its name
+/// is written only there), whatever a context says.
+const std::vector<Pass>& lowerPipelinePasses();
 
-struct LowerOptions {
-  bool disableVectorize = false;  ///< `tir.disable_vectorize`: vectorized loops become serial
-  bool disableLoopPartition = false;
-  bool disableStorageRewrite = false;
-  bool disableCse = false;  ///< `tir.disable_cse_tir`
-  UnrollOptions unroll;     ///< `tir.UnrollLoop`
-  std::vector<UserPass> userPasses;
-  /// Called after every pass (name as in §4.1, e.g. "LowerInitBlock") with its result.
-  std::function<void(const std::string& pass, const PrimFunc& result)> printAfter;
-};
+/// The passes lower() runs under `ctx`, in order: the rows its config leaves on
+/// (`tir.disable_loop_partition`, `tir.disable_storage_rewrite`, `tir.disable_cse_tir`), and the
+/// passes of `tir.add_lower_pass` at the end of their phase (0: before phase 1). The rows read
+/// the rest of the config when they run (`tir.disable_vectorize`, `tir.UnrollLoop`).
+/// DiagnosticError (code "pass_config") when `ctx` disables a pass the contract above needs, or
+/// `tir.add_lower_pass` names an unknown pass.
+std::vector<Pass> lowerPasses(const PassContext& ctx);
 
-/// Lowers a (scheduled) PrimFunc to the flat loop program described above.
-PrimFunc lower(const PrimFunc& func, const LowerOptions& options = {});
-
-/// One step of lower(): a pass of the pipeline or a user pass.
-struct LowerStep {
-  std::string name;
-  std::function<PrimFunc(const PrimFunc&)> run;
-};
-/// The steps lower() runs, in order, for `options` (which must outlive the steps): so that a
-/// driver can run each step over all of a model's kernels and instrument it.
-std::vector<LowerStep> lowerSteps(const LowerOptions& options);
+/// Lowers every (scheduled) function of `module` to the flat loop program described above: each
+/// pass of lowerPasses(ctx) that ctx enables runs over all of them, instrumented by ctx
+/// (--print-after NAME, --time-passes).
+TirModule lower(TirModule module, PassContext& ctx);
+/// Lowers one function under `ctx` (the current context by default).
+PrimFunc lower(const PrimFunc& func, PassContext& ctx = PassContext::current());
 
 /// The pipeline's pass names in order (for --print-after style tooling and documentation).
 std::vector<std::string> lowerPassNames();

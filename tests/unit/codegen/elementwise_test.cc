@@ -250,7 +250,7 @@ TEST(CodegenElementwise, VectorizedPaddingReadsOnlyInside) {
              kind)});
     return makePrimFunc("padded", {a, c, d}, body);
   };
-  const PrimFunc vectorized = transform::vectorizeLoop(padded(ForKind::kVectorized));
+  const PrimFunc vectorized = tir::transform::vectorizeLoop(padded(ForKind::kVectorized));
   const std::vector<NDArray> args = {randomTensor({n}, i8, 12, -128, 128),
                                      NDArray::empty({n + 2}, i8), NDArray::empty({n / 2 + 1}, i8)};
   std::vector<NDArray> expected = deepCopy(args), actual = deepCopy(args);

@@ -13,7 +13,7 @@ namespace {
 using tessera::test::randomTensor;
 
 void expectSameAsEvaluator(const PrimFunc& func, const std::vector<NDArray>& args) {
-  PrimFunc lowered = transform::lower(func);
+  PrimFunc lowered = tir::transform::lower(func);
   std::vector<NDArray> expected = deepCopy(args);
   std::vector<NDArray> actual = deepCopy(args);
   evaluate(func, expected);

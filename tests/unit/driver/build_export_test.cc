@@ -52,14 +52,14 @@ int runProcess(const std::vector<std::string>& argv) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-BuiltModule builtWithParams() {
+Built builtWithParams() {
   std::map<std::string, NDArray> params{
       {"w", tessera::test::randomTensor({4, 8}, DataType::float32(), 21)}};
   return build(parse(kModel), codegen::hostTarget(), params);
 }
 
 // Both modules run kModel's inputs (seeded) to bitwise-equal outputs.
-void expectSameOutputs(const BuiltModule& first, const BuiltModule& second) {
+void expectSameOutputs(const Built& first, const Built& second) {
   const NDArray x = tessera::test::randomTensor({2, 8}, DataType::float32(), 22);
   const NDArray n = tessera::test::randomTensor({2, 4}, DataType::int32(), 23, -50, 50);
   GraphExecutor a(first.model()), b(second.model());
@@ -73,11 +73,11 @@ void expectSameOutputs(const BuiltModule& first, const BuiltModule& second) {
 
 TEST(BuildExport, LoadedInThisProcessGivesSameOutputs) {
   TempDir dir;
-  const BuiltModule built = builtWithParams();
+  const Built built = builtWithParams();
   exportBuilt(built, dir.path.string());
   EXPECT_TRUE(fs::exists(dir.path / "kernels.so"));
   EXPECT_TRUE(isBuiltDirectory(dir.path.string()));
-  const BuiltModule loaded = loadBuilt(dir.path.string());
+  const Built loaded = loadBuilt(dir.path.string());
   EXPECT_EQ(loaded.graph.toJson(), built.graph.toJson());
 
   expectSameOutputs(built, loaded);
@@ -89,19 +89,19 @@ TEST(BuildExport, ParamsWrittenDuringTheBuildAreCommittedByTheExport) {
       {"w", tessera::test::randomTensor({4, 8}, DataType::float32(), 21)}};
   BuildOptions options;
   options.paramsFile = (dir.path / "params.npz").string();
-  const BuiltModule streamed = build(parse(kModel), codegen::hostTarget(), params, options);
+  const Built streamed = build(parse(kModel), codegen::hostTarget(), params, options);
   ASSERT_TRUE(streamed.writtenParams);
   EXPECT_TRUE(streamed.params.empty());
   EXPECT_FALSE(fs::exists(dir.path / "params.npz"));  // in place only once exported
   exportBuilt(streamed, dir.path.string());
   EXPECT_FALSE(fs::exists(dir.path / "params.npz.tmp-tessera"));
 
-  const BuiltModule inMemory = builtWithParams();
+  const Built inMemory = builtWithParams();
   const std::map<std::string, NDArray> written = readNpz((dir.path / "params.npz").string());
   ASSERT_EQ(written.size(), inMemory.params.size());
   for (const auto& [name, data] : inMemory.params)
     EXPECT_TRUE(written.at(name).bitwiseEqual(data)) << name;
-  const BuiltModule loaded = loadBuilt(dir.path.string());
+  const Built loaded = loadBuilt(dir.path.string());
   expectSameOutputs(inMemory, loaded);
   // Exported again elsewhere: the written params go along.
   TempDir again;
@@ -124,7 +124,7 @@ def @main(%x: Tensor[(2, 3), float32]) {
 
 TEST(BuildExport, FreshProcessRunsTheDirectory) {
   TempDir dir;
-  const BuiltModule built = builtWithParams();
+  const Built built = builtWithParams();
   const std::string out = (dir.path / "module").string();
   exportBuilt(built, out);
   const NDArray x = tessera::test::randomTensor({2, 8}, DataType::float32(), 24);

@@ -99,7 +99,7 @@ TEST(BuildModels, OptLevelZeroCompilesUnfusedOps) {
   // FuseOps does not run at level 0: every op becomes a kernel of its own.
   BuildOptions options;
   options.optLevel = 0;
-  const BuiltModule built = build(parse(kMlp), codegen::hostTarget(), {}, options);
+  const Built built = build(parse(kMlp), codegen::hostTarget(), {}, options);
   EXPECT_EQ(built.graph.calls.size(), 7u);
   EXPECT_TRUE(matchesInterpreter(parse(kMlp), 5, 1e-4, 1e-5, 0));
 }
@@ -155,7 +155,7 @@ TEST(BuildModels, FashionMnistModelsPredictLikeInterpreter) {
     const relay::IRModule module = importModel("examples/fashion_mnist/" + model + ".onnx");
     const std::vector<int64_t> shape =
         model == "mlp" ? std::vector<int64_t>{1, 784} : std::vector<int64_t>{1, 1, 28, 28};
-    const BuiltModule built = build(module, codegen::hostTarget());
+    const Built built = build(module, codegen::hostTarget());
     GraphExecutor executor(built.model());
     relay::Interpreter interpreter(module);
     for (int64_t i = 0; i < std::min<int64_t>(images.shape()[0], 4); ++i) {
@@ -177,7 +177,7 @@ TEST(BuildModels, FashionMnistModelsPredictLikeInterpreter) {
 }
 
 TEST(BuildModels, IdenticalFunctionsShareOneKernel) {
-  const BuiltModule built = build(parse(R"(#[version = "0.0.5"]
+  const Built built = build(parse(R"(#[version = "0.0.5"]
 def @main(%x: Tensor[(4, 8), float32], %w: Tensor[(8, 8), float32]) {
   %0 = nn.dense(%x, %w, units=8);
   %1 = nn.relu(%0);
@@ -187,18 +187,19 @@ def @main(%x: Tensor[(4, 8), float32], %w: Tensor[(8, 8), float32]) {
   nn.relu(%4)
 }
 )"),
-                                  codegen::hostTarget());
+                            codegen::hostTarget());
   ASSERT_EQ(built.graph.calls.size(), 3u);
   ASSERT_EQ(built.kernels.size(), 1u);
   EXPECT_EQ(built.kernels[0]->name, "fused_nn_dense_nn_relu");
-  for (const runtime::KernelCall& call : built.graph.calls) EXPECT_EQ(call.kernel, "fused_nn_dense_nn_relu");
+  for (const runtime::KernelCall& call : built.graph.calls)
+    EXPECT_EQ(call.kernel, "fused_nn_dense_nn_relu");
 }
 
 TEST(BuildModels, BoundParamsBecomeGraphParams) {
   const relay::IRModule module = parse(kMlp);
   std::map<std::string, NDArray> params;
   params["w2"] = tessera::test::randomTensor({10, 64}, DataType::float32(), 9);
-  const BuiltModule built = build(module, codegen::hostTarget(), params);
+  const Built built = build(module, codegen::hostTarget(), params);
   EXPECT_EQ(built.graph.inputs.size(), 4u);
   ASSERT_EQ(built.graph.params.size(), 1u);
   // The dense weight is stored packed for the x86 schedule (10 rows: one block of 10 lanes) ...
@@ -206,7 +207,7 @@ TEST(BuildModels, BoundParamsBecomeGraphParams) {
                   .bitwiseEqual(relay::strategy::packWeight(
                       params["w2"], {relay::strategy::PackKind::kDense, 10})));
   // ... and as given when the default schedules are off.
-  const BuiltModule plain =
+  const Built plain =
       build(module, codegen::hostTarget(), params, {.optLevel = 3, .defaultSchedules = false});
   ASSERT_EQ(plain.graph.params.size(), 1u);
   EXPECT_TRUE(plain.params.at(plain.graph.params[0].name).bitwiseEqual(params["w2"]));
@@ -218,10 +219,10 @@ TEST(BuildModels, CompilingTwiceGivesTheSameDescription) {
 }
 
 TEST(BuildModels, ForwardingGraphNeedsNoKernels) {
-  const BuiltModule built = build(parse(R"(#[version = "0.0.5"]
+  const Built built = build(parse(R"(#[version = "0.0.5"]
 def @main(%x: Tensor[(2, 2), int8]) { (%x, %x) }
 )"),
-                                  codegen::hostTarget());
+                            codegen::hostTarget());
   EXPECT_TRUE(built.graph.calls.empty());
   GraphExecutor executor(built.model());
   const NDArray x = tessera::test::tensorOf({2, 2}, DataType::int8(), {1, -2, 3, -4});

@@ -53,7 +53,7 @@ inline ::testing::AssertionResult matchesInterpreter(
     int optLevel = 3, const target::Target& target = codegen::hostTarget()) {
   BuildOptions options;
   options.optLevel = optLevel;
-  const BuiltModule built = build(module, target, {}, options);
+  const Built built = build(module, target, {}, options);
   const std::vector<relay::Value> inputs = tessera::test::randomInputs(module, seed);
   const std::vector<NDArray> expected = flatten(relay::Interpreter(module).run(inputs));
 

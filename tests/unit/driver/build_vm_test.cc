@@ -1,4 +1,4 @@
-// buildVM(): modules with control flow compiled for the VM, each checked against the reference
+// build(): modules with control flow compiled for the VM, each checked against the reference
 // interpreter (the oracle) on the same inputs: `if` on run-time values, loops written as
 // recursion (tail calls run in place), kernels with packed weights inside branches, and the clean
 // errors for what the VM does not run yet.
@@ -22,10 +22,10 @@ namespace {
 
 using test::parse;
 
-std::vector<NDArray> runVM(const BuiltVM& built, const std::vector<relay::Value>& inputs) {
+std::vector<NDArray> runVM(const Built& built, const std::vector<relay::Value>& inputs) {
   std::vector<NDArray> args;
   for (const relay::Value& v : inputs) args.push_back(v.tensor());
-  runtime::vm::VirtualMachine vm(built.exec);
+  runtime::vm::VirtualMachine vm(*built.exec);
   const runtime::vm::VMValue result = vm.invoke("main", args);
   std::vector<NDArray> flat;
   // Depth-first, fields in order: the interpreter's flattening.
@@ -43,7 +43,7 @@ std::vector<NDArray> runVM(const BuiltVM& built, const std::vector<relay::Value>
 ::testing::AssertionResult vmMatchesInterpreter(const relay::IRModule& module,
                                                 const std::vector<relay::Value>& inputs,
                                                 double rtol = 1e-4, double atol = 1e-5) {
-  const BuiltVM built = buildVM(module, codegen::hostTarget());
+  const Built built = build(module, codegen::hostTarget(), {}, {.executor = Executor::kVM});
   const std::vector<NDArray> expected = test::flatten(relay::Interpreter(module).run(inputs));
   const std::vector<NDArray> got = runVM(built, inputs);
   if (got.size() != expected.size())
@@ -98,14 +98,14 @@ def @main(%n: int64, %x: Tensor[(4), float32]) -> Tensor[(4), float32] {
   EXPECT_TRUE(vmMatchesInterpreter(m, {int64Scalar(5), x}));
   EXPECT_TRUE(vmMatchesInterpreter(m, {int64Scalar(0), x}));
 
-  const BuiltVM built = buildVM(m, codegen::hostTarget());
+  const Built built = build(m, codegen::hostTarget(), {}, {.executor = Executor::kVM});
   const std::vector<NDArray> out = runVM(built, {int64Scalar(200000), x});
   for (int k = 0; k < 4; ++k)
     EXPECT_NEAR(out[0].getFloat(k), 200000.0 * x.getFloat(k), 1e-3 * 200000) << k;
-  EXPECT_NE(built.exec.asText().find("tail_call loop"), std::string::npos) << built.exec.asText();
+  EXPECT_NE(built.exec->asText().find("tail_call loop"), std::string::npos) << built.exec->asText();
 
   // The profiler counts each kernel's calls in a run: the loop body's add runs n times.
-  runtime::vm::VirtualMachine vm(built.exec);
+  runtime::vm::VirtualMachine vm(*built.exec);
   const std::vector<runtime::KernelTime> profile = vm.profile("main", {int64Scalar(5), x}, 3);
   ASSERT_FALSE(profile.empty());
   int adds = 0;
@@ -158,8 +158,8 @@ TEST(BuildVM, PackedWeightsInsideBranches) {
       {"w", tessera::test::randomTensor({16, 8, 3, 3}, DataType::float32(), 1, -1, 1)},
       {"d1", tessera::test::randomTensor({10, 1600}, DataType::float32(), 2, -1, 1)},
       {"d2", tessera::test::randomTensor({10, 16}, DataType::float32(), 3, -1, 1)}};
-  const BuiltVM built = buildVM(m, codegen::hostTarget(), weights);
-  EXPECT_EQ(built.exec.functions.at("main").params.size(), 2u);
+  const Built built = build(m, codegen::hostTarget(), weights, {.executor = Executor::kVM});
+  EXPECT_EQ(built.exec->functions.at("main").params.size(), 2u);
   const NDArray x = tessera::test::randomTensor({1, 8, 10, 10}, DataType::float32(), 9, -1, 1);
   for (bool c : {true, false}) {
     const relay::Value expected = relay::Interpreter(m).run(
@@ -185,14 +185,16 @@ TEST(BuildVM, UnsupportedProgramsAreCleanErrors) {
   let %f = fn (%y: Tensor[(2), float32]) { add(%y, %y) };
   %f(%x)
 })");
-  Diagnostic d = tessera::test::diagnosticOf([&] { buildVM(closure, codegen::hostTarget()); });
+  Diagnostic d = tessera::test::diagnosticOf(
+      [&] { build(closure, codegen::hostTarget(), {}, {.executor = Executor::kVM}); });
   EXPECT_EQ(d.code, "vm_compile") << d.message;
   EXPECT_NE(d.message.find("closures"), std::string::npos) << d.message;
 
   relay::IRModule dynamic = parse(R"(def @main(%c: bool, %x: Tensor[(2, 3), float32]) {
   if (%c) { argwhere(%x) } else { argwhere(negative(%x)) }
 })");
-  d = tessera::test::diagnosticOf([&] { buildVM(dynamic, codegen::hostTarget()); });
+  d = tessera::test::diagnosticOf(
+      [&] { build(dynamic, codegen::hostTarget(), {}, {.executor = Executor::kVM}); });
   EXPECT_EQ(d.code, "vm_compile") << d.message;
   EXPECT_NE(d.message.find("argwhere has a data-dependent output shape"), std::string::npos)
       << d.message;
@@ -203,8 +205,8 @@ TEST(BuildVM, WrongInputsAreCleanErrors) {
   relay::IRModule m = parse(R"(def @main(%c: bool, %x: Tensor[(2), float32]) {
   if (%c) { %x } else { negative(%x) }
 })");
-  const BuiltVM built = buildVM(m, codegen::hostTarget());
-  runtime::vm::VirtualMachine vm(built.exec);
+  const Built built = build(m, codegen::hostTarget(), {}, {.executor = Executor::kVM});
+  runtime::vm::VirtualMachine vm(*built.exec);
   Diagnostic d = tessera::test::diagnosticOf(
       [&] { vm.invoke("main", {boolScalar(true), NDArray::empty({3}, DataType::float32())}); });
   EXPECT_EQ(d.code, "vm_input");
@@ -221,10 +223,10 @@ TEST(BuildVM, ExportAndLoad) {
   %0 = multiply(%x, 3f);
   if (%c) { (nn.relu(%0), %x) } else { (negative(%0), exp(%x)) }
 })");
-  const BuiltVM built = buildVM(m, codegen::hostTarget());
-  exportBuiltVM(built, dir.string());
+  const Built built = build(m, codegen::hostTarget(), {}, {.executor = Executor::kVM});
+  exportBuilt(built, dir.string());
   ASSERT_TRUE(runtime::vm::isExecutableDirectory(dir.string()));
-  BuiltVM loaded;
+  Built loaded;
   loaded.exec = runtime::vm::loadExecutable(dir.string());
   const NDArray x = tessera::test::randomTensor({2, 3}, DataType::float32(), 4, -1, 1);
   for (bool c : {true, false}) {
@@ -236,7 +238,7 @@ TEST(BuildVM, ExportAndLoad) {
   }
 
   // A jump past the end of the program.
-  const std::string text = runtime::vm::programToJson(built.exec);
+  const std::string text = runtime::vm::programToJson(*built.exec);
   // The if's jump target (keys are written in sorted order: "index" just before "op").
   const std::regex jump(R"("index":[0-9]+,"op":8)");
   ASSERT_TRUE(std::regex_search(text, jump)) << text;

@@ -50,7 +50,7 @@ std::vector<const void*> constantBuffers(const relay::IRModule& module) {
   return out;
 }
 
-std::vector<NDArray> run(const BuiltModule& built, const NDArray& x) {
+std::vector<NDArray> run(const Built& built, const NDArray& x) {
   GraphExecutor executor(built.model());
   executor.setInput("x", x);
   executor.run();
@@ -66,7 +66,7 @@ TEST(BuildWeightMemory, HandedOverWeightsArePackedInTheirOwnMemory) {
   relay::IRModule owned = withOwnCopies(reference);
   const std::vector<const void*> buffers = constantBuffers(owned);
   ASSERT_EQ(buffers.size(), 2u);
-  const BuiltModule built = build(std::move(owned), codegen::hostTarget());
+  const Built built = build(std::move(owned), codegen::hostTarget());
   // Both packed weights live where the module's weights were: nothing was copied.
   int reused = 0;
   for (const auto& [name, param] : built.params)
@@ -78,7 +78,7 @@ TEST(BuildWeightMemory, HandedOverWeightsArePackedInTheirOwnMemory) {
 TEST(BuildWeightMemory, SharedWeightsAreCopiedAndLeftIntact) {
   const relay::IRModule module = convDense(8);
   const relay::IRModule snapshot = withOwnCopies(module);
-  const BuiltModule built = build(module, codegen::hostTarget());
+  const Built built = build(module, codegen::hostTarget());
   // The caller's module still holds the unpacked weights, bit for bit.
   std::vector<NDArray> mine, before;
   relay::postOrderVisit(module.main(), [&](const relay::Expr& e) {

@@ -61,7 +61,7 @@ TEST(GraphPlan, BestFitAndGrowth) {
 }
 
 TEST(GraphPlan, BuiltChainOfLayersReusesMemory) {
-  const BuiltModule built = build(parse(R"(#[version = "0.0.5"]
+  const Built built = build(parse(R"(#[version = "0.0.5"]
 def @main(%x: Tensor[(16, 64), float32], %w: Tensor[(64, 64), float32]) {
   %0 = nn.dense(%x, %w, units=64);
   %1 = nn.relu(%0);
@@ -73,7 +73,7 @@ def @main(%x: Tensor[(16, 64), float32], %w: Tensor[(64, 64), float32]) {
   nn.relu(%6)
 }
 )"),
-                                  codegen::hostTarget());
+                            codegen::hostTarget());
   EXPECT_EQ(built.graph.naiveBytes, 16 * 64 * 4 * 5 + 64 * 64 * 4);
   EXPECT_EQ(built.graph.plannedBytes, 16 * 64 * 4 * 4 + 64 * 64 * 4);
 }

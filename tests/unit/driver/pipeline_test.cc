@@ -41,7 +41,7 @@ TEST(Pipeline, EveryStepIsTimedAndPrintedInOrder) {
   ctx.printStream = &printed;
   BuildOptions options;
   options.context = &ctx;
-  const BuiltModule built = build(threeLayers(), codegen::hostTarget(), {}, options);
+  const Built built = build(threeLayers(), codegen::hostTarget(), {}, options);
   EXPECT_EQ(built.kernels.size(), 2u);  // the two 64x64 layers share a kernel
 
   std::vector<std::string> topLevel;

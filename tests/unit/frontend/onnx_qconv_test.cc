@@ -428,7 +428,7 @@ TEST(OnnxQLinearConv, CompiledLayerUsesVnniKernelBitForBit) {
     const relay::IRModule mod = frontend::onnx::importOnnxBytes(g.bytes());
     EXPECT_TRUE(driver::test::matchesInterpreter(mod, 31));
     if (!vnni) continue;
-    const driver::BuiltModule built = driver::build(mod, host);
+    const driver::Built built = driver::build(mod, host);
     bool chosen = false;
     for (const driver::KernelStrategy& k : built.strategies)
       for (const std::string& line : driver::explainStrategy(k))

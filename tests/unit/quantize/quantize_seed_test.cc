@@ -54,16 +54,48 @@ IRModule seed000Model() {
   return inferTypes(IRModule::fromExpr(function(nn::relu(y))));
 }
 
+// Seed 000 quantizes inside `with tvm.transform.PassContext(opt_level=3)`.
 TEST(QuantizeSeeds, Seed000QuantizedModuleByteForByte) {
   QConfig cfg = QConfig::scoped();
   cfg.skipConvLayers = std::vector<int64_t>{};
   cfg.weightScale = "max";
   QConfigScope scope(cfg);
+  PassContext ctx;
+  ctx.optLevel = 3;
+  PassContext::Scope level3(ctx);
   const IRModule quantized = quantize(seed000Model());
   const std::string printed = printModule(quantized);
   EXPECT_NE(printed.find("fixed_point_multiply"), std::string::npos);
   EXPECT_EQ(printed, goldenText("seed000_quantized.relay"));
   if (getenv("QDEBUG")) std::cerr << printed;
+}
+
+// Outside any PassContext (TVM's default, opt level 2) prerequisite_optimize skips FoldScaleAxis
+// and CanonicalizeOps (level 3): the batch-norm scale stays a `multiply` after the convolution and
+// `nn.bias_add` stays too, so neither is folded into the quantized convolution as seed 000 shows.
+TEST(QuantizeSeeds, OutsideAPassContextTheBatchNormScaleStaysAMultiply) {
+  QConfig cfg = QConfig::scoped();
+  cfg.skipConvLayers = std::vector<int64_t>{};
+  cfg.weightScale = "max";
+  QConfigScope scope(cfg);
+  ASSERT_EQ(PassContext::current().optLevel, 2);
+  const IRModule prepared = prerequisiteOptimize(seed000Model());
+  const std::string before = printModule(prepared);
+  EXPECT_NE(before.find("nn.bias_add("), std::string::npos) << before;
+  EXPECT_NE(before.find("multiply("), std::string::npos) << before;
+
+  const std::string printed = printModule(quantize(seed000Model()));
+  EXPECT_NE(printed, goldenText("seed000_quantized.relay"));
+  EXPECT_NE(printed.find("nn.bias_add("), std::string::npos) << printed;
+  EXPECT_NE(printed.find("nn.conv2d("), std::string::npos) << printed;
+
+  // At level 3 the same call folds both, as seed 000 prints.
+  PassContext ctx;
+  ctx.optLevel = 3;
+  PassContext::Scope level3(ctx);
+  const std::string folded = printModule(prerequisiteOptimize(seed000Model()));
+  EXPECT_EQ(folded.find("nn.bias_add("), std::string::npos) << folded;
+  EXPECT_EQ(folded.find("multiply("), std::string::npos) << folded;
 }
 
 }  // namespace

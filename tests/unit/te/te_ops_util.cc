@@ -134,7 +134,7 @@ std::vector<Value> rangedInputs(const relay::IRModule& m, uint64_t seed, double 
   const relay::IRModule m = relay::inferTypes(relay::parseModule(c.text));
   driver::BuildOptions options;
   if (plainLoops) options = {.optLevel = 0, .defaultSchedules = false};
-  const driver::BuiltModule built = driver::build(m, codegen::hostTarget(), {}, options);
+  const driver::Built built = driver::build(m, codegen::hostTarget(), {}, options);
   runtime::GraphExecutor executor(built.model());
   relay::Interpreter interp(m);
   for (uint64_t seed : {1u, 2u}) {

@@ -1,8 +1,13 @@
 // The whole lowering pipeline: the scheduled matmul+relu of specs/tir_relax.md §4.2 must print the
 // spec's lowered body and compute the same result; odd sizes with split predicates; symbolic
-// shapes; options, user passes and the per-pass print hook; the lowered-form contract of lower.h.
+// shapes; the pass context's config, user passes and print-after; the lowered-form contract of
+// lower.h.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <sstream>
+
+#include "test_util.h"
 #include "tir/functor.h"
 #include "tir/transform/lower.h"
 #include "transform_test_util.h"
@@ -147,38 +152,97 @@ TEST(LowerPipeline, SymbolicTwoDimensionalInt64) {
 }
 
 TEST(LowerPipeline, DisableVectorize) {
-  tf::LowerOptions options;
-  options.disableVectorize = true;
+  tf::PassContext ctx;
+  ctx.setConfig("tir.disable_vectorize", "true");
   PrimFunc f = scheduledMatmulRelu(16);
-  PrimFunc g = tf::lower(f, options);
+  PrimFunc g = tf::lower(f, ctx);
   std::string s = script(g);
   EXPECT_EQ(s.find("Broadcast"), std::string::npos) << s;
   EXPECT_NE(s.find("for j_1 in range(8):"), std::string::npos) << s;
   EXPECT_TRUE(sameResults(f, g));
 }
 
-TEST(LowerPipeline, PrintHookAndUserPassesRunInOrder) {
-  std::vector<std::string> seen;
-  tf::LowerOptions options;
-  options.printAfter = [&](const std::string& name, const PrimFunc&) { seen.push_back(name); };
+// The names printed after each pass, in order ("// after NAME" lines).
+std::vector<std::string> printedPasses(const std::string& text) {
+  std::vector<std::string> names;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("// after ", 0) == 0) names.push_back(line.substr(9));
+  return names;
+}
+
+TEST(LowerPipeline, PrintAfterAndUserPassesFromTheConfigRunInOrder) {
+  tf::PassContext ctx;
+  ctx.printAfterAll = true;
+  std::ostringstream printed;
+  ctx.printStream = &printed;
   int phase1Calls = 0;
-  options.userPasses.push_back({1, "MyPhase1", [&](const PrimFunc& f) {
-                                  ++phase1Calls;
-                                  // After phase 1 the buffers are flat and blocks are gone.
-                                  EXPECT_TRUE(isFlatLoopProgram(f) ||
-                                              script(f).find("T.vectorized") != std::string::npos);
-                                  return f;
-                                }});
-  options.userPasses.push_back({3, "MyPhase3", [](const PrimFunc& f) { return f; }});
-  tf::lower(scheduledMatmulRelu(16), options);
+  tf::addLowerPass(
+      ctx, 1, tf::makePrimFuncPass({"MyPhase1", 0, {}}, [&](const PrimFunc& f, tf::PassContext&) {
+        ++phase1Calls;
+        // After phase 1 the buffers are flat and blocks are gone.
+        EXPECT_TRUE(isFlatLoopProgram(f) || script(f).find("T.vectorized") != std::string::npos);
+        return f;
+      }));
+  tf::addLowerPass(ctx, 3,
+                   tf::makePrimFuncPass({"MyPhase3", 0, {}},
+                                        [](const PrimFunc& f, tf::PassContext&) { return f; }));
+  // A built-in pass named at a phase runs again there.
+  ctx.setConfig(
+      "tir.add_lower_pass",
+      AttrValue::array({ctx.configValue("tir.add_lower_pass").asArray()[0],
+                        ctx.configValue("tir.add_lower_pass").asArray()[1],
+                        AttrValue::array({AttrValue::integer(0), AttrValue::string("Simplify")})}));
+  tf::lower(scheduledMatmulRelu(16), ctx);
   EXPECT_EQ(phase1Calls, 1);
   std::vector<std::string> expected = tf::lowerPassNames();
-  // User passes appear after the last pass of their phase.
+  // User passes appear after the last pass of their phase; phase 0 before the first.
   expected.insert(expected.begin() + 10, "MyPhase1");
+  expected.insert(expected.begin(), "Simplify");
   expected.push_back("MyPhase3");
-  EXPECT_EQ(seen, expected);
+  EXPECT_EQ(printedPasses(printed.str()), expected);
   EXPECT_EQ(tf::lowerPassNames().front(), "LowerInitBlock");
   EXPECT_EQ(tf::lowerPassNames().size(), 20u);
+}
+
+TEST(LowerPipeline, ConfigSwitchesRowsOffAndDisabledPassesAreSkipped) {
+  tf::PassContext ctx;
+  ctx.printAfterAll = true;
+  std::ostringstream printed;
+  ctx.printStream = &printed;
+  ctx.setConfig("tir.disable_loop_partition", "true");
+  ctx.setConfig("tir.UnrollLoop", R"({"auto_max_step": 64, "explicit_unroll": false})");
+  ctx.disabledPasses.insert("HoistIfThenElse");
+  const PrimFunc f = scheduledMatmulRelu(16);
+  const PrimFunc g = tf::lower(f, ctx);
+  const std::vector<std::string> ran = printedPasses(printed.str());
+  EXPECT_EQ(std::count(ran.begin(), ran.end(), "LoopPartition"), 0);
+  EXPECT_EQ(std::count(ran.begin(), ran.end(), "HoistIfThenElse"), 0);
+  EXPECT_EQ(std::count(ran.begin(), ran.end(), "UnrollLoop"), 1);
+  EXPECT_EQ(ctx.configField("tir.UnrollLoop", "auto_max_step").asInt(), 64);
+  EXPECT_TRUE(isFlatLoopProgram(g));
+  EXPECT_TRUE(sameResults(f, g));
+}
+
+TEST(LowerPipeline, BadConfigIsALocatedError) {
+  tf::PassContext ctx;
+  Diagnostic d = diagnosticOf([&] { ctx.setConfig("tir.disable_vectorise", "true"); });
+  EXPECT_EQ(d.code, "pass_config");
+  EXPECT_NE(d.message.find("unknown config key 'tir.disable_vectorise'"), std::string::npos);
+  EXPECT_NE(d.message.find("tir.disable_vectorize"), std::string::npos) << "known keys listed";
+  d = diagnosticOf([&] { ctx.setConfig("tir.disable_vectorize", "yes"); });
+  EXPECT_NE(d.message.find("expects a boolean"), std::string::npos) << d.message;
+  d = diagnosticOf([&] { ctx.setConfig("tir.add_lower_pass", R"([[4, "Simplify"]])"); });
+  EXPECT_NE(d.message.find("phase 4"), std::string::npos) << d.message;
+  d = diagnosticOf([&] { ctx.setConfig("tir.UnrollLoop", R"({"max_step": 4})"); });
+  EXPECT_NE(d.message.find("unknown field 'max_step'"), std::string::npos) << d.message;
+  ctx.setConfig("tir.add_lower_pass", R"([[1, "NoSuchPass"]])");
+  d = diagnosticOf([&] { tf::lower(scheduledMatmulRelu(16), ctx); });
+  EXPECT_NE(d.message.find("no TIR pass named 'NoSuchPass'"), std::string::npos) << d.message;
+  tf::PassContext mandatory;
+  mandatory.disabledPasses.insert("FlattenBuffer");
+  d = diagnosticOf([&] { tf::lower(scheduledMatmulRelu(16), mandatory); });
+  EXPECT_NE(d.message.find("cannot be disabled"), std::string::npos) << d.message;
 }
 
 TEST(LowerPipeline, DeterministicOutput) {

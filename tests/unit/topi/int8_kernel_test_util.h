@@ -48,7 +48,7 @@ struct BuiltKernels {
 
 inline BuiltKernels kernelsOf(const relay::IRModule& mod,
                               const target::Target& target = codegen::hostTarget()) {
-  const BuiltModule built = build(mod, target);
+  const Built built = build(mod, target);
   BuiltKernels out;
   for (const KernelStrategy& k : built.strategies)
     for (const std::string& line : explainStrategy(k)) out.implementations.push_back(line);

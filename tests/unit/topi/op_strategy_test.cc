@@ -131,7 +131,7 @@ TEST(X86Strategy, BuildRecordsTheChoiceOfEveryKernel) {
       relay::inferTypes(relay::IRModule::fromExpr(relay::function(relay::nn::relu(relay::nn::dense(
           relay::var("x", {4, 64}),
           relay::constant(tessera::test::randomTensor({32, 64}, DataType::float32(), 3)))))));
-  const BuiltModule built = build(mod, codegen::hostTarget());
+  const Built built = build(mod, codegen::hostTarget());
   ASSERT_EQ(built.strategies.size(), 1u);
   const std::vector<std::string> lines = explainStrategy(built.strategies[0]);
   ASSERT_EQ(lines.size(), 4u);

@@ -41,7 +41,7 @@ relay::Conv2DAttrs convAttrs(int64_t oc, int64_t k, int64_t stride = 1, int64_t 
 }
 
 // The parameters of a build with a packed weight's rank (dense: 3, conv2d: 5).
-size_t packedParams(const BuiltModule& built, int rank) {
+size_t packedParams(const Built& built, int rank) {
   size_t n = 0;
   for (const auto& [name, value] : built.params) n += value.ndim() == rank;
   return n;
@@ -60,7 +60,7 @@ TEST_P(X86Dense, MatchesInterpreter) {
   if (c.epilogue) y = relay::nn::relu(relay::nn::biasAdd(y, constantOf({c.n}, 8)));
   const relay::IRModule mod = moduleOf(y);
   EXPECT_TRUE(matchesInterpreter(mod, 11));
-  const BuiltModule built = build(mod, codegen::hostTarget());
+  const Built built = build(mod, codegen::hostTarget());
   // Channel counts with a whole-vector or small block are packed; others keep their layout.
   const bool packable = c.n % 8 == 0 || c.n <= 32;
   EXPECT_EQ(packedParams(built, 3), packable ? 1u : 0u);
@@ -114,7 +114,7 @@ TEST(X86Schedule, Winograd3x3UsesTransformedWeights) {
   const relay::Conv2DAttrs attrs = convAttrs(32, 3, 1, 1);
   const relay::IRModule mod = moduleOf(relay::nn::relu(
       relay::nn::conv2d(relay::var("x", {1, 16, 12, 12}), constantOf({32, 16, 3, 3}, 3), attrs)));
-  const BuiltModule built = build(mod, codegen::hostTarget());
+  const Built built = build(mod, codegen::hostTarget());
   bool transformed = false;
   for (const auto& [name, value] : built.params)
     transformed =
