@@ -23,7 +23,7 @@
 #include "driver/build.h"
 #include "relay/builder.h"
 #include "relay/type_infer.h"
-#include "runtime/graph_executor.h"
+#include "runtime/graph_executor/graph_executor.h"
 #include "runtime/thread_pool.h"
 #include "runtime/time_evaluator.h"
 

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "runtime/graph_executor.h"
-#include "runtime/graph_model.h"
+#include "runtime/graph_executor/graph_executor.h"
+#include "runtime/graph_executor/graph_model.h"
 #include "runtime/npy.h"
-#include "runtime/vm.h"
-#include "runtime/vm_file.h"
+#include "runtime/vm/vm.h"
+#include "runtime/vm/vm_file.h"
 #include "support/diagnostic.h"
 
 namespace {

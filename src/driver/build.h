@@ -15,14 +15,14 @@
 #include "codegen/llvm/build.h"
 #include "codegen/llvm/target.h"
 #include "driver/pipeline.h"
-#include "lower/graph_to_tir/schedule_provider.h"
+#include "lower/relay/schedule_provider.h"
 #include "relay/module.h"
 #include "relay/strategy/op_strategy.h"
 #include "relay/strategy/schedule_kernel.h"
-#include "runtime/graph_model.h"
+#include "runtime/graph_executor/graph_model.h"
 #include "runtime/ndarray.h"
 #include "runtime/npy.h"
-#include "runtime/vm_executable.h"
+#include "runtime/vm/vm_executable.h"
 #include "tir/function.h"
 
 namespace tessera::driver {
@@ -81,7 +81,7 @@ struct BuildOptions {
   /// build runs, when optLevel is set.
   relay::PassContext* context = nullptr;
   /// Tuned schedules (the tuner's database), consulted per kernel before the default schedule
-  /// (lower/graph_to_tir/schedule_provider.h); null: default schedules only.
+  /// (lower/relay/schedule_provider.h); null: default schedules only.
   std::shared_ptr<const lower::ScheduleProvider> scheduleProvider;
   /// When set: the params.npz that exportBuilt will write (`tessera compile` sets it). Each param
   /// is then written to a temporary file next to it as lowering makes it, and freed, so that the
@@ -96,7 +96,7 @@ struct BuildOptions {
 /// Builds `module` for `target` (resolved here, once): runs driver/pipeline.h's steps. `params` are
 /// bound into @main first (BindParams), so they become constants of the graph. With
 /// Executor::kGraph, @main becomes a graph executor description; with kVM every function becomes
-/// VM code (lower/graph_to_tir/relay_to_vm.h). Throws DiagnosticError for what cannot be
+/// VM code (lower/relay/to_vm.h). Throws DiagnosticError for what cannot be
 /// compiled: for the graph executor a non-static input shape, control flow or calls to other
 /// globals in @main (code "build"); for the VM non-static shapes, data-dependent output shapes,
 /// closures (code "vm_compile"); an op without a compute. Move in a module nothing else holds to
@@ -109,7 +109,7 @@ Built build(relay::IRModule module, const target::Target& target,
 bool needsVM(const relay::IRModule& module);
 
 /// Writes `dir`/kernels.so, `dir`/graph.json and `dir`/params.npz (a graph module) or
-/// `dir`/kernels.so, `dir`/vm.json and `dir`/constants.npz (a VM module: runtime/vm_file.h),
+/// `dir`/kernels.so, `dir`/vm.json and `dir`/constants.npz (a VM module: runtime/vm/vm_file.h),
 /// creating `dir` when missing; files of the other kind are removed. Params written during the
 /// build are moved into place: `dir` must then be on the file system of
 /// BuildOptions::paramsFile. Throws DiagnosticError (code "export") when a file cannot be written.

@@ -6,7 +6,7 @@
 #include "driver/build.h"
 #include "runtime/file_io.h"
 #include "runtime/npy.h"
-#include "runtime/vm_file.h"
+#include "runtime/vm/vm_file.h"
 #include "support/diagnostic.h"
 
 namespace tessera::driver {

@@ -6,7 +6,7 @@
 
 #include "codegen/llvm/target.h"
 #include "driver/build.h"
-#include "runtime/graph_executor.h"
+#include "runtime/graph_executor/graph_executor.h"
 
 namespace tessera::driver {
 namespace {

@@ -1,6 +1,6 @@
 // Read top to bottom, this file is the compiler. The graph passes follow TVM 0.16's relay.build
 // (src/relay/backend/build_module.cc, spec relay.md §4.1), minus passes Tessera does not need
-// yet; then the fused graph becomes kernels (lower/graph_to_tir/), each kernel is scheduled by
+// yet; then the fused graph becomes kernels (lower/relay/), each kernel is scheduled by
 // the op implementation that produced it (relay/strategy/), lowered by the TIR passes
 // (tir/transform/lower.h), compiled by LLVM (codegen/llvm/), and the graph's memory is planned.
 // Each step is instrumented by the PassContext, so --print-after and --time-passes see its name.
@@ -13,26 +13,28 @@
 #include "relay/transform/pass_table.h"
 #include "relay/transform/passes.h"
 #include "support/check.h"
-#include "tir/printer.h"
+#include "tir/printer/printer.h"
 #include "tir/transform/lower.h"
 
 namespace tessera::driver {
 
 const std::vector<std::string>& optimizationPipelineNames() {
+  // Each pass's opt level is in its PassInfo; the context's level decides which of these run
+  // (at relay.build's 3, the level-4 Combine passes do not).
   static const std::vector<std::string> names = {
-      "Legalize",                // target hooks (FTVMLegalize) rewrite ops first (level 1)
-      "SimplifyInference",       // batch_norm -> multiply/add, dropout removed (level 0)
-      "EliminateCommonSubexpr",  // before folding, so duplicated subgraphs fold once (level 3)
-      "CombineParallelConv2D",   // sibling convs on one input become one (level 4: off at 3)
-      "CombineParallelDense",    // sibling dense calls become one batch_matmul (level 4)
-      "FoldConstant",            // evaluate constant subgraphs with the interpreter (level 2)
-      "FoldScaleAxis",           // push per-channel scales into conv/dense weights (level 3)
-      "SimplifyExpr",            // reshape/transpose chains, no-op casts and pads (level 0)
-      "CanonicalizeCast",        // one cast per elementwise consumer, so fusion is not blocked (3)
-      "CanonicalizeOps",         // bias_add -> expand_dims + add (level 3)
-      "AlterOpLayout",           // the target's kernel layouts, e.g. x86 NCHW16c convs (level 3)
-      "FoldConstant",            // fold what the canonicalisations exposed (level 2)
-      "FuseOps",                 // group ops into Primitive functions (level 0; off at context 0)
+      "Legalize",                // target hooks (FTVMLegalize) rewrite ops first
+      "SimplifyInference",       // batch_norm -> multiply/add, dropout removed
+      "EliminateCommonSubexpr",  // before folding, so duplicated subgraphs fold once
+      "CombineParallelConv2D",   // sibling convs on one input become one
+      "CombineParallelDense",    // sibling dense calls become one batch_matmul
+      "FoldConstant",            // evaluate constant subgraphs with the interpreter
+      "FoldScaleAxis",           // push per-channel scales into conv/dense weights
+      "SimplifyExpr",            // reshape/transpose chains, no-op casts and pads
+      "CanonicalizeCast",        // one cast per elementwise consumer, so fusion is not blocked
+      "CanonicalizeOps",         // bias_add -> expand_dims + add
+      "AlterOpLayout",           // the target's kernel layouts, e.g. x86 NCHW16c convs
+      "FoldConstant",            // fold what the canonicalisations exposed
+      "FuseOps",                 // group ops into Primitive functions (none at opt level 0)
   };
   return names;
 }
@@ -207,7 +209,7 @@ std::vector<std::string> printableStepNames() {
 
 std::vector<std::string> knownPassNames() {
   std::vector<std::string> names;
-  for (const relay::PassTableRow& row : relay::passTable()) names.emplace_back(row.name);
+  for (const relay::PassTableRow& row : relay::passTable()) names.push_back(row.name());
   for (const std::string& name : tir::transform::passNames()) names.push_back(name);
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());

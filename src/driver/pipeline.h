@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "codegen/llvm/build.h"
-#include "lower/graph_to_tir/graph_to_tir.h"
-#include "lower/graph_to_tir/relay_to_vm.h"
-#include "lower/graph_to_tir/schedule_provider.h"
+#include "lower/relay/schedule_provider.h"
+#include "lower/relay/to_graph.h"
+#include "lower/relay/to_vm.h"
 #include "relay/module.h"
 #include "relay/strategy/schedule_kernel.h"
 #include "relay/transform/pass.h"

@@ -8,7 +8,7 @@
 
 #include "support/diagnostic.h"
 #include "tir/functor.h"
-#include "tir/printer.h"
+#include "tir/printer/printer.h"
 
 namespace tessera::relax {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "support/diagnostic.h"
-#include "tir/printer.h"
+#include "tir/printer/printer.h"
 
 namespace tessera::relax {
 

@@ -8,7 +8,7 @@
 
 #include "relax/ops.h"
 #include "tir/functor.h"
-#include "tir/printer.h"
+#include "tir/printer/printer.h"
 
 namespace tessera::relax {
 

@@ -10,7 +10,7 @@
 #include "relax/printer.h"
 #include "relax/struct_info.h"
 #include "support/diagnostic.h"
-#include "tir/printer.h"
+#include "tir/printer/printer.h"
 #include "tir/transform/lower.h"
 
 namespace tessera::relax {

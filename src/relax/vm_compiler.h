@@ -1,12 +1,12 @@
 // Compiling a Relax module for the VM (spec tir_relax.md §5.8-5.9, simplified): high-level ops
 // are legalized to PrimFuncs, every PrimFunc is lowered and compiled with LLVM into one kernel
 // library, and every Relax function becomes a register-machine program of a few instructions
-// (runtime/vm_executable.h: runtime data, run by runtime/vm.h without the compiler).
+// (runtime/vm/vm_executable.h: runtime data, run by runtime/vm/vm.h without the compiler).
 #pragma once
 
 #include "ir/transform.h"
 #include "relax/expr.h"
-#include "runtime/vm_executable.h"
+#include "runtime/vm/vm_executable.h"
 
 namespace tessera::relax {
 

@@ -9,7 +9,8 @@ namespace tessera::tir {
 
 // --- buffers -------------------------------------------------------------------------------------
 
-Buffer makeBuffer(std::string name, std::vector<PrimExpr> shape, DataType dtype, std::string scope) {
+Buffer makeBuffer(std::string name, std::vector<PrimExpr> shape, DataType dtype,
+                  std::string scope) {
   auto b = std::make_shared<BufferNode>();
   b->data = makeVar(name, DataType::handle());
   b->name = std::move(name);
@@ -36,11 +37,16 @@ BufferRegion fullRegion(const Buffer& buffer) {
 
 const char* forKindName(ForKind kind) {
   switch (kind) {
-    case ForKind::kSerial: return "serial";
-    case ForKind::kParallel: return "parallel";
-    case ForKind::kVectorized: return "vectorized";
-    case ForKind::kUnrolled: return "unroll";
-    case ForKind::kThreadBinding: return "thread_binding";
+    case ForKind::kSerial:
+      return "serial";
+    case ForKind::kParallel:
+      return "parallel";
+    case ForKind::kVectorized:
+      return "vectorized";
+    case ForKind::kUnrolled:
+      return "unroll";
+    case ForKind::kThreadBinding:
+      return "thread_binding";
   }
   return "?";
 }
@@ -54,7 +60,9 @@ Stmt bufferStore(Buffer buffer, PrimExpr value, std::vector<PrimExpr> indices) {
   TS_CHECK(buffer && value) << "bufferStore needs a buffer and a value";
   return std::make_shared<BufferStoreNode>(std::move(buffer), std::move(value), std::move(indices));
 }
-Stmt evaluate(PrimExpr value) { return std::make_shared<EvaluateNode>(std::move(value)); }
+Stmt evaluate(PrimExpr value) {
+  return std::make_shared<EvaluateNode>(std::move(value));
+}
 Stmt letStmt(Var var, PrimExpr value, Stmt body) {
   return std::make_shared<LetStmtNode>(std::move(var), std::move(value), std::move(body));
 }
@@ -117,51 +125,6 @@ Stmt loopNest(const std::vector<Var>& loopVars, const std::vector<PrimExpr>& ext
     body = forLoop(loopVars[i], intImm(0, loopVars[i]->dtype), extents[i], ForKind::kSerial,
                    std::move(body));
   return body;
-}
-
-// --- functions -----------------------------------------------------------------------------------
-
-Buffer PrimFuncNode::bufferOf(const Var& param) const {
-  for (const auto& [var, buffer] : bufferMap)
-    if (var == param) return buffer;
-  return nullptr;
-}
-
-std::vector<Buffer> PrimFuncNode::paramBuffers() const {
-  std::vector<Buffer> out;
-  for (const Var& p : params)
-    if (Buffer b = bufferOf(p)) out.push_back(b);
-  return out;
-}
-
-PrimFunc makePrimFunc(std::string name, const std::vector<Buffer>& buffers, Stmt body) {
-  auto f = std::make_shared<PrimFuncNode>();
-  for (const Buffer& b : buffers) {
-    Var param = makeVar("var_" + b->name, DataType::handle());
-    f->params.push_back(param);
-    f->bufferMap.emplace_back(param, b);
-  }
-  f->body = std::move(body);
-  f->attrs.set("global_symbol", AttrValue::string(name));
-  f->attrs.set("tir.noalias", AttrValue::boolean(true));
-  f->name = std::move(name);
-  return f;
-}
-
-void TirModule::add(PrimFunc func) {
-  for (PrimFunc& f : functions_) {
-    if (f->name == func->name) {
-      f = std::move(func);
-      return;
-    }
-  }
-  functions_.push_back(std::move(func));
-}
-
-PrimFunc TirModule::find(const std::string& name) const {
-  for (const PrimFunc& f : functions_)
-    if (f->name == name) return f;
-  return nullptr;
 }
 
 }  // namespace tessera::tir

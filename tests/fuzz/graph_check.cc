@@ -20,8 +20,8 @@
 #include "relay/transform/pass_table.h"
 #include "relay/type_infer.h"
 #include "relay/visit.h"
-#include "runtime/graph_executor.h"
-#include "runtime/vm.h"
+#include "runtime/graph_executor/graph_executor.h"
+#include "runtime/vm/vm.h"
 #include "support/check.h"
 #include "support/diagnostic.h"
 
@@ -244,7 +244,7 @@ std::optional<Finding> checkGraph(const relay::IRModule& module, uint64_t dataSe
       return ctx;
     };
     for (const relay::PassTableRow& row : relay::passTable()) {
-      if (auto f = interpreted(row.name, [&] {
+      if (auto f = interpreted(row.name(), [&] {
             relay::PassContext ctx = context();
             return (*row.factory())(module, ctx);
           }))

@@ -14,7 +14,7 @@
 #include "codegen/llvm/target.h"
 #include "driver/build.h"
 #include "quantize_options.h"
-#include "runtime/graph_executor.h"
+#include "runtime/graph_executor/graph_executor.h"
 #include "runtime/npy.h"
 #include "support/diagnostic.h"
 

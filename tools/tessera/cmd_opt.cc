@@ -43,7 +43,7 @@ std::vector<std::string> splitCommaList(const std::string& text) {
 int cmdOpt(Args& args) {
   if (args.flag("--list-passes")) {
     for (const relay::PassTableRow& row : relay::passTable())
-      std::cout << row.name << " (level " << row.optLevel << "): " << row.summary << "\n";
+      std::cout << row.name() << " (level " << row.optLevel() << "): " << row.summary << "\n";
     return kExitOk;
   }
   relay::PassContext ctx;

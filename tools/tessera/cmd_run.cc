@@ -11,10 +11,10 @@
 #include "driver/pipeline.h"
 #include "pass_options.h"
 #include "relay/interp/interpreter.h"
-#include "runtime/graph_executor.h"
+#include "runtime/graph_executor/graph_executor.h"
 #include "runtime/npy.h"
 #include "runtime/time_evaluator.h"
-#include "runtime/vm.h"
+#include "runtime/vm/vm.h"
 #include "support/diagnostic.h"
 
 namespace tessera::cli {

@@ -8,8 +8,8 @@
 
 namespace tessera::relay::strategy {
 
-void registerX86Strategies();     // x86_strategies.cc
-void registerX86AlterOpLayout();  // x86_alter_layout.cc
+void registerX86Strategies();     // x86/strategies.cc
+void registerX86AlterOpLayout();  // x86/alter_layout.cc
 
 std::string StrategyChoice::chosenName() const {
   return chosen ? chosen->name : op + ".generic";

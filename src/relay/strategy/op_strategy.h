@@ -3,7 +3,7 @@
 // fused function picks one implementation per call (the highest priority whose condition holds,
 // under the target's most specific key that has one); the kernel is then scheduled by the
 // implementation that produced it, found by name. A target adds its rows under its own key
-// (x86_strategies.cc registers "cpu"); an op without rows for any key of the target gets its
+// (x86/strategies.cc registers "cpu"); an op without rows for any key of the target gets its
 // generic implementation: its FTVMCompute and only the target's generic schedule steps.
 #pragma once
 

@@ -1,5 +1,6 @@
-// The table of named passes: one row per pass (name, summary, opt level, factory). The CLI's
-// `--passes A,B` and Sequential's `required` lists look passes up here.
+// The table of named passes: one row per pass (summary, factory). A pass's name and opt level
+// are written once, in the PassInfo its factory gives it. The CLI's `--passes A,B` and
+// Sequential's `required` lists look passes up here.
 #pragma once
 
 #include <string>
@@ -10,10 +11,12 @@
 namespace tessera::relay {
 
 struct PassTableRow {
-  const char* name;
   const char* summary;
-  int optLevel;
   Pass (*factory)();
+  /// The pass's name (its PassInfo's).
+  std::string name() const { return factory()->info().name; }
+  /// The pass's opt level (its PassInfo's).
+  int optLevel() const { return factory()->info().optLevel; }
 };
 
 /// Every registered pass, in the order the docs list them.

@@ -5,7 +5,7 @@
 #include <mutex>
 
 #include "support/diagnostic.h"
-#include "tir/printer.h"
+#include "tir/printer/printer.h"
 #include "tir/transform/lower.h"
 
 namespace tessera::tir {

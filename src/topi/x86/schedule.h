@@ -1,7 +1,7 @@
 // x86 schedules of the kernels lowered from the graph. The anchor schedules tile the kernel of one
 // op implementation (the packed dense or conv2d of topi/nn_packed.cc, ...) with the output
 // channels as vector lanes and a register tile of accumulators; the op strategy
-// (relay/strategy/x86_strategies.cc) names which one a kernel gets. Every kernel then gets the
+// (relay/strategy/x86/strategies.cc) names which one a kernel gets. Every kernel then gets the
 // generic steps (inline elementwise stages, vectorized reductions, parallel outer loops).
 // Schedules only ever transform: the result computes what the input computed, whatever the
 // shapes. An anchor schedule that does not fit says why (Applicability) and is not applied.

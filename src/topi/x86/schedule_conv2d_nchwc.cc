@@ -1,5 +1,5 @@
 // x86 schedules of the blocked convolutions that x86's AlterOpLayout makes
-// (relay/strategy/x86_alter_layout.cc): data NCHW[x]c, so one output pixel's channel block is one
+// (relay/strategy/x86/alter_layout.cc): data NCHW[x]c, so one output pixel's channel block is one
 // vector register. The output is tiled into rows of owb pixels of one channel block; each tile's
 // accumulators (owb vectors) are computed over the whole reduction, then the epilogue (bias,
 // clip, residual add) writes the tile. For the dense conv2d_NCHWc a reduction step broadcasts one
@@ -89,7 +89,7 @@ Applicability scheduleDepthwiseConv2dNCHWc(tir::Schedule& sch, const ScheduleOpt
     if (placed) {
       sch.vectorize(sch.getLoops(*pad).back());  // the channel block (not the row: unrolling
                                                  // a padded row made huge basic blocks)
-      parallel.resize(2);  // the padding sits between the chunk and row loops
+      parallel.resize(2);                        // the padding sits between the chunk and row loops
     }
   }
   if (t->work >= options.minParallelWork) parallelTiles(sch, parallel, options.numCores);

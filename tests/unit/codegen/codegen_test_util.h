@@ -9,7 +9,7 @@
 
 #include "codegen/llvm/build.h"
 #include "test_util.h"
-#include "tir/eval.h"
+#include "tir/eval/eval.h"
 #include "tir/function.h"
 
 namespace tessera::codegen::test {

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "codegen_test_util.h"
-#include "tir/printer.h"
+#include "tir/printer/printer.h"
 #include "tir/transform/transform.h"
 
 namespace tessera::codegen::test {

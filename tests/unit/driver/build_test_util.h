@@ -13,7 +13,7 @@
 #include "relay/text/parser.h"
 #include "relay/type_infer.h"
 #include "relay/visit.h"
-#include "runtime/graph_executor.h"
+#include "runtime/graph_executor/graph_executor.h"
 #include "tensor_values.h"
 #include "test_util.h"
 

@@ -13,8 +13,8 @@
 #include "build_test_util.h"
 #include "driver/build.h"
 #include "frontend/onnx/importer.h"
-#include "runtime/vm.h"
-#include "runtime/vm_file.h"
+#include "runtime/vm/vm.h"
+#include "runtime/vm/vm_file.h"
 #include "unit/frontend/onnx_graph_builder.h"
 
 namespace tessera::driver {

@@ -9,10 +9,10 @@
 #include <sstream>
 
 #include "build_test_util.h"
-#include "lower/graph_to_tir/schedule_provider.h"
+#include "lower/relay/schedule_provider.h"
 #include "relay/builder.h"
 #include "tir/functor.h"
-#include "tir/printer.h"
+#include "tir/printer/printer.h"
 #include "tir/schedule/schedule.h"
 #include "tir/transform/pass.h"
 

@@ -7,7 +7,7 @@
 
 #include "build_test_util.h"
 #include "driver/pipeline.h"
-#include "lower/graph_to_tir/graph_to_tir.h"
+#include "lower/relay/to_graph.h"
 #include "relay/builder.h"
 
 namespace tessera::driver::test {

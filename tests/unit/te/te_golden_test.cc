@@ -4,7 +4,7 @@
 
 #include "te/create_prim_func.h"
 #include "te/reduce.h"
-#include "tir/printer.h"
+#include "tir/printer/printer.h"
 #include "topi/broadcast.h"
 #include "topi/nn.h"
 

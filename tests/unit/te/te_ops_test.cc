@@ -4,13 +4,14 @@
 
 #include <set>
 
+#include "lower/relay/lower_primitive.h"
 #include "relay/op_registry.h"
 #include "relay/strategy/strategy.h"
 #include "relay/text/parser.h"
 #include "relay/type_infer.h"
 #include "te_ops_util.h"
 #include "test_util.h"
-#include "tir/eval.h"
+#include "tir/eval/eval.h"
 
 namespace tessera::test {
 namespace {
@@ -76,7 +77,7 @@ TEST(OpStrategyTest, LoweredFunctionNamesAndParameters) {
   const relay::IRModule m =
       relay::inferTypes(relay::parseModule("def @main(%x: Tensor[(2, 8), float32], %w: Tensor[(4, "
                                            "8), float32]) { nn.relu(nn.dense(%x, %w)) }"));
-  tir::PrimFunc f = relay::strategy::lowerToPrimFunc(m.main());
+  tir::PrimFunc f = lower::lowerToPrimFunc(m.main());
   ASSERT_EQ(f->params.size(), 3u);
   EXPECT_EQ(f->bufferMap[0].second->name, "x");
   EXPECT_EQ(f->bufferMap[1].second->name, "w");
@@ -89,7 +90,7 @@ TEST(OpStrategyTest, TensorConstantBecomesExtraParameter) {
   NDArray c = tensorOf({2, 3}, DataType::float32(), {1, 2, 3, 4, 5, 6});
   relay::Function f = relay::exprAs<relay::FunctionNode>(relay::inferExprTypes(relay::makeFunction(
       {x}, relay::makeCall(relay::opByName("add"), {x, relay::makeConstant(c)}))));
-  relay::strategy::LoweredFunction lowered = relay::strategy::lowerPrimitive(f);
+  lower::LoweredFunction lowered = lower::lowerPrimitive(f);
   ASSERT_EQ(lowered.constants.size(), 1u);
   ASSERT_EQ(lowered.func->params.size(), 3u);
   NDArray xv = tensorOf({2, 3}, DataType::float32(), {10, 20, 30, 40, 50, 60});
@@ -102,7 +103,7 @@ TEST(OpStrategyTest, TensorConstantBecomesExtraParameter) {
 TEST(OpStrategyTest, PassThroughOutputIsCopied) {
   const relay::IRModule m = relay::inferTypes(
       relay::parseModule("def @main(%x: Tensor[(4), float32]) { nn.dropout(%x) }"));
-  tir::PrimFunc f = relay::strategy::lowerToPrimFunc(m.main());
+  tir::PrimFunc f = lower::lowerToPrimFunc(m.main());
   ASSERT_EQ(f->params.size(), 3u);
   EXPECT_NE(f->bufferMap[1].second, f->bufferMap[0].second);
 }
@@ -110,21 +111,21 @@ TEST(OpStrategyTest, PassThroughOutputIsCopied) {
 TEST(OpStrategyErrorsTest, DynamicShapeIsADiagnostic) {
   const relay::IRModule m = relay::inferTypes(
       relay::parseModule("def @main(%x: Tensor[(?, 4), float32]) { nn.relu(%x) }"));
-  Diagnostic d = diagnosticOf([&] { relay::strategy::lowerToPrimFunc(m.main()); });
+  Diagnostic d = diagnosticOf([&] { lower::lowerToPrimFunc(m.main()); });
   EXPECT_EQ(d.code, "dynamic_shape");
 }
 
 TEST(OpStrategyErrorsTest, ControlFlowIsADiagnostic) {
   const relay::IRModule m = relay::inferTypes(relay::parseModule(
       "def @main(%c: bool, %x: Tensor[(4), float32]) { if (%c) { %x } else { nn.relu(%x) } }"));
-  Diagnostic d = diagnosticOf([&] { relay::strategy::lowerToPrimFunc(m.main()); });
+  Diagnostic d = diagnosticOf([&] { lower::lowerToPrimFunc(m.main()); });
   EXPECT_EQ(d.code, "lower_te");
 }
 
 TEST(OpStrategyErrorsTest, UntypedFunctionIsADiagnostic) {
   relay::Var x = relay::makeVar("x");
   relay::Function f = relay::makeFunction({x}, relay::makeCall(relay::opByName("nn.relu"), {x}));
-  Diagnostic d = diagnosticOf([&] { relay::strategy::lowerToPrimFunc(f); });
+  Diagnostic d = diagnosticOf([&] { lower::lowerToPrimFunc(f); });
   EXPECT_EQ(d.code, "lower_te");
 }
 

@@ -5,6 +5,7 @@
 
 #include "codegen/llvm/target.h"
 #include "driver/build.h"
+#include "lower/relay/lower_primitive.h"
 #include "relay/interp/interpreter.h"
 #include "relay/op/op_common.h"
 #include "relay/op_registry.h"
@@ -13,9 +14,9 @@
 #include "relay/transform/passes.h"
 #include "relay/type_infer.h"
 #include "relay/visit.h"
-#include "runtime/graph_executor.h"
+#include "runtime/graph_executor/graph_executor.h"
 #include "test_util.h"
-#include "tir/eval.h"
+#include "tir/eval/eval.h"
 
 namespace tessera::test {
 namespace {
@@ -45,7 +46,7 @@ Value allocate(const Type& t, std::vector<NDArray>& arrays) {
 }
 
 Value callLowered(const relay::Function& fn, const std::vector<Value>& args) {
-  relay::strategy::LoweredFunction lowered = relay::strategy::lowerPrimitive(fn);
+  lower::LoweredFunction lowered = lower::lowerPrimitive(fn);
   std::vector<NDArray> arrays;
   for (const Value& a : args) flatten(a, arrays);
   arrays.insert(arrays.end(), lowered.constants.begin(), lowered.constants.end());

@@ -9,8 +9,8 @@
 #include "te/create_prim_func.h"
 #include "te/reduce.h"
 #include "test_util.h"
-#include "tir/eval.h"
-#include "tir/printer.h"
+#include "tir/eval/eval.h"
+#include "tir/printer/printer.h"
 
 namespace tessera::te {
 namespace {

@@ -5,8 +5,8 @@
 
 #include "te/create_prim_func.h"
 #include "test_util.h"
-#include "tir/eval.h"
-#include "tir/printer.h"
+#include "tir/eval/eval.h"
+#include "tir/printer/printer.h"
 #include "topi/nn.h"
 #include "topi/transform.h"
 

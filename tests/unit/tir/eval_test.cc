@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "test_util.h"
-#include "tir/eval.h"
+#include "tir/eval/eval.h"
 #include "tir_examples.h"
 
 namespace tessera::tir {

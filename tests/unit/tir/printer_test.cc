@@ -2,7 +2,7 @@
 // §1.6, §1.8, §3.6, §4.2, with Tessera's `T.float32(0.0)` rule) plus the individual forms of §2.6.
 #include <gtest/gtest.h>
 
-#include "tir/printer.h"
+#include "tir/printer/printer.h"
 #include "tir_examples.h"
 
 namespace tessera::tir {

@@ -13,8 +13,8 @@
 
 #include "runtime/ndarray.h"
 #include "support/diagnostic.h"
-#include "tir/eval.h"
-#include "tir/printer.h"
+#include "tir/eval/eval.h"
+#include "tir/printer/printer.h"
 #include "tir/schedule/schedule.h"
 #include "tir/schedule/trace.h"
 

@@ -1,9 +1,9 @@
 #include "transform_test_util.h"
 
 #include "test_util.h"
-#include "tir/eval.h"
+#include "tir/eval/eval.h"
 #include "tir/functor.h"
-#include "tir/printer.h"
+#include "tir/printer/printer.h"
 
 namespace tessera::test {
 

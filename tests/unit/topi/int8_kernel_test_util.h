@@ -8,7 +8,7 @@
 
 #include "../driver/build_test_util.h"
 #include "relay/builder.h"
-#include "tir/printer.h"
+#include "tir/printer/printer.h"
 
 namespace tessera::driver::test {
 

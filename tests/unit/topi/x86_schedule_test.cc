@@ -8,10 +8,11 @@
 
 #include "../driver/build_test_util.h"
 #include "driver/pipeline.h"
+#include "lower/relay/lower_primitive.h"
 #include "relay/builder.h"
 #include "relay/strategy/schedule_kernel.h"
 #include "relay/strategy/strategy.h"
-#include "tir/printer.h"
+#include "tir/printer/printer.h"
 #include "topi/x86/schedule.h"
 
 namespace tessera::driver::test {
@@ -221,8 +222,8 @@ TEST(X86Schedule, DenseTileShape) {
   ASSERT_TRUE(primitive);
   const target::Target target =
       codegen::withHostDefaults(target::Target::parse("llvm -mattr=+avx512f -num-cores=2"));
-  const relay::strategy::LoweredFunction lowered =
-      relay::strategy::lowerPrimitive(primitive, {.target = &target, .constantParams = {1}});
+  const lower::LoweredFunction lowered =
+      lower::lowerPrimitive(primitive, {.target = &target, .constantParams = {1}});
   ASSERT_EQ(lowered.packedParams.size(), 1u);
   EXPECT_EQ(lowered.packedParams[0].packing.block, 32);
   EXPECT_EQ(lowered.packedParams[0].packing.kind, relay::strategy::PackKind::kDense);

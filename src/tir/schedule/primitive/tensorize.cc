@@ -7,7 +7,7 @@
 
 #include "support/diagnostic.h"
 #include "tir/functor.h"
-#include "tir/printer.h"
+#include "tir/printer/printer.h"
 #include "tir/schedule/block_analysis.h"
 #include "tir/schedule/primitive/block_primitives.h"
 #include "tir/schedule/primitive/block_scope.h"

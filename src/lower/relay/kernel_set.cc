@@ -1,0 +1,124 @@
+// KernelSet and the helpers both lowerings of a fused module share.
+#include "lower/relay/kernel_set.h"
+
+#include "relay/structural_equal.h"
+#include "relay/type_infer.h"
+#include "relay/visit.h"
+#include "support/diagnostic.h"
+
+namespace tessera::lower {
+
+using relay::Expr;
+using relay::Function;
+
+relay::strategy::WeightPacking KernelInfo::packingOf(size_t param) const {
+  for (const auto& p : packed)
+    if (p.index == param) return p.packing;
+  return {};
+}
+
+// Identical primitive functions (FuseOps outlines each group separately) called with constants
+// in the same places share one kernel.
+const KernelInfo& KernelSet::kernelFor(const Function& fn, const std::vector<size_t>& constantArgs,
+                                       bool* isNew) {
+  const uint64_t hash = relay::structuralHash(fn);
+  if (isNew) *isNew = false;
+  for (Entry& e : entries_)
+    if (e.hash == hash && e.constantArgs == constantArgs && relay::structuralEqual(e.fn, fn)) {
+      ++kernels[e.info.index].calls;
+      return e.info;
+    }
+  LoweredFunction lowered = lowerPrimitive(fn, {.target = target_, .constantParams = constantArgs});
+  std::string name = kernelBaseName(fn);
+  const int n = nameUses_[name]++;
+  if (n > 0) name += "_" + std::to_string(n);
+  KernelInfo info{kernels.size(),
+                  name,
+                  0,
+                  lowered.func->params.size(),
+                  std::move(lowered.constants),
+                  std::move(lowered.packedParams)};
+  for (const relay::Var& p : fn->params)
+    info.numInputs += flattenTensorTypes(p->type(), name).size();
+  kernels.push_back({withKernelName(lowered.func, name), std::move(lowered.strategies), 1});
+  entries_.push_back({fn, hash, constantArgs, std::move(info)});
+  if (isNew) *isNew = true;
+  return entries_.back().info;
+}
+
+// "nn.conv2d" -> "nn_conv2d"; the kernel name joins the ops in evaluation order, as TVM does
+// (and as `tessera tir` names them).
+std::string kernelBaseName(const Function& fn) {
+  std::string name = "fused";
+  relay::postOrderVisit(fn->body, [&](const Expr& e) {
+    const auto* call = e->as<relay::CallNode>();
+    if (!call) return;
+    if (const auto* op = call->op->as<relay::OpNode>()) {
+      std::string part = op->name;
+      for (char& c : part)
+        if (c == '.') c = '_';
+      name += "_" + part;
+    }
+  });
+  return name;
+}
+
+// Explicit stack: nesting is input.
+std::vector<const TensorTypeNode*> flattenTensorTypes(const Type& type, const std::string& where) {
+  std::vector<const TensorTypeNode*> out;
+  std::vector<const TypeNode*> stack{type.get()};
+  while (!stack.empty()) {
+    const TypeNode* t = stack.back();
+    stack.pop_back();
+    if (const auto* tensor = t ? t->as<TensorTypeNode>() : nullptr) {
+      out.push_back(tensor);
+    } else if (const auto* tuple = t ? t->as<TupleTypeNode>() : nullptr) {
+      for (auto it = tuple->fields.rbegin(); it != tuple->fields.rend(); ++it)
+        stack.push_back(it->get());
+    } else {
+      throwDiagnostic("build",
+                      "has type " + typeToString(type) +
+                          "; only tensors and tuples of "
+                          "tensors can flow between kernels",
+                      {}, where);
+    }
+  }
+  return out;
+}
+
+const relay::OpNode* dataDependentOp(const relay::CallNode& call) {
+  if (const auto* op = call.op->as<relay::OpNode>())
+    return op->def->dataDependentShape ? op : nullptr;
+  const auto* fn = call.op->as<relay::FunctionNode>();
+  if (!fn) return nullptr;
+  const relay::OpNode* found = nullptr;
+  relay::postOrderVisit(fn->body, [&](const Expr& e) {
+    const auto* inner = e->as<relay::CallNode>();
+    const auto* op = inner ? inner->op->as<relay::OpNode>() : nullptr;
+    if (!found && op && op->def->dataDependentShape) found = op;
+  });
+  return found;
+}
+
+Function wrapOpCall(const relay::CallNode& call) {
+  std::vector<relay::Var> params;
+  std::vector<Expr> args;
+  for (size_t i = 0; i < call.args.size(); ++i) {
+    params.push_back(relay::makeVar("p" + std::to_string(i), call.args[i]->type()));
+    args.push_back(params.back());
+  }
+  DictAttrs attrs;
+  attrs.set("Primitive", AttrValue::integer(1));
+  Function fn =
+      relay::makeFunction(params, relay::makeCall(call.op, args, call.attrs), nullptr, attrs);
+  return relay::exprAs<relay::FunctionNode>(relay::inferExprTypes(fn));
+}
+
+tir::PrimFunc withKernelName(const tir::PrimFunc& func, const std::string& name) {
+  auto copy = std::make_shared<tir::PrimFuncNode>(*func);
+  copy->name = name;
+  copy->attrs.set("global_symbol", AttrValue::string(name));
+  return copy;
+}
+
+}  // namespace tessera::lower

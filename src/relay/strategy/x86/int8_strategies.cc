@@ -1,0 +1,156 @@
+// The x86 rows of the strategy table for int8 products on AVX-512 VNNI (topi/nn_int8.h): a
+// conv2d (NCHW/OIHW, groups 1) or dense of int8/uint8 data with a constant int8 weight and int32
+// output — what relay.quantize's realize produces — gets the weight packed into groups of 16 x 4
+// bytes and a tensorized schedule. Priority 20 (21 for pointwise convolutions over whole pixel
+// vectors, computed as products over pixels): above every float implementation, whose
+// conditions an int8 call may also meet. On a target with AMX-INT8, the convolutions
+// topi/nn_int8_amx.h takes (unit stride, channels in blocks of 32) run on tile products instead
+// (priority 22).
+#include "relay/strategy/op_strategy.h"
+#include "relay/strategy/packed_weights.h"
+#include "relay/strategy/strategy_util.h"
+#include "relay/strategy/x86/strategy_util.h"
+#include "topi/nn_int8.h"
+#include "topi/nn_int8_amx.h"
+#include "topi/x86/schedule.h"
+
+namespace tessera::relay::strategy {
+namespace {
+
+// What every int8 row needs: the instructions, the dtypes, a constant weight with whole blocks of
+// output channels (row 0 of the weight's shape).
+Applicability int8Product(const StrategyCall& c, PackKind packing) {
+  const TensorTypeNode* d = argType(c.call, 0);
+  const TensorTypeNode* w = argType(c.call, 1);
+  const TensorTypeNode* out = c.outType->as<TensorTypeNode>();
+  if (!d || !w || !out || (d->dtype != DataType::int8() && d->dtype != DataType::uint8()) ||
+      w->dtype != DataType::int8() || out->dtype != DataType::int32())
+    return Applicability::no("not int8/uint8 data x int8 weight -> int32");
+  if (!c.target.hasFeature("avx512vnni") || !c.target.hasFeature("avx512bw"))
+    return Applicability::no("the target has no AVX-512 VNNI (-mattr=+avx512vnni)");
+  if (c.weight.kind == packing) return Applicability::yes();
+  if (c.weight) return Applicability::no("the weight is packed for another implementation");
+  if (!c.weightConstant)
+    return Applicability::no("the weight is not a constant that can be packed at compile time");
+  const std::optional<std::vector<int64_t>> ds = staticShape(d->shape);
+  const std::optional<std::vector<int64_t>> ws = staticShape(w->shape);
+  if (!ds || !ws || ws->empty() || !topi::int8Packable(ws->front()))
+    return Applicability::no("needs static shapes");
+  return Applicability::yes();
+}
+
+Applicability int8ConvPackedAs(const StrategyCall& c, PackKind packing) {
+  const auto& a = attrsOf<Conv2DAttrs>(c.call.attrs);
+  if (a.dataLayout != "NCHW" || a.kernelLayout != "OIHW" ||
+      !(a.outLayout.empty() || a.outLayout == "NCHW") || a.groups != 1)
+    return Applicability::no("not an NCHW/OIHW conv2d with groups 1");
+  return int8Product(c, packing);
+}
+
+Applicability int8Conv(const StrategyCall& c) {
+  return int8ConvPackedAs(c, PackKind::kInt8);
+}
+
+// A pointwise conv2d over whole vectors of 16 pixels: the product over pixels.
+Applicability int8PointwiseConv(const StrategyCall& c) {
+  const TensorTypeNode* d = argType(c.call, 0);
+  const TensorTypeNode* w = argType(c.call, 1);
+  const std::optional<std::vector<int64_t>> ds = d ? staticShape(d->shape) : std::nullopt;
+  const std::optional<std::vector<int64_t>> ws = w ? staticShape(w->shape) : std::nullopt;
+  const auto& a = attrsOf<Conv2DAttrs>(c.call.attrs);
+  if (Applicability conv = int8Conv(c); !conv) return conv;
+  if (!ds || !ws || !topi::conv2d1x1Int8Applies(*ds, *ws, convParams(a, DataType::int32())))
+    return Applicability::no(
+        "not a pointwise (1x1, stride 1, unpadded) conv2d over whole vectors of 16 pixels");
+  return Applicability::yes();
+}
+
+Applicability int8Dense(const StrategyCall& c) {
+  const TensorTypeNode* d = argType(c.call, 0);
+  if (!d || d->shape.size() < 2) return Applicability::no("the data is not a matrix");
+  return int8Product(c, PackKind::kInt8);
+}
+
+// The AMX convolution's geometry (nullopt when the call has none).
+std::optional<topi::AmxConvGeometry> amxGeometry(const StrategyCall& c) {
+  const TensorTypeNode* d = argType(c.call, 0);
+  const TensorTypeNode* w = argType(c.call, 1);
+  const std::optional<std::vector<int64_t>> ds = d ? staticShape(d->shape) : std::nullopt;
+  const std::optional<std::vector<int64_t>> ws = w ? staticShape(w->shape) : std::nullopt;
+  if (!ds || !ws) return std::nullopt;
+  return topi::amxConvGeometry(*ds, *ws,
+                               convParams(attrsOf<Conv2DAttrs>(c.call.attrs), DataType::int32()));
+}
+
+Applicability int8AmxConv(const StrategyCall& c) {
+  if (!c.target.hasFeature("amx-int8") || !c.target.hasFeature("amx-tile"))
+    return Applicability::no("the target has no AMX-INT8 (-mattr=+amx-tile,+amx-int8)");
+  if (Applicability conv = int8ConvPackedAs(c, PackKind::kInt8Amx); !conv) return conv;
+  if (!amxGeometry(c))
+    return Applicability::no(
+        "not a unit-stride (or unpadded 1x1) conv2d with >= 32 input channels, output channels in "
+        "blocks of 32 and >= 16 output pixels");
+  return Applicability::yes();
+}
+
+WeightPacking int8AmxPacking(const StrategyCall&) {
+  return {PackKind::kInt8Amx, topi::kAmxTileRows};
+}
+
+std::vector<te::Tensor> int8AmxCompute(const StrategyCall& c, const std::vector<te::Tensor>& in) {
+  const std::vector<int64_t> out = *staticShape(tensorTypeOf(c.outType).shape);
+  return {topi::conv2dNchwInt8Amx(in.at(0), in.at(1), *amxGeometry(c),
+                                  convParams(attrsOf<Conv2DAttrs>(c.call.attrs), DataType::int32()),
+                                  out.at(1))};
+}
+
+WeightPacking int8Packing(const StrategyCall&) {
+  return {PackKind::kInt8, topi::kInt8Lanes};
+}
+
+std::vector<te::Tensor> int8Compute(const StrategyCall& c, const std::vector<te::Tensor>& in) {
+  return packedCompute(c.call, c.weight, in.at(0), in.at(1), c.outType);
+}
+
+std::vector<te::Tensor> int8PointwiseCompute(const StrategyCall& c,
+                                             const std::vector<te::Tensor>& in) {
+  const std::vector<int64_t> out = *staticShape(tensorTypeOf(c.outType).shape);
+  return {topi::conv2dNchw1x1Int8(in.at(0), in.at(1),
+                                  convParams(attrsOf<Conv2DAttrs>(c.call.attrs), DataType::int32()),
+                                  out.at(1))};
+}
+
+}  // namespace
+
+void registerX86Int8Strategies(StrategyRegistry& r) {
+  r.add("nn.conv2d", "cpu",
+        {.name = "conv2d_nchw_int8_amx.x86",
+         .priority = 22,
+         .condition = int8AmxConv,
+         .packWeight = int8AmxPacking,
+         .compute = int8AmxCompute,
+         .schedule = x86Schedule(topi::x86::scheduleConv2dInt8Amx)});
+  r.add("nn.conv2d", "cpu",
+        {.name = "conv2d_1x1_int8_vnni.x86",
+         .priority = 21,
+         .condition = int8PointwiseConv,
+         .packWeight = int8Packing,
+         .compute = int8PointwiseCompute,
+         .schedule = x86Schedule(topi::x86::scheduleConv2d1x1Int8)});
+  r.add("nn.conv2d", "cpu",
+        {.name = "conv2d_nchw_int8_vnni.x86",
+         .priority = 20,
+         .condition = int8Conv,
+         .packWeight = int8Packing,
+         .compute = int8Compute,
+         .schedule = x86Schedule(topi::x86::scheduleConv2dInt8)});
+  r.add("nn.dense", "cpu",
+        {.name = "dense_int8_vnni.x86",
+         .priority = 20,
+         .condition = int8Dense,
+         .packWeight = int8Packing,
+         .compute = int8Compute,
+         .schedule = x86Schedule(topi::x86::scheduleDenseInt8)});
+}
+
+}  // namespace tessera::relay::strategy
