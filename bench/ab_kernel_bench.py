@@ -8,7 +8,7 @@ Each kernel_bench run already times Tessera against its peer (OpenBLAS, oneDNN) 
 peer's median time is listed too, as a measure of the machine's drift between A's and B's runs.
 
     /usr/bin/python3 bench/ab_kernel_bench.py --a OLD/kernel_bench --b NEW/kernel_bench \
-        [--rounds 3] [--args "--quick --only gemm"]
+        [--rounds 3] [--args="--quick --only gemm"]
 """
 import argparse
 import shlex

@@ -1,4 +1,5 @@
 // annotate / unannotate: set or remove a string-keyed hint on a loop or a block.
+#include "tir/schedule/instruction_kind_util.h"
 #include "tir/schedule/schedule_state.h"
 
 namespace tessera::tir {
@@ -55,6 +56,52 @@ void Schedule::unannotate(const BlockRV& block, const std::string& key) {
   ann.erase(key);
   setBlockAnnotations(*impl_, path, ann);
   impl_->record({.kind = "Unannotate", .inputs = {block}, .attrs = {AttrValue::string(key)}});
+}
+
+// --- how its instructions replay and print (listed in instruction_kinds.cc) -------------------
+
+std::vector<InstructionKind> annotateKinds() {
+  using namespace kinds;
+  return {
+      {.name = "Annotate",
+       .pythonName = "annotate",
+       .inputs = {2, 2},
+       .attrs = {1, 1},
+       .apply =
+           [](Schedule& s, const Instruction& i) {
+             TS_CHECK(i.inputs.size() == 2) << "Annotate takes a target and a value";
+             AttrValue value;
+             if (const auto* rv = std::get_if<ExprRV>(&i.inputs[1]))
+               value = AttrValue::integer(s.get(*rv), DataType::int64());
+             else if (const auto* c = std::get_if<AttrValue>(&i.inputs[1]))
+               value = *c;
+             if (isLoop(i, 0))
+               s.annotate(rvAt<LoopRV>(i, 0), strAttr(i, 0), value);
+             else
+               s.annotate(rvAt<BlockRV>(i, 0), strAttr(i, 0), value);
+             return std::vector<InstOutput>{};
+           },
+       .print =
+           [](const Instruction& i, const Inputs& in) {
+             return "block_or_loop=" + in[0] + ", ann_key=" + pyAttr(i, 0) + ", ann_val=" + in[1];
+           }},
+      {.name = "Unannotate",
+       .pythonName = "unannotate",
+       .inputs = {1, 1},
+       .attrs = {1, 1},
+       .apply =
+           [](Schedule& s, const Instruction& i) {
+             if (isLoop(i, 0))
+               s.unannotate(rvAt<LoopRV>(i, 0), strAttr(i, 0));
+             else
+               s.unannotate(rvAt<BlockRV>(i, 0), strAttr(i, 0));
+             return std::vector<InstOutput>{};
+           },
+       .print =
+           [](const Instruction& i, const Inputs& in) {
+             return "block_or_loop=" + in[0] + ", ann_key=" + pyAttr(i, 0);
+           }},
+  };
 }
 
 }  // namespace tessera::tir

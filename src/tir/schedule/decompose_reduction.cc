@@ -5,6 +5,7 @@
 
 #include "tir/functor.h"
 #include "tir/schedule/block_analysis.h"
+#include "tir/schedule/instruction_kind_util.h"
 #include "tir/schedule/schedule_state.h"
 
 namespace tessera::tir {
@@ -154,6 +155,25 @@ BlockRV Schedule::decomposeReduction(const BlockRV& blockRV, const LoopRV& loopR
   BlockRV out = s.newBlockRV(init->id);
   s.record({.kind = "DecomposeReduction", .inputs = {blockRV, loopRV}, .outputs = {out}});
   return out;
+}
+
+// --- how its instructions replay and print (listed in instruction_kinds.cc) -------------------
+
+std::vector<InstructionKind> decomposeReductionKinds() {
+  using namespace kinds;
+  return {
+      {.name = "DecomposeReduction",
+       .pythonName = "decompose_reduction",
+       .inputs = {2, 2},
+       .attrs = {0, 0},
+       .apply =
+           [](Schedule& s, const Instruction& i) {
+             return std::vector<InstOutput>{
+                 s.decomposeReduction(rvAt<BlockRV>(i, 0), rvAt<LoopRV>(i, 1))};
+           },
+       .print = [](const Instruction&,
+                   const Inputs& in) { return "block=" + in[0] + ", loop=" + in[1]; }},
+  };
 }
 
 }  // namespace tessera::tir

@@ -2,6 +2,7 @@
 // change no IR; each records its (pure) instruction.
 #include "tir/functor.h"
 #include "tir/schedule/block_analysis.h"
+#include "tir/schedule/instruction_kind_util.h"
 #include "tir/schedule/schedule_state.h"
 
 namespace tessera::tir {
@@ -123,6 +124,66 @@ std::vector<BlockRV> Schedule::getConsumers(const BlockRV& block) {
   }
   s.record({.kind = "GetConsumers", .inputs = {block}, .outputs = asOutputs(out)});
   return out;
+}
+
+// --- how its instructions replay and print (listed in instruction_kinds.cc) -------------------
+
+std::vector<InstructionKind> blockLoopQueryKinds() {
+  using namespace kinds;
+  return {
+      {.name = "GetBlock",
+       .pythonName = "get_block",
+       .pure = true,
+       .inputs = {0, 0},
+       .attrs = {2, 2},
+       .apply =
+           [](Schedule& s, const Instruction& i) {
+             return std::vector<InstOutput>{s.getBlock(strAttr(i, 0), strAttr(i, 1))};
+           },
+       .print =
+           [](const Instruction& i, const Inputs&) {
+             return "name=" + pyAttr(i, 0) + ", func_name=" + pyAttr(i, 1);
+           }},
+      {.name = "GetLoops",
+       .pythonName = "get_loops",
+       .pure = true,
+       .inputs = {1, 1},
+       .attrs = {0, 0},
+       .listOutput = true,
+       .apply = [](Schedule& s,
+                   const Instruction& i) { return outs(s.getLoops(rvAt<BlockRV>(i, 0))); },
+       .print = [](const Instruction&, const Inputs& in) { return "block=" + in[0]; }},
+      {.name = "GetChildBlocks",
+       .pythonName = "get_child_blocks",
+       .pure = true,
+       .inputs = {1, 1},
+       .attrs = {0, 0},
+       .listOutput = true,
+       .apply =
+           [](Schedule& s, const Instruction& i) {
+             return isLoop(i, 0) ? outs(s.getChildBlocks(rvAt<LoopRV>(i, 0)))
+                                 : outs(s.getChildBlocks(rvAt<BlockRV>(i, 0)));
+           },
+       .print = [](const Instruction&, const Inputs& in) { return in[0]; }},
+      {.name = "GetProducers",
+       .pythonName = "get_producers",
+       .pure = true,
+       .inputs = {1, 1},
+       .attrs = {0, 0},
+       .listOutput = true,
+       .apply = [](Schedule& s,
+                   const Instruction& i) { return outs(s.getProducers(rvAt<BlockRV>(i, 0))); },
+       .print = [](const Instruction&, const Inputs& in) { return "block=" + in[0]; }},
+      {.name = "GetConsumers",
+       .pythonName = "get_consumers",
+       .pure = true,
+       .inputs = {1, 1},
+       .attrs = {0, 0},
+       .listOutput = true,
+       .apply = [](Schedule& s,
+                   const Instruction& i) { return outs(s.getConsumers(rvAt<BlockRV>(i, 0))); },
+       .print = [](const Instruction&, const Inputs& in) { return "block=" + in[0]; }},
+  };
 }
 
 }  // namespace tessera::tir

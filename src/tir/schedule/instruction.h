@@ -19,34 +19,6 @@ using InstInput = std::variant<std::monostate, BlockRV, LoopRV, ExprRV, AttrValu
 /// An instruction output: the RV it created.
 using InstOutput = std::variant<BlockRV, LoopRV, ExprRV>;
 
-// clang-format off
-/// Layout of inputs | attrs per kind (what record() must be given; booleans as traceBool()):
-///   GetBlock            -                       | name, func_name        -> block
-///   GetLoops            block                   | -                      -> loops
-///   GetChildBlocks      block or loop           | -                      -> blocks
-///   GetProducers/GetConsumers block             | -                      -> blocks
-///   Split               loop, factors (None/int/ExprRV) | preserve_unit_iters, disable_predication -> loops
-///   Fuse                loops                   | preserve_unit_iters    -> loop
-///   Reorder             loops                   | -
-///   AddUnitLoop         block or loop           | -                      -> loop
-///   Parallel/Vectorize/Unroll loop              | -
-///   Bind                loop                    | thread_axis
-///   Annotate            block or loop, value    | key
-///   Unannotate          block or loop           | key
-///   ComputeAt/ReverseComputeAt block, loop      | preserve_unit_loops, index
-///   ComputeInline/ReverseComputeInline block    | -
-///   CacheRead/CacheWrite block, consumer blocks | buffer_index, storage_scope -> block
-///   SetScope            block                   | buffer_index, storage_scope
-///   StorageAlign        block                   | buffer_index, axis, factor, offset
-///   DecomposeReduction  block, loop             | -                      -> block
-///   RFactor             loop                    | factor_axis            -> block
-///   Blockize            loop                    | preserve_unit_iters    -> block
-///   Tensorize           block or loop           | intrin_name, preserve_unit_iters
-///   SamplePerfectTile   loop                    | n, max_innermost_factor -> ExprRVs; decision [ints]
-///   SampleCategorical   -                       | candidates [ints], probs [floats] -> ExprRV; decision index
-///   SampleComputeLocation block                 | -                      -> loop; decision int
-///   EnterPostproc       -                       | -
-// clang-format on
 struct Instruction {
   std::string kind;  ///< JSON name, e.g. "GetBlock", "SamplePerfectTile"
   std::vector<InstInput> inputs;
@@ -55,11 +27,26 @@ struct Instruction {
   std::optional<AttrValue> decision;  ///< sampling instructions only
 };
 
-/// How one instruction kind prints and replays. Rows live in instruction_kinds.cc.
+/// How many inputs or attributes an instruction kind takes: [min, max], max kVariadic for no bound.
+struct Arity {
+  static constexpr int kVariadic = -1;
+  int min = 0;
+  int max = 0;
+  bool admits(size_t n) const {
+    return static_cast<int>(n) >= min && (max == kVariadic || static_cast<int>(n) <= max);
+  }
+};
+
+/// How one instruction kind records, prints and replays. Each schedule primitive's file defines
+/// the rows of the instructions it records (its `...Kinds()` function, listed in
+/// instruction_kinds.cc), next to the primitive itself.
 struct InstructionKind {
   std::string name;        ///< "Split"
   std::string pythonName;  ///< "split"
   bool pure = false;  ///< no IR change: a simplification may drop it when its outputs are unused
+  Arity inputs;       ///< RVs, None or constants: checked when recorded and when read from JSON
+  Arity attrs;        ///< constants (booleans as 0/1)
+  bool listOutput = false;  ///< returns a list (printed `l0, = sch.get_loops(...)` for one)
   /// Runs the instruction on `sch` with inputs already mapped to `sch`'s RVs; returns the outputs.
   std::function<std::vector<InstOutput>(Schedule& sch, const Instruction& inst)> apply;
   /// The Python keyword arguments ("loop=l2, n=2, ...") given the printed inputs; the decision is
@@ -69,6 +56,8 @@ struct InstructionKind {
 
 /// The kind named `name` (JSON name), or null.
 const InstructionKind* findInstructionKind(const std::string& name);
+/// Why `inst` does not fit its kind's arity (empty when it does, or the kind is unknown).
+std::string arityProblem(const InstructionKind& kind, const Instruction& inst);
 /// Every kind, in table order.
 const std::vector<InstructionKind>& instructionKinds();
 

@@ -2,6 +2,7 @@
 // extents; each old variable is recovered by floordiv/floormod of the fused one.
 #include "tir/functor.h"
 #include "tir/schedule/block_analysis.h"
+#include "tir/schedule/instruction_kind_util.h"
 #include "tir/schedule/loop_rewrite.h"
 #include "tir/schedule/schedule_state.h"
 
@@ -88,6 +89,26 @@ LoopRV Schedule::fuse(const std::vector<LoopRV>& loopRVs, bool preserveUnitIters
   inst.outputs = {out};
   s.record(std::move(inst));
   return out;
+}
+
+// --- how its instructions replay and print (listed in instruction_kinds.cc) -------------------
+
+std::vector<InstructionKind> fuseKinds() {
+  using namespace kinds;
+  return {
+      {.name = "Fuse",
+       .pythonName = "fuse",
+       .inputs = {1, Arity::kVariadic},
+       .attrs = {1, 1},
+       .apply =
+           [](Schedule& s, const Instruction& i) {
+             return std::vector<InstOutput>{s.fuse(loopsFrom(i), boolAttr(i, 0))};
+           },
+       .print =
+           [](const Instruction& i, const Inputs& in) {
+             return joined(in) + ", preserve_unit_iters=" + pyBool(i, 0);
+           }},
+  };
 }
 
 }  // namespace tessera::tir

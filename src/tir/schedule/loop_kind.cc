@@ -1,6 +1,7 @@
 // parallel / vectorize / unroll / bind: change a loop's ForKind after checking that every block
 // below can run its iterations independently (the loop variable feeds only spatial iter vars).
 #include "tir/schedule/block_analysis.h"
+#include "tir/schedule/instruction_kind_util.h"
 #include "tir/schedule/schedule_state.h"
 
 namespace tessera::tir {
@@ -79,6 +80,28 @@ void Schedule::bind(const LoopRV& loop, const std::string& threadAxis) {
   checkParallelizable("bind", path, threadAxis.rfind("threadIdx.", 0) == 0);
   setKind(*impl_, path, ForKind::kThreadBinding, threadAxis);
   impl_->record({.kind = "Bind", .inputs = {loop}, .attrs = {AttrValue::string(threadAxis)}});
+}
+
+// --- how its instructions replay and print (listed in instruction_kinds.cc) -------------------
+
+std::vector<InstructionKind> loopKindKinds() {
+  using namespace kinds;
+  return {
+      loopKindRow("Parallel", "parallel", &Schedule::parallel),
+      loopKindRow("Vectorize", "vectorize", &Schedule::vectorize),
+      loopKindRow("Unroll", "unroll", &Schedule::unroll),
+      {.name = "Bind",
+       .pythonName = "bind",
+       .inputs = {1, 1},
+       .attrs = {1, 1},
+       .apply =
+           [](Schedule& s, const Instruction& i) {
+             s.bind(rvAt<LoopRV>(i, 0), strAttr(i, 0));
+             return std::vector<InstOutput>{};
+           },
+       .print = [](const Instruction& i,
+                   const Inputs& in) { return "loop=" + in[0] + ", thread_axis=" + pyAttr(i, 0); }},
+  };
 }
 
 }  // namespace tessera::tir

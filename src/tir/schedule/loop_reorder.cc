@@ -4,6 +4,7 @@
 #include <set>
 
 #include "tir/schedule/block_analysis.h"
+#include "tir/schedule/instruction_kind_util.h"
 #include "tir/schedule/schedule_state.h"
 
 namespace tessera::tir {
@@ -115,6 +116,34 @@ LoopRV Schedule::addUnitLoop(const LoopRV& loop) {
   LoopRV out = s.newLoopRV(u);
   s.record({.kind = "AddUnitLoop", .inputs = {loop}, .outputs = {out}});
   return out;
+}
+
+// --- how its instructions replay and print (listed in instruction_kinds.cc) -------------------
+
+std::vector<InstructionKind> reorderKinds() {
+  using namespace kinds;
+  return {
+      {.name = "Reorder",
+       .pythonName = "reorder",
+       .inputs = {1, Arity::kVariadic},
+       .attrs = {0, 0},
+       .apply =
+           [](Schedule& s, const Instruction& i) {
+             s.reorder(loopsFrom(i));
+             return std::vector<InstOutput>{};
+           },
+       .print = [](const Instruction&, const Inputs& in) { return joined(in); }},
+      {.name = "AddUnitLoop",
+       .pythonName = "add_unit_loop",
+       .inputs = {1, 1},
+       .attrs = {0, 0},
+       .apply =
+           [](Schedule& s, const Instruction& i) {
+             return std::vector<InstOutput>{isLoop(i, 0) ? s.addUnitLoop(rvAt<LoopRV>(i, 0))
+                                                         : s.addUnitLoop(rvAt<BlockRV>(i, 0))};
+           },
+       .print = [](const Instruction&, const Inputs& in) { return "block_or_loop=" + in[0]; }},
+  };
 }
 
 }  // namespace tessera::tir

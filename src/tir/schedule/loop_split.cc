@@ -3,6 +3,7 @@
 // the product may exceed the extent.
 #include "support/check.h"
 #include "tir/functor.h"
+#include "tir/schedule/instruction_kind_util.h"
 #include "tir/schedule/loop_rewrite.h"
 #include "tir/schedule/schedule_state.h"
 
@@ -125,6 +126,41 @@ std::vector<LoopRV> Schedule::split(const LoopRV& loopRV, const std::vector<Spli
   inst.outputs = std::move(outs);
   s.record(std::move(inst));
   return out;
+}
+
+// --- how its instructions replay and print (listed in instruction_kinds.cc) -------------------
+
+std::vector<InstructionKind> splitKinds() {
+  using namespace kinds;
+  return {
+      {.name = "Split",
+       .pythonName = "split",
+       .inputs = {2, Arity::kVariadic},
+       .attrs = {1, 2},
+       .listOutput = true,
+       .apply =
+           [](Schedule& s, const Instruction& i) {
+             std::vector<SplitFactor> factors;
+             for (size_t f = 1; f < i.inputs.size(); ++f) {
+               const InstInput& in = i.inputs[f];
+               if (const auto* rv = std::get_if<ExprRV>(&in))
+                 factors.push_back(*rv);
+               else if (const auto* c = std::get_if<AttrValue>(&in))
+                 factors.push_back(c->asInt());
+               else
+                 factors.push_back(std::monostate{});
+             }
+             bool disable = i.attrs.size() > 1 && boolAttr(i, 1);
+             return outs(s.split(rvAt<LoopRV>(i, 0), factors, boolAttr(i, 0), disable));
+           },
+       .print =
+           [](const Instruction& i, const Inputs& in) {
+             std::string out = "loop=" + in[0] + ", factors=[" + joined(in, 1) +
+                               "], preserve_unit_iters=" + pyBool(i, 0);
+             if (i.attrs.size() > 1) out += ", disable_predication=" + pyBool(i, 1);
+             return out;
+           }},
+  };
 }
 
 }  // namespace tessera::tir

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "tir/schedule/instruction_kind_util.h"
 #include "tir/schedule/schedule_state.h"
 
 namespace tessera::tir {
@@ -158,6 +159,55 @@ ExprRV Schedule::sampleCategorical(const std::vector<int64_t>& candidates,
             .outputs = {out},
             .decision = AttrValue::integer(index, DataType::int64())});
   return out;
+}
+
+// --- how its instructions replay and print (listed in instruction_kinds.cc) -------------------
+
+std::vector<InstructionKind> samplingKinds() {
+  using namespace kinds;
+  return {
+      {.name = "SamplePerfectTile",
+       .pythonName = "sample_perfect_tile",
+       .pure = true,
+       .inputs = {1, 1},
+       .attrs = {2, 2},
+       .listOutput = true,
+       .apply =
+           [](Schedule& s, const Instruction& i) {
+             std::optional<std::vector<int64_t>> decision;
+             if (i.decision) {
+               decision.emplace();
+               for (const AttrValue& d : i.decision->asArray()) decision->push_back(d.asInt());
+             }
+             return outs(s.samplePerfectTile(rvAt<LoopRV>(i, 0), static_cast<int>(intAttr(i, 0)),
+                                             static_cast<int>(intAttr(i, 1)), decision));
+           },
+       .print =
+           [](const Instruction& i, const Inputs& in) {
+             return "loop=" + in[0] + ", n=" + pyAttr(i, 0) +
+                    ", max_innermost_factor=" + pyAttr(i, 1);
+           }},
+      {.name = "SampleCategorical",
+       .pythonName = "sample_categorical",
+       .pure = true,
+       .inputs = {0, 0},
+       .attrs = {2, 2},
+       .apply =
+           [](Schedule& s, const Instruction& i) {
+             std::vector<int64_t> candidates;
+             std::vector<double> probs;
+             for (const AttrValue& c : attrAt(i, 0).asArray()) candidates.push_back(c.asInt());
+             for (const AttrValue& p : attrAt(i, 1).asArray())
+               probs.push_back(p.kind() == AttrValue::Kind::kInt ? p.asInt() : p.asFloat());
+             std::optional<int64_t> decision;
+             if (i.decision) decision = i.decision->asInt();
+             return std::vector<InstOutput>{s.sampleCategorical(candidates, probs, decision)};
+           },
+       .print =
+           [](const Instruction& i, const Inputs&) {
+             return "candidates=" + pyAttr(i, 0) + ", probs=" + pyAttr(i, 1);
+           }},
+  };
 }
 
 }  // namespace tessera::tir

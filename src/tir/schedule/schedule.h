@@ -120,13 +120,13 @@ class Schedule {
   // --- blockize / tensorize ---
   BlockRV blockize(const LoopRV& loop, bool preserveUnitIters = true);
   void tensorize(const LoopRV& loop, const std::string& intrinName, bool preserveUnitIters = true);
-  void tensorize(const BlockRV& block, const std::string& intrinName, bool preserveUnitIters = true);
+  void tensorize(const BlockRV& block, const std::string& intrinName,
+                 bool preserveUnitIters = true);
 
   // --- sampling (decision: replay a recorded/chosen value instead of sampling) ---
   std::vector<ExprRV> samplePerfectTile(const LoopRV& loop, int n, int maxInnermostFactor,
                                         std::optional<std::vector<int64_t>> decision = {});
-  ExprRV sampleCategorical(const std::vector<int64_t>& candidates,
-                           const std::vector<double>& probs,
+  ExprRV sampleCategorical(const std::vector<int64_t>& candidates, const std::vector<double>& probs,
                            std::optional<int64_t> decision = {});
   LoopRV sampleComputeLocation(const BlockRV& block, std::optional<int64_t> decision = {});
 

@@ -235,6 +235,11 @@ const Var& Schedule::Impl::inlineMark() {
 
 void Schedule::Impl::record(Instruction inst) {
   if (noRecordDepth > 0) return;
+  // The recording primitive and its kind's row live in one file; the arity ties them together.
+  const InstructionKind* kind = findInstructionKind(inst.kind);
+  TS_CHECK(kind) << "a primitive recorded the unknown instruction kind " << inst.kind;
+  const std::string problem = arityProblem(*kind, inst);
+  TS_CHECK(problem.empty()) << "a primitive recorded " << problem;
   trace.append(std::move(inst));
 }
 

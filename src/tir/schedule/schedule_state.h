@@ -109,4 +109,38 @@ std::vector<Block> childBlocks(const Stmt& stmt);
 /// A boolean attribute in the trace's 0/1 integer form.
 AttrValue traceBool(bool value);
 
+// --- resolving the RVs a block primitive takes (its Schedule method's first step)
+// -----------------
+
+inline uint64_t blockIdOf(const Schedule::Impl& s, const char* primitive, const BlockRV& rv) {
+  return s.block(primitive, rv)->id;
+}
+
+inline const VarNode* loopVarOf(const Schedule::Impl& s, const char* primitive, const LoopRV& rv) {
+  return s.loop(primitive, rv)->loopVar.get();
+}
+
+// The loop variable an RV names when it may be a compute-location mark.
+inline const Var* markOf(const Schedule::Impl& s, const LoopRV& rv) {
+  auto it = s.loopRVs.find(rv.id);
+  if (it == s.loopRVs.end()) return nullptr;
+  if (it->second == Schedule::Impl::rootMark() || it->second == Schedule::Impl::inlineMark())
+    return &it->second;
+  return nullptr;
+}
+
+inline std::vector<uint64_t> blockIds(const Schedule::Impl& s, const char* primitive,
+                                      const std::vector<BlockRV>& rvs) {
+  std::vector<uint64_t> out;
+  for (const BlockRV& rv : rvs) out.push_back(blockIdOf(s, primitive, rv));
+  return out;
+}
+
+inline std::vector<InstInput> blockAndConsumers(const BlockRV& block,
+                                                const std::vector<BlockRV>& consumers) {
+  std::vector<InstInput> in{block};
+  for (const BlockRV& c : consumers) in.push_back(c);
+  return in;
+}
+
 }  // namespace tessera::tir

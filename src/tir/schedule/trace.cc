@@ -6,6 +6,7 @@
 
 #include "support/check.h"
 #include "support/diagnostic.h"
+#include "tir/schedule/instruction_kind_util.h"
 #include "tir/schedule/schedule_state.h"
 #include "tir/schedule/trace_format.h"
 
@@ -77,12 +78,6 @@ const std::string* RVNamer::find(const InstInput& in) const {
 
 namespace {
 
-bool hasListOutput(const std::string& kind) {
-  static const std::set<std::string> kList = {
-      "GetLoops", "GetChildBlocks", "GetProducers", "GetConsumers", "Split", "SamplePerfectTile"};
-  return kList.count(kind) > 0;
-}
-
 std::string inputText(const RVNamer& names, const InstInput& in) {
   if (std::holds_alternative<std::monostate>(in)) return "None";
   if (const auto* c = std::get_if<AttrValue>(&in)) return pythonValue(*c);
@@ -108,7 +103,7 @@ std::string Trace::str() const {
     std::string lhs;
     for (size_t i = 0; i < inst.outputs.size(); ++i)
       lhs += (i ? ", " : "") + names.define(inst.outputs[i]);
-    if (inst.outputs.size() == 1 && hasListOutput(inst.kind)) lhs += ",";
+    if (inst.outputs.size() == 1 && kind->listOutput) lhs += ",";
     out += "  " + (lhs.empty() ? "" : lhs + " = ") + "sch." + kind->pythonName + "(" + args + ")\n";
   }
   return out;
@@ -206,6 +201,20 @@ void applyTrace(Schedule& sch, const Trace& trace, const std::map<size_t, AttrVa
     }
     for (size_t i = 0; i < results.size(); ++i) rvMap[keyOf(inst.outputs[i])] = results[i];
   }
+}
+
+// --- how its instructions replay and print (listed in instruction_kinds.cc) -------------------
+
+std::vector<InstructionKind> traceKinds() {
+  using namespace kinds;
+  return {
+      {.name = "EnterPostproc",
+       .pythonName = "enter_postproc",
+       .inputs = {0, 0},
+       .attrs = {0, 0},
+       .apply = [](Schedule&, const Instruction&) { return std::vector<InstOutput>{}; },
+       .print = [](const Instruction&, const Inputs&) { return std::string(); }},
+  };
 }
 
 }  // namespace tessera::tir

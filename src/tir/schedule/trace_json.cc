@@ -99,7 +99,8 @@ Trace Trace::fromJson(const std::string& text) {
     }
     Instruction inst;
     inst.kind = j[0].get<std::string>();
-    if (!findInstructionKind(inst.kind)) malformed("unknown instruction kind '" + inst.kind + "'");
+    const InstructionKind* kind = findInstructionKind(inst.kind);
+    if (!kind) malformed("unknown instruction kind '" + inst.kind + "'");
     for (const json& in : j[1]) {
       if (!in.is_string()) {
         inst.inputs.push_back(attrFromJson(in));
@@ -132,6 +133,8 @@ Trace Trace::fromJson(const std::string& text) {
       rvs[name] = rv;
       inst.outputs.push_back(rv);
     }
+    // A trace written by hand or by another tool: checked here, so replay never sees a short one.
+    if (const std::string problem = arityProblem(*kind, inst); !problem.empty()) malformed(problem);
     trace.append(std::move(inst));
   }
   for (const json& d : root[1]) {

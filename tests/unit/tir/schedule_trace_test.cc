@@ -2,6 +2,7 @@
 // decompose_reduction. The trace prints as the seed shows it, round-trips through JSON, replays,
 // and every possible decision gives a function that computes the original result.
 #include "schedule_test_util.h"
+#include "tir/schedule/instruction.h"
 #include "tir/schedule/trace.h"
 
 namespace tessera::tir {
@@ -176,6 +177,43 @@ TEST(ScheduleTrace, MalformedJsonIsADiagnostic) {
     } catch (const DiagnosticError& e) {
       EXPECT_EQ(e.diagnostic().code, "trace");
     }
+  }
+}
+
+// Each kind's arity is checked when a trace is read: a hand-written instruction with too few or
+// too many inputs or attributes is a located error, not a failed replay.
+TEST(ScheduleTrace, InstructionsOfTheWrongArityAreDiagnosed) {
+  const std::string getBlock = R"(["GetBlock",[],["B","main"],["b0"]])";
+  struct Case {
+    std::string instruction;
+    std::string expected;
+  };
+  for (const Case& c : std::vector<Case>{
+           {R"(["GetBlock",[],["B"],["b0"]])", "GetBlock: 1 attributes, expected 2"},
+           {getBlock + R"(,["GetLoops",["b0","b0"],[],["l1"]])", "GetLoops: 2 inputs, expected 1"},
+           {getBlock + R"(,["ComputeInline",["b0"],[1],[]])",
+            "ComputeInline: 1 attributes, expected 0"},
+           {getBlock + R"(,["GetLoops",["b0"],[],["l1"]],["Split",["l1"],[1],["l2"]])",
+            "Split: 1 inputs, expected at least 2"},
+           {getBlock + R"(,["GetLoops",["b0"],[],["l1"]],["Split",["l1",4],[1,0,1],["l2"]])",
+            "Split: 3 attributes, expected 1 to 2"},
+       }) {
+    const std::string json = "[[" + c.instruction + "],[]]";
+    try {
+      Trace::fromJson(json);
+      ADD_FAILURE() << json;
+    } catch (const DiagnosticError& e) {
+      EXPECT_EQ(e.diagnostic().code, "trace");
+      EXPECT_NE(e.diagnostic().message.find(c.expected), std::string::npos)
+          << e.diagnostic().message;
+    }
+  }
+  // Every row declares a valid range and a Python name.
+  for (const InstructionKind& kind : instructionKinds()) {
+    EXPECT_GE(kind.inputs.max == Arity::kVariadic ? 1000 : kind.inputs.max, kind.inputs.min)
+        << kind.name;
+    EXPECT_GE(kind.attrs.max, kind.attrs.min) << kind.name;
+    EXPECT_FALSE(kind.pythonName.empty()) << kind.name;
   }
 }
 

@@ -2,7 +2,7 @@
 // §3.10): each checks its preconditions, throws a schedule error naming the primitive when one
 // fails, and otherwise returns the transformed function. Blocks are named by BlockNode::id and
 // loops by their loop variable; the inputs are never changed. Schedule methods
-// (schedule_blocks.cc) resolve RVs, call these and commit the result.
+// (in the same files) resolve RVs, call these, commit the result and record the instruction.
 #pragma once
 
 #include <cstdint>

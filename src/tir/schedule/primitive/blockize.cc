@@ -5,8 +5,10 @@
 
 #include "tir/functor.h"
 #include "tir/schedule/block_analysis.h"
+#include "tir/schedule/instruction_kind_util.h"
 #include "tir/schedule/primitive/block_primitives.h"
 #include "tir/schedule/primitive/block_scope.h"
+#include "tir/schedule/schedule_state.h"
 
 namespace tessera::tir {
 
@@ -206,6 +208,41 @@ PrimFuncWithBlock blockize(const PrimFunc& f, const VarNode* loopVar, bool prese
   result.func = withBody(
       f, Schedule::Impl::replaceInBody(lpath, blockRealize(outerBindings, boolImm(true), outer)));
   return result;
+}
+
+// --- the Schedule method: resolve the RVs, run the primitive, commit, record ------------------
+
+BlockRV Schedule::blockize(const LoopRV& loop, bool preserveUnitIters) {
+  Impl& s = *impl_;
+  PrimFuncWithBlock r =
+      tir::blockize(s.func("blockize"), loopVarOf(s, "blockize", loop), preserveUnitIters);
+  s.commit(r.func);
+  BlockRV out = s.newBlockRV(r.blockId);
+  s.record({.kind = "Blockize",
+            .inputs = {loop},
+            .attrs = {traceBool(preserveUnitIters)},
+            .outputs = {out}});
+  return out;
+}
+
+// --- how its instructions replay and print (listed in instruction_kinds.cc) -------------------
+
+std::vector<InstructionKind> blockizeKinds() {
+  using namespace kinds;
+  return {
+      {.name = "Blockize",
+       .pythonName = "blockize",
+       .inputs = {1, 1},
+       .attrs = {1, 1},
+       .apply =
+           [](Schedule& s, const Instruction& i) {
+             return std::vector<InstOutput>{s.blockize(rvAt<LoopRV>(i, 0), boolAttr(i, 0))};
+           },
+       .print =
+           [](const Instruction& i, const Inputs& in) {
+             return "target=" + in[0] + ", preserve_unit_iters=" + pyBool(i, 0);
+           }},
+  };
 }
 
 }  // namespace tessera::tir

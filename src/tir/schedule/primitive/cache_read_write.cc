@@ -5,8 +5,10 @@
 #include "support/check.h"
 #include "tir/functor.h"
 #include "tir/schedule/block_analysis.h"
+#include "tir/schedule/instruction_kind_util.h"
 #include "tir/schedule/primitive/block_primitives.h"
 #include "tir/schedule/primitive/block_scope.h"
+#include "tir/schedule/schedule_state.h"
 
 namespace tessera::tir {
 
@@ -306,6 +308,132 @@ PrimFunc storageAlign(const PrimFunc& f, uint64_t blockId, int bufferIndex, int 
   auto n = copyBlock(*block);
   n->annotations.set("buffer_dim_align", AttrValue::array(std::move(entries)));
   return withBody(f, Schedule::Impl::replaceInBody(path, n));
+}
+
+// --- the Schedule method: resolve the RVs, run the primitive, commit, record ------------------
+
+BlockRV Schedule::cacheRead(const BlockRV& block, int readBufferIndex,
+                            const std::string& storageScope,
+                            const std::vector<BlockRV>& consumerBlocks) {
+  Impl& s = *impl_;
+  const char* p = "cache-read";
+  PrimFuncWithBlock r = tir::cacheRead(s.func(p), blockIdOf(s, p, block), readBufferIndex,
+                                       storageScope, blockIds(s, p, consumerBlocks));
+  s.commit(r.func);
+  BlockRV out = s.newBlockRV(r.blockId);
+  s.record({.kind = "CacheRead",
+            .inputs = blockAndConsumers(block, consumerBlocks),
+            .attrs = {AttrValue::integer(readBufferIndex), AttrValue::string(storageScope)},
+            .outputs = {out}});
+  return out;
+}
+
+BlockRV Schedule::cacheWrite(const BlockRV& block, int writeBufferIndex,
+                             const std::string& storageScope,
+                             const std::vector<BlockRV>& consumerBlocks) {
+  Impl& s = *impl_;
+  const char* p = "cache-write";
+  PrimFuncWithBlock r = tir::cacheWrite(s.func(p), blockIdOf(s, p, block), writeBufferIndex,
+                                        storageScope, blockIds(s, p, consumerBlocks));
+  s.commit(r.func);
+  BlockRV out = s.newBlockRV(r.blockId);
+  s.record({.kind = "CacheWrite",
+            .inputs = blockAndConsumers(block, consumerBlocks),
+            .attrs = {AttrValue::integer(writeBufferIndex), AttrValue::string(storageScope)},
+            .outputs = {out}});
+  return out;
+}
+
+void Schedule::setScope(const BlockRV& block, int bufferIndex, const std::string& storageScope) {
+  Impl& s = *impl_;
+  const char* p = "set-scope";
+  s.commit(tir::setScope(s.func(p), blockIdOf(s, p, block), bufferIndex, storageScope));
+  s.record({.kind = "SetScope",
+            .inputs = {block},
+            .attrs = {AttrValue::integer(bufferIndex), AttrValue::string(storageScope)}});
+}
+
+void Schedule::storageAlign(const BlockRV& block, int bufferIndex, int axis, int factor,
+                            int offset) {
+  Impl& s = *impl_;
+  const char* p = "storage-align";
+  s.commit(tir::storageAlign(s.func(p), blockIdOf(s, p, block), bufferIndex, axis, factor, offset));
+  s.record({.kind = "StorageAlign",
+            .inputs = {block},
+            .attrs = {AttrValue::integer(bufferIndex), AttrValue::integer(axis),
+                      AttrValue::integer(factor), AttrValue::integer(offset)}});
+}
+
+// --- how its instructions replay and print (listed in instruction_kinds.cc) -------------------
+
+std::vector<InstructionKind> cacheKinds() {
+  using namespace kinds;
+  return {
+      {.name = "CacheRead",
+       .pythonName = "cache_read",
+       .inputs = {1, Arity::kVariadic},
+       .attrs = {2, 2},
+       .apply =
+           [](Schedule& s, const Instruction& i) {
+             return std::vector<InstOutput>{s.cacheRead(rvAt<BlockRV>(i, 0),
+                                                        static_cast<int>(intAttr(i, 0)),
+                                                        strAttr(i, 1), blocksFrom(i, 1))};
+           },
+       .print =
+           [](const Instruction& i, const Inputs& in) {
+             std::string out = "block=" + in[0] + ", read_buffer_index=" + pyAttr(i, 0) +
+                               ", storage_scope=" + pyAttr(i, 1);
+             if (in.size() > 1) out += ", consumer_blocks=[" + joined(in, 1) + "]";
+             return out;
+           }},
+      {.name = "CacheWrite",
+       .pythonName = "cache_write",
+       .inputs = {1, Arity::kVariadic},
+       .attrs = {2, 2},
+       .apply =
+           [](Schedule& s, const Instruction& i) {
+             return std::vector<InstOutput>{s.cacheWrite(rvAt<BlockRV>(i, 0),
+                                                         static_cast<int>(intAttr(i, 0)),
+                                                         strAttr(i, 1), blocksFrom(i, 1))};
+           },
+       .print =
+           [](const Instruction& i, const Inputs& in) {
+             std::string out = "block=" + in[0] + ", write_buffer_index=" + pyAttr(i, 0) +
+                               ", storage_scope=" + pyAttr(i, 1);
+             if (in.size() > 1) out += ", consumer_blocks=[" + joined(in, 1) + "]";
+             return out;
+           }},
+      {.name = "SetScope",
+       .pythonName = "set_scope",
+       .inputs = {1, 1},
+       .attrs = {2, 2},
+       .apply =
+           [](Schedule& s, const Instruction& i) {
+             s.setScope(rvAt<BlockRV>(i, 0), static_cast<int>(intAttr(i, 0)), strAttr(i, 1));
+             return std::vector<InstOutput>{};
+           },
+       .print =
+           [](const Instruction& i, const Inputs& in) {
+             return "block=" + in[0] + ", buffer_index=" + pyAttr(i, 0) +
+                    ", storage_scope=" + pyAttr(i, 1);
+           }},
+      {.name = "StorageAlign",
+       .pythonName = "storage_align",
+       .inputs = {1, 1},
+       .attrs = {4, 4},
+       .apply =
+           [](Schedule& s, const Instruction& i) {
+             s.storageAlign(rvAt<BlockRV>(i, 0), static_cast<int>(intAttr(i, 0)),
+                            static_cast<int>(intAttr(i, 1)), static_cast<int>(intAttr(i, 2)),
+                            static_cast<int>(intAttr(i, 3)));
+             return std::vector<InstOutput>{};
+           },
+       .print =
+           [](const Instruction& i, const Inputs& in) {
+             return "block=" + in[0] + ", buffer_index=" + pyAttr(i, 0) + ", axis=" + pyAttr(i, 1) +
+                    ", factor=" + pyAttr(i, 2) + ", offset=" + pyAttr(i, 3);
+           }},
+  };
 }
 
 }  // namespace tessera::tir

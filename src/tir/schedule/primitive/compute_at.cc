@@ -5,8 +5,10 @@
 
 #include "tir/functor.h"
 #include "tir/schedule/block_analysis.h"
+#include "tir/schedule/instruction_kind_util.h"
 #include "tir/schedule/primitive/block_primitives.h"
 #include "tir/schedule/primitive/block_scope.h"
+#include "tir/schedule/schedule_state.h"
 
 namespace tessera::tir {
 
@@ -216,6 +218,71 @@ PrimFunc computeAt(const PrimFunc& f, uint64_t blockId, const VarNode* loop, boo
 PrimFunc reverseComputeAt(const PrimFunc& f, uint64_t blockId, const VarNode* loop,
                           bool preserveUnitLoops, int index) {
   return moveBlock(f, blockId, loop, preserveUnitLoops, index, {"reverse-compute-at", true});
+}
+
+// --- the Schedule method: resolve the RVs, run the primitive, commit, record ------------------
+
+void Schedule::computeAt(const BlockRV& block, const LoopRV& loop, bool preserveUnitLoops,
+                         int index) {
+  Impl& s = *impl_;
+  // sample_compute_location's marks: root leaves the block, inline inlines it.
+  if (const Var* mark = markOf(s, loop)) {
+    if (*mark == Impl::inlineMark()) {
+      Impl::NoRecordScope quiet(s);
+      computeInline(block);
+    } else {
+      s.block("compute-at", block);
+    }
+  } else {
+    s.commit(tir::computeAt(s.func("compute-at"), blockIdOf(s, "compute-at", block),
+                            loopVarOf(s, "compute-at", loop), preserveUnitLoops, index));
+  }
+  s.record({.kind = "ComputeAt",
+            .inputs = {block, loop},
+            .attrs = {traceBool(preserveUnitLoops), AttrValue::integer(index)}});
+}
+
+void Schedule::reverseComputeAt(const BlockRV& block, const LoopRV& loop, bool preserveUnitLoops,
+                                int index) {
+  Impl& s = *impl_;
+  const char* p = "reverse-compute-at";
+  s.commit(tir::reverseComputeAt(s.func(p), blockIdOf(s, p, block), loopVarOf(s, p, loop),
+                                 preserveUnitLoops, index));
+  s.record({.kind = "ReverseComputeAt",
+            .inputs = {block, loop},
+            .attrs = {traceBool(preserveUnitLoops), AttrValue::integer(index)}});
+}
+
+// --- how its instructions replay and print (listed in instruction_kinds.cc) -------------------
+
+namespace {
+
+// compute_at and reverse_compute_at record the same fields.
+InstructionKind moveRow(const char* name, const char* py,
+                        void (Schedule::*fn)(const BlockRV&, const LoopRV&, bool, int)) {
+  using namespace kinds;
+  return {.name = name,
+          .pythonName = py,
+          .inputs = {2, 2},
+          .attrs = {2, 2},
+          .apply =
+              [fn](Schedule& s, const Instruction& i) {
+                (s.*fn)(rvAt<BlockRV>(i, 0), rvAt<LoopRV>(i, 1), boolAttr(i, 0),
+                        static_cast<int>(intAttr(i, 1)));
+                return std::vector<InstOutput>{};
+              },
+          .print =
+              [](const Instruction& i, const Inputs& in) {
+                return "block=" + in[0] + ", loop=" + in[1] +
+                       ", preserve_unit_loops=" + pyBool(i, 0) + ", index=" + pyAttr(i, 1);
+              }};
+}
+
+}  // namespace
+
+std::vector<InstructionKind> computeAtKinds() {
+  return {moveRow("ComputeAt", "compute_at", &Schedule::computeAt),
+          moveRow("ReverseComputeAt", "reverse_compute_at", &Schedule::reverseComputeAt)};
 }
 
 }  // namespace tessera::tir

@@ -4,8 +4,10 @@
 
 #include "tir/functor.h"
 #include "tir/schedule/block_analysis.h"
+#include "tir/schedule/instruction_kind_util.h"
 #include "tir/schedule/primitive/block_primitives.h"
 #include "tir/schedule/primitive/block_scope.h"
+#include "tir/schedule/schedule_state.h"
 
 namespace tessera::tir {
 
@@ -176,6 +178,32 @@ PrimFunc reverseComputeInline(const PrimFunc& f, uint64_t blockId) {
   auto cpath = findBlockPath(body, consumer->id);
   body = Schedule::Impl::replaceInBody(removalPath(*cpath), nullptr);
   return withBody(f, dropUnusedAllocation(body, inlined));
+}
+
+// --- the Schedule method: resolve the RVs, run the primitive, commit, record ------------------
+
+void Schedule::computeInline(const BlockRV& block) {
+  Impl& s = *impl_;
+  s.commit(tir::computeInline(s.func("compute-inline"), blockIdOf(s, "compute-inline", block)));
+  s.record({.kind = "ComputeInline", .inputs = {block}});
+}
+
+void Schedule::reverseComputeInline(const BlockRV& block) {
+  Impl& s = *impl_;
+  const char* p = "reverse-compute-inline";
+  s.commit(tir::reverseComputeInline(s.func(p), blockIdOf(s, p, block)));
+  s.record({.kind = "ReverseComputeInline", .inputs = {block}});
+}
+
+// --- how its instructions replay and print (listed in instruction_kinds.cc) -------------------
+
+std::vector<InstructionKind> computeInlineKinds() {
+  using namespace kinds;
+  return {
+      blockOnlyRow("ComputeInline", "compute_inline", &Schedule::computeInline),
+      blockOnlyRow("ReverseComputeInline", "reverse_compute_inline",
+                   &Schedule::reverseComputeInline),
+  };
 }
 
 }  // namespace tessera::tir

@@ -6,8 +6,10 @@
 
 #include "tir/functor.h"
 #include "tir/schedule/block_analysis.h"
+#include "tir/schedule/instruction_kind_util.h"
 #include "tir/schedule/primitive/block_primitives.h"
 #include "tir/schedule/primitive/block_scope.h"
+#include "tir/schedule/schedule_state.h"
 
 namespace tessera::tir {
 
@@ -236,6 +238,39 @@ PrimFuncWithBlock rfactor(const PrimFunc& f, const VarNode* loopVar, int factorA
   scopeBlock->allocBuffers.push_back(rfBuf);
   result.func = withBody(f, Schedule::Impl::replaceInBody(scope, scopeBlock));
   return result;
+}
+
+// --- the Schedule method: resolve the RVs, run the primitive, commit, record ------------------
+
+BlockRV Schedule::rfactor(const LoopRV& loop, int factorAxis) {
+  Impl& s = *impl_;
+  PrimFuncWithBlock r = tir::rfactor(s.func("rfactor"), loopVarOf(s, "rfactor", loop), factorAxis);
+  s.commit(r.func);
+  BlockRV out = s.newBlockRV(r.blockId);
+  s.record({.kind = "RFactor",
+            .inputs = {loop},
+            .attrs = {AttrValue::integer(factorAxis)},
+            .outputs = {out}});
+  return out;
+}
+
+// --- how its instructions replay and print (listed in instruction_kinds.cc) -------------------
+
+std::vector<InstructionKind> rfactorKinds() {
+  using namespace kinds;
+  return {
+      {.name = "RFactor",
+       .pythonName = "rfactor",
+       .inputs = {1, 1},
+       .attrs = {1, 1},
+       .apply =
+           [](Schedule& s, const Instruction& i) {
+             return std::vector<InstOutput>{
+                 s.rfactor(rvAt<LoopRV>(i, 0), static_cast<int>(intAttr(i, 0)))};
+           },
+       .print = [](const Instruction& i,
+                   const Inputs& in) { return "loop=" + in[0] + ", factor_axis=" + pyAttr(i, 0); }},
+  };
 }
 
 }  // namespace tessera::tir

@@ -2,10 +2,14 @@
 // compute_inline would succeed, root (-1), then the first consumer's loops from the outermost down
 // to the loop enclosing every consumer, skipping unit loops and stopping where computing the
 // block there would interleave it with a reduction.
+#include <random>
+
 #include "support/diagnostic.h"
 #include "tir/schedule/block_analysis.h"
+#include "tir/schedule/instruction_kind_util.h"
 #include "tir/schedule/primitive/block_primitives.h"
 #include "tir/schedule/primitive/block_scope.h"
+#include "tir/schedule/schedule_state.h"
 
 namespace tessera::tir {
 
@@ -71,6 +75,51 @@ ComputeLocations collectComputeLocations(const PrimFunc& f, uint64_t blockId) {
   for (int64_t i : picked)
     if (i <= lastSpatial) out.candidates.push_back(i);
   return out;
+}
+
+// --- the Schedule method: resolve the RVs, run the primitive, commit, record ------------------
+
+LoopRV Schedule::sampleComputeLocation(const BlockRV& block, std::optional<int64_t> decision) {
+  Impl& s = *impl_;
+  const char* p = "sample-compute-location";
+  ComputeLocations locs = collectComputeLocations(s.func(p), blockIdOf(s, p, block));
+  const std::vector<int64_t>& c = locs.candidates;
+  int64_t chosen = -1;
+  if (decision) {
+    // Replay: keep a decision that is still a candidate, else the largest one below it.
+    for (int64_t x : c)
+      if (x <= *decision) chosen = x;
+  } else {
+    chosen = c[std::uniform_int_distribution<size_t>(0, c.size() - 1)(s.rng)];
+  }
+  LoopRV out = chosen == -2   ? s.newLoopRV(Impl::inlineMark())
+               : chosen == -1 ? s.newLoopRV(Impl::rootMark())
+                              : s.newLoopRV(locs.loops[chosen]);
+  s.record({.kind = "SampleComputeLocation",
+            .inputs = {block},
+            .outputs = {out},
+            .decision = AttrValue::integer(chosen, DataType::int64())});
+  return out;
+}
+
+// --- how its instructions replay and print (listed in instruction_kinds.cc) -------------------
+
+std::vector<InstructionKind> sampleComputeLocationKinds() {
+  using namespace kinds;
+  return {
+      {.name = "SampleComputeLocation",
+       .pythonName = "sample_compute_location",
+       .pure = true,
+       .inputs = {1, 1},
+       .attrs = {0, 0},
+       .apply =
+           [](Schedule& s, const Instruction& i) {
+             std::optional<int64_t> decision;
+             if (i.decision) decision = i.decision->asInt();
+             return std::vector<InstOutput>{s.sampleComputeLocation(rvAt<BlockRV>(i, 0), decision)};
+           },
+       .print = [](const Instruction&, const Inputs& in) { return "block=" + in[0]; }},
+  };
 }
 
 }  // namespace tessera::tir

@@ -9,9 +9,11 @@
 #include "tir/functor.h"
 #include "tir/printer/printer.h"
 #include "tir/schedule/block_analysis.h"
+#include "tir/schedule/instruction_kind_util.h"
 #include "tir/schedule/primitive/block_primitives.h"
 #include "tir/schedule/primitive/block_scope.h"
 #include "tir/schedule/primitive/tensor_intrin.h"
+#include "tir/schedule/schedule_state.h"
 
 namespace tessera::tir {
 
@@ -279,6 +281,54 @@ PrimFunc tensorize(const PrimFunc& f, uint64_t blockId, const std::string& intri
   n->body = copier.visitStmt(intrinBody(intrin->impl));
   n->matchBuffers.insert(n->matchBuffers.end(), views.begin(), views.end());
   return withBody(f, Schedule::Impl::replaceInBody(path, n));
+}
+
+// --- the Schedule method: resolve the RVs, run the primitive, commit, record ------------------
+
+void Schedule::tensorize(const LoopRV& loop, const std::string& intrinName,
+                         bool preserveUnitIters) {
+  Impl& s = *impl_;
+  // Blockize and tensorize as one step, so a mismatch leaves the loop as it was.
+  PrimFuncWithBlock b =
+      tir::blockize(s.func("tensorize"), loopVarOf(s, "tensorize", loop), preserveUnitIters);
+  s.commit(tir::tensorize(b.func, b.blockId, intrinName));
+  s.record({.kind = "Tensorize",
+            .inputs = {loop},
+            .attrs = {AttrValue::string(intrinName), traceBool(preserveUnitIters)}});
+}
+
+void Schedule::tensorize(const BlockRV& block, const std::string& intrinName,
+                         bool preserveUnitIters) {
+  Impl& s = *impl_;
+  s.commit(tir::tensorize(s.func("tensorize"), blockIdOf(s, "tensorize", block), intrinName));
+  s.record({.kind = "Tensorize",
+            .inputs = {block},
+            .attrs = {AttrValue::string(intrinName), traceBool(preserveUnitIters)}});
+}
+
+// --- how its instructions replay and print (listed in instruction_kinds.cc) -------------------
+
+std::vector<InstructionKind> tensorizeKinds() {
+  using namespace kinds;
+  return {
+      {.name = "Tensorize",
+       .pythonName = "tensorize",
+       .inputs = {1, 1},
+       .attrs = {2, 2},
+       .apply =
+           [](Schedule& s, const Instruction& i) {
+             if (isLoop(i, 0))
+               s.tensorize(rvAt<LoopRV>(i, 0), strAttr(i, 0), boolAttr(i, 1));
+             else
+               s.tensorize(rvAt<BlockRV>(i, 0), strAttr(i, 0), boolAttr(i, 1));
+             return std::vector<InstOutput>{};
+           },
+       .print =
+           [](const Instruction& i, const Inputs& in) {
+             return "block_or_loop=" + in[0] + ", tensor_intrin=" + pyAttr(i, 0) +
+                    ", preserve_unit_iters=" + pyBool(i, 1);
+           }},
+  };
 }
 
 }  // namespace tessera::tir
