@@ -14,6 +14,7 @@
 #include "tir/functor.h"
 #include "tir/printer/printer.h"
 #include "tir/schedule/schedule.h"
+#include "tir/transform/lower.h"
 #include "tir/transform/pass.h"
 
 namespace tessera::driver::test {
@@ -90,6 +91,22 @@ TEST(PassConfig, DisableVectorizeAndDisabledPassesReachBuild) {
   EXPECT_FALSE(cseRan);
   EXPECT_TRUE(vectorizeRan);
   EXPECT_TRUE(sameAsInterpreter(module, serial));
+}
+
+// The VM path (control flow) lowers its kernels through the same TIR passes, by name.
+TEST(PassConfig, TheVmPathShowsEveryTirPassByName) {
+  const relay::IRModule module = parse(R"(def @main(%c: bool, %x: Tensor[(4, 16), float32]) {
+  if (%c) { nn.relu(%x) } else { exp(%x) }
+})");
+  relay::PassContext ctx;
+  ctx.printAfterAll = true;
+  std::ostringstream printed;
+  ctx.printStream = &printed;
+  const Built built =
+      build(module, codegen::hostTarget(), {}, {.context = &ctx, .executor = Executor::kAuto});
+  ASSERT_TRUE(built.isVM());
+  for (const std::string& pass : tir::transform::lowerPassNames())
+    EXPECT_NE(printed.str().find("// after " + pass + "\n"), std::string::npos) << pass;
 }
 
 TEST(PassConfig, BuildRunsUnderTheEnteredContext) {

@@ -2,6 +2,9 @@
 // call_dps_packed, tuples, and the errors a user can cause (wrong inputs, missing functions).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <sstream>
+
 #include "mlp_modules.h"
 #include "relax/block_builder.h"
 #include "relax/ops.h"
@@ -27,6 +30,30 @@ TEST(VM, SymbolicShapesAtSeveralSizes) {
     EXPECT_EQ(out.shape(), (std::vector<int64_t>{1, k}));
     expectClose(out, mlp_vm::referenceMlp(x, params));
   }
+}
+
+// relax::compile runs as named, instrumented steps under a pass context: --time-passes and
+// --print-after see LegalizeOps, every TIR pass by name, CodegenLLVM and CompileVM, and the
+// context's config reaches the TIR lowering as in build().
+TEST(VM, CompileRunsInstrumentedStepsUnderTheContext) {
+  transform::PassContext ctx;
+  ctx.timePasses = true;
+  ctx.printAfter = {"FlattenBuffer"};
+  std::ostringstream printed;
+  ctx.printStream = &printed;
+  ctx.setConfig("tir.disable_vectorize", "true");
+  relax::VirtualMachine vm(relax::compile(mlp_vm::myModule(), ctx));
+  std::vector<std::string> names;
+  for (const transform::PassTiming& t : ctx.timings) names.push_back(t.name);
+  for (const char* step : {"LegalizeOps", "LowerInitBlock", "FlattenBuffer", "VectorizeLoop",
+                           "CodegenLLVM", "CompileVM"})
+    EXPECT_NE(std::find(names.begin(), names.end(), step), names.end()) << step;
+  EXPECT_NE(printed.str().find("// after FlattenBuffer"), std::string::npos);
+  EXPECT_EQ(printed.str().find("T.Broadcast"), std::string::npos);
+  auto params = mlp_vm::randomParams(3, 5, 2, 3);
+  NDArray x = randomTensor({1, 3}, 11);
+  expectClose(vm.run("main", {x, params["w0"], params["b0"], params["w1"], params["b1"]}),
+              mlp_vm::referenceMlp(x, params));
 }
 
 /// Reference of y = relu(a @ b + c) * permute(d) for (p, q) x (q, r).
