@@ -1,8 +1,10 @@
-// build(): relay.build for Tessera. A graph module is optimized and fused, every distinct primitive
-// function is lowered through its op strategy to TensorIR, scheduled for the target, lowered to
-// a loop program and compiled with LLVM into one module; @main becomes a graph executor
-// description with planned memory. exportBuilt/loadBuilt save and reopen the result
-// (kernels.so, graph.json, params.npz; see docs/user/runtime.md).
+// build(): relay.build (and relay.vm.compile) for Tessera. A graph module is optimized and fused,
+// every distinct primitive function is lowered through its op strategy to TensorIR, scheduled for
+// the target, lowered to a loop program and compiled with LLVM into one module; @main becomes a
+// graph executor description with planned memory, or, for control flow, every function becomes VM
+// code. exportBuilt/loadBuilt save and reopen the result (kernels.so with graph.json and
+// params.npz, or vm.json and constants.npz; docs/user/runtime.md). The API a binding calls is
+// docs/design/driver-api.md.
 #pragma once
 
 #include <cstdint>

@@ -295,7 +295,7 @@ std::optional<Finding> checkGraph(const relay::IRModule& module, uint64_t dataSe
         return compareOutputs(runVM(built, args), want, options);
       });
       if (problem)
-        return Finding{std::string("buildVM (branch ") + (branch ? "true" : "false") + ")",
+        return Finding{std::string("build for the VM (branch ") + (branch ? "true" : "false") + ")",
                        *problem, relay::printModule(wrapped)};
     }
   }

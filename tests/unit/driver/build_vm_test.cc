@@ -169,7 +169,7 @@ TEST(BuildVM, PackedWeightsInsideBranches) {
   }
 }
 
-// A graph without control flow runs on the VM too (buildVM takes any module).
+// A graph without control flow runs on the VM too (Executor::kVM takes any module).
 TEST(BuildVM, PlainGraphsRunAsWell) {
   relay::IRModule m = parse(R"(def @main(%x: Tensor[(2, 3), float32]) {
   %0 = split(%x, indices_or_sections=[1], axis=1);
