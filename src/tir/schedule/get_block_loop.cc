@@ -128,6 +128,26 @@ std::vector<BlockRV> Schedule::getConsumers(const BlockRV& block) {
 
 // --- how its instructions replay and print (listed in instruction_kinds.cc) -------------------
 
+namespace {
+
+// Queries of one block that return a list of RVs (loops, producers, consumers).
+template <typename RV>
+InstructionKind blockQueryRow(const char* name, const char* py,
+                              std::vector<RV> (Schedule::*fn)(const BlockRV&)) {
+  using namespace kinds;
+  return {.name = name,
+          .pythonName = py,
+          .pure = true,
+          .inputs = {1, 1},
+          .attrs = {0, 0},
+          .listOutput = true,
+          .apply = [fn](Schedule& s,
+                        const Instruction& i) { return outs((s.*fn)(rvAt<BlockRV>(i, 0))); },
+          .print = [](const Instruction&, const Inputs& in) { return "block=" + in[0]; }};
+}
+
+}  // namespace
+
 std::vector<InstructionKind> blockLoopQueryKinds() {
   using namespace kinds;
   return {
@@ -144,15 +164,7 @@ std::vector<InstructionKind> blockLoopQueryKinds() {
            [](const Instruction& i, const Inputs&) {
              return "name=" + pyAttr(i, 0) + ", func_name=" + pyAttr(i, 1);
            }},
-      {.name = "GetLoops",
-       .pythonName = "get_loops",
-       .pure = true,
-       .inputs = {1, 1},
-       .attrs = {0, 0},
-       .listOutput = true,
-       .apply = [](Schedule& s,
-                   const Instruction& i) { return outs(s.getLoops(rvAt<BlockRV>(i, 0))); },
-       .print = [](const Instruction&, const Inputs& in) { return "block=" + in[0]; }},
+      blockQueryRow("GetLoops", "get_loops", &Schedule::getLoops),
       {.name = "GetChildBlocks",
        .pythonName = "get_child_blocks",
        .pure = true,
@@ -165,24 +177,8 @@ std::vector<InstructionKind> blockLoopQueryKinds() {
                                  : outs(s.getChildBlocks(rvAt<BlockRV>(i, 0)));
            },
        .print = [](const Instruction&, const Inputs& in) { return in[0]; }},
-      {.name = "GetProducers",
-       .pythonName = "get_producers",
-       .pure = true,
-       .inputs = {1, 1},
-       .attrs = {0, 0},
-       .listOutput = true,
-       .apply = [](Schedule& s,
-                   const Instruction& i) { return outs(s.getProducers(rvAt<BlockRV>(i, 0))); },
-       .print = [](const Instruction&, const Inputs& in) { return "block=" + in[0]; }},
-      {.name = "GetConsumers",
-       .pythonName = "get_consumers",
-       .pure = true,
-       .inputs = {1, 1},
-       .attrs = {0, 0},
-       .listOutput = true,
-       .apply = [](Schedule& s,
-                   const Instruction& i) { return outs(s.getConsumers(rvAt<BlockRV>(i, 0))); },
-       .print = [](const Instruction&, const Inputs& in) { return "block=" + in[0]; }},
+      blockQueryRow("GetProducers", "get_producers", &Schedule::getProducers),
+      blockQueryRow("GetConsumers", "get_consumers", &Schedule::getConsumers),
   };
 }
 

@@ -366,43 +366,39 @@ void Schedule::storageAlign(const BlockRV& block, int bufferIndex, int axis, int
 
 // --- how its instructions replay and print (listed in instruction_kinds.cc) -------------------
 
+namespace {
+
+// cache_read and cache_write record the same fields: block, consumer blocks | index, scope.
+InstructionKind cacheRow(const char* name, const char* py, const char* indexName,
+                         BlockRV (Schedule::*fn)(const BlockRV&, int, const std::string&,
+                                                 const std::vector<BlockRV>&)) {
+  using namespace kinds;
+  return {.name = name,
+          .pythonName = py,
+          .inputs = {1, Arity::kVariadic},
+          .attrs = {2, 2},
+          .apply =
+              [fn](Schedule& s, const Instruction& i) {
+                return std::vector<InstOutput>{(s.*fn)(rvAt<BlockRV>(i, 0),
+                                                       static_cast<int>(intAttr(i, 0)),
+                                                       strAttr(i, 1), blocksFrom(i, 1))};
+              },
+          .print =
+              [indexName](const Instruction& i, const Inputs& in) {
+                std::string out = "block=" + in[0] + ", " + indexName + "=" + pyAttr(i, 0) +
+                                  ", storage_scope=" + pyAttr(i, 1);
+                if (in.size() > 1) out += ", consumer_blocks=[" + joined(in, 1) + "]";
+                return out;
+              }};
+}
+
+}  // namespace
+
 std::vector<InstructionKind> cacheKinds() {
   using namespace kinds;
   return {
-      {.name = "CacheRead",
-       .pythonName = "cache_read",
-       .inputs = {1, Arity::kVariadic},
-       .attrs = {2, 2},
-       .apply =
-           [](Schedule& s, const Instruction& i) {
-             return std::vector<InstOutput>{s.cacheRead(rvAt<BlockRV>(i, 0),
-                                                        static_cast<int>(intAttr(i, 0)),
-                                                        strAttr(i, 1), blocksFrom(i, 1))};
-           },
-       .print =
-           [](const Instruction& i, const Inputs& in) {
-             std::string out = "block=" + in[0] + ", read_buffer_index=" + pyAttr(i, 0) +
-                               ", storage_scope=" + pyAttr(i, 1);
-             if (in.size() > 1) out += ", consumer_blocks=[" + joined(in, 1) + "]";
-             return out;
-           }},
-      {.name = "CacheWrite",
-       .pythonName = "cache_write",
-       .inputs = {1, Arity::kVariadic},
-       .attrs = {2, 2},
-       .apply =
-           [](Schedule& s, const Instruction& i) {
-             return std::vector<InstOutput>{s.cacheWrite(rvAt<BlockRV>(i, 0),
-                                                         static_cast<int>(intAttr(i, 0)),
-                                                         strAttr(i, 1), blocksFrom(i, 1))};
-           },
-       .print =
-           [](const Instruction& i, const Inputs& in) {
-             std::string out = "block=" + in[0] + ", write_buffer_index=" + pyAttr(i, 0) +
-                               ", storage_scope=" + pyAttr(i, 1);
-             if (in.size() > 1) out += ", consumer_blocks=[" + joined(in, 1) + "]";
-             return out;
-           }},
+      cacheRow("CacheRead", "cache_read", "read_buffer_index", &Schedule::cacheRead),
+      cacheRow("CacheWrite", "cache_write", "write_buffer_index", &Schedule::cacheWrite),
       {.name = "SetScope",
        .pythonName = "set_scope",
        .inputs = {1, 1},
