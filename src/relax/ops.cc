@@ -63,7 +63,7 @@ Expr broadcastOp(const std::string& op, Expr a, Expr b) {
     // Align from the right, as numpy does.
     tir::PrimExpr dx = i + x.size() >= n ? x[i + x.size() - n] : dim(1);
     tir::PrimExpr dy = i + y.size() >= n ? y[i + y.size() - n] : dim(1);
-    if (tir::exprEqual(dx, dy) || tir::isOne(dy)) {
+    if (tir::deepEqual(dx, dy) || tir::isOne(dy)) {
       out[i] = dx;
     } else if (tir::isOne(dx)) {
       out[i] = dy;
@@ -112,11 +112,11 @@ Expr matmul(Expr a, Expr b) {
     opError(op, "dtypes differ: " + sa.dtype.name() + " and " + sb.dtype.name());
   size_t r = x.size();
   for (size_t i = 0; i + 2 < r; ++i)
-    if (!tir::exprEqual(x[i], y[i]))
+    if (!tir::deepEqual(x[i], y[i]))
       opError(op, "batch dimension " + std::to_string(i) + " differs");
   const int64_t* kx = tir::asConstInt(x[r - 1]);
   const int64_t* ky = tir::asConstInt(y[r - 2]);
-  bool sameK = tir::exprEqual(x[r - 1], y[r - 2]);
+  bool sameK = tir::deepEqual(x[r - 1], y[r - 2]);
   if (!sameK && (!kx || !ky || *kx != *ky))
     opError(op,
             "reduction dimensions differ: " + dimString(x[r - 1]) + " and " + dimString(y[r - 2]));

@@ -131,7 +131,7 @@ bool sinfoEqual(const StructInfo& a, const StructInfo& b) {
   if (a->shape) {
     if (a->shape->size() != b->shape->size()) return false;
     for (size_t i = 0; i < a->shape->size(); ++i)
-      if (!tir::exprEqual((*a->shape)[i], (*b->shape)[i])) return false;
+      if (!tir::deepEqual((*a->shape)[i], (*b->shape)[i])) return false;
   }
   if (a->fields.size() != b->fields.size()) return false;
   for (size_t i = 0; i < a->fields.size(); ++i)

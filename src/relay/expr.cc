@@ -30,37 +30,33 @@ void releaseLater(std::vector<Expr>& children) {
 }
 }  // namespace
 
-CallNode::~CallNode() {
+// The destructors hand their children to the worklist, taken from the node's children list.
+template <typename Node>
+void releaseChildren(Node& node) {
   std::vector<Expr> children;
-  children.reserve(args.size() + 1);
-  children.push_back(std::move(op));
-  for (Expr& a : args) children.push_back(std::move(a));
+  Node::children(node, [&](auto& child) {
+    if (child) children.push_back(std::move(child));
+  });
   releaseLater(children);
 }
 
+CallNode::~CallNode() {
+  releaseChildren(*this);
+}
 TupleNode::~TupleNode() {
-  releaseLater(fields);
+  releaseChildren(*this);
 }
-
 TupleGetItemNode::~TupleGetItemNode() {
-  std::vector<Expr> children{std::move(tuple)};
-  releaseLater(children);
+  releaseChildren(*this);
 }
-
 LetNode::~LetNode() {
-  std::vector<Expr> children{std::move(var), std::move(value), std::move(body)};
-  releaseLater(children);
+  releaseChildren(*this);
 }
-
 IfNode::~IfNode() {
-  std::vector<Expr> children{std::move(cond), std::move(thenBranch), std::move(elseBranch)};
-  releaseLater(children);
+  releaseChildren(*this);
 }
-
 FunctionNode::~FunctionNode() {
-  std::vector<Expr> children{std::move(body)};
-  for (Var& p : params) children.push_back(std::move(p));
-  releaseLater(children);
+  releaseChildren(*this);
 }
 
 const Type& ExprNode::type() const {
@@ -123,40 +119,12 @@ Function makeFunction(std::vector<Var> params, Expr body, Type retType, DictAttr
 }
 
 std::vector<Expr> exprChildren(const Expr& e) {
-  switch (e->kind) {
-    case ExprKind::kVar:
-    case ExprKind::kGlobalVar:
-    case ExprKind::kConstant:
-    case ExprKind::kOp:
-      return {};
-    case ExprKind::kCall: {
-      const auto* c = e->as<CallNode>();
-      std::vector<Expr> out;
-      out.reserve(c->args.size() + 1);
-      out.push_back(c->op);
-      out.insert(out.end(), c->args.begin(), c->args.end());
-      return out;
-    }
-    case ExprKind::kTuple:
-      return e->as<TupleNode>()->fields;
-    case ExprKind::kTupleGetItem:
-      return {e->as<TupleGetItemNode>()->tuple};
-    case ExprKind::kLet: {
-      const auto* l = e->as<LetNode>();
-      return {l->var, l->value, l->body};
-    }
-    case ExprKind::kIf: {
-      const auto* i = e->as<IfNode>();
-      return {i->cond, i->thenBranch, i->elseBranch};
-    }
-    case ExprKind::kFunction: {
-      const auto* f = e->as<FunctionNode>();
-      std::vector<Expr> out(f->params.begin(), f->params.end());
-      out.push_back(f->body);
-      return out;
-    }
-  }
-  return {};
+  return withExprNode(*e, [](const auto& node) {
+    using Node = std::decay_t<decltype(node)>;
+    std::vector<Expr> out;
+    if constexpr (HasChildren<Node>) Node::children(node, [&](const auto& c) { out.push_back(c); });
+    return out;
+  });
 }
 
 std::string exprSummary(const Expr& e) {

@@ -35,11 +35,15 @@ using Expr = std::shared_ptr<const ExprNode>;
 
 /// Base of every expression. `checkedType` is the one mutable field: a cache that InferType fills
 /// in (a node's type is a function of the node, so the cache never goes stale).
+///
+/// A node with children declares them once, in a static `children(self, fn)` that calls `fn` on
+/// each child slot in order (callee before arguments, parameters before the body): exprChildren,
+/// withChildren and the iterative destructors are derived from it. Leaves (Var, GlobalVar,
+/// Constant, Op) have none and cannot be copied: a variable's identity is its node.
 class ExprNode {
  public:
   ExprNode(ExprKind kind, Span span) : kind(kind), span(std::move(span)) {}
   virtual ~ExprNode() = default;
-  ExprNode(const ExprNode&) = delete;
   ExprNode& operator=(const ExprNode&) = delete;
 
   const ExprKind kind;
@@ -52,6 +56,10 @@ class ExprNode {
   }
   /// The checked type; an internal error if InferType has not run.
   const Type& type() const;
+
+ protected:
+  /// For withChildren's copies, which get new children and so no checked type.
+  ExprNode(const ExprNode& other) : kind(other.kind), span(other.span) {}
 };
 
 /// A function parameter or let-bound variable.
@@ -64,6 +72,7 @@ class VarNode : public ExprNode {
         typeAnnotation(std::move(typeAnnotation)) {}
   const std::string nameHint;
   const Type typeAnnotation;  ///< may be null
+  VarNode(const VarNode&) = delete;
 };
 
 /// Names a function of the IRModule (`@main`).
@@ -73,6 +82,7 @@ class GlobalVarNode : public ExprNode {
   GlobalVarNode(std::string name, Span span)
       : ExprNode(kKind, std::move(span)), name(std::move(name)) {}
   const std::string name;
+  GlobalVarNode(const GlobalVarNode&) = delete;
 };
 
 /// A tensor literal. `data` may be undefined when the text had no metadata section: the constant
@@ -86,6 +96,7 @@ class ConstantNode : public ExprNode {
         declaredType(std::move(declaredType)) {}
   NDArray data;             ///< not const only so that releaseData can drop it
   const Type declaredType;  ///< TensorType of data, or the annotated type when data is missing
+  ConstantNode(const ConstantNode&) = delete;
   bool hasData() const { return data.defined(); }
   /// Drops the tensor. Only for a rewrite that holds every reference to this node and no longer
   /// needs it (rewriteBottomUpOwned): nothing else can observe the change. Nodes are never
@@ -102,6 +113,7 @@ class OpNode : public ExprNode {
   OpNode(std::string name, OpDef* def) : ExprNode(kKind, Span{}), name(std::move(name)), def(def) {}
   const std::string name;
   OpDef* const def;
+  OpNode(const OpNode&) = delete;
 };
 
 class CallNode : public ExprNode {
@@ -116,6 +128,11 @@ class CallNode : public ExprNode {
   Expr op;  ///< Op, Function, GlobalVar or Var
   std::vector<Expr> args;
   Attrs attrs;  ///< op attributes (null when the op has none)
+  template <typename Self, typename Fn>
+  static void children(Self& n, Fn&& fn) {
+    fn(n.op);
+    for (auto& a : n.args) fn(a);
+  }
 };
 
 class TupleNode : public ExprNode {
@@ -125,6 +142,10 @@ class TupleNode : public ExprNode {
       : ExprNode(kKind, std::move(span)), fields(std::move(fields)) {}
   ~TupleNode() override;
   std::vector<Expr> fields;
+  template <typename Self, typename Fn>
+  static void children(Self& n, Fn&& fn) {
+    for (auto& f : n.fields) fn(f);
+  }
 };
 
 class TupleGetItemNode : public ExprNode {
@@ -135,6 +156,10 @@ class TupleGetItemNode : public ExprNode {
   ~TupleGetItemNode() override;
   Expr tuple;
   const int index;
+  template <typename Self, typename Fn>
+  static void children(Self& n, Fn&& fn) {
+    fn(n.tuple);
+  }
 };
 
 using Var = std::shared_ptr<const VarNode>;
@@ -151,6 +176,12 @@ class LetNode : public ExprNode {
   Var var;
   Expr value;
   Expr body;
+  template <typename Self, typename Fn>
+  static void children(Self& n, Fn&& fn) {
+    fn(n.var);
+    fn(n.value);
+    fn(n.body);
+  }
 };
 
 class IfNode : public ExprNode {
@@ -165,6 +196,12 @@ class IfNode : public ExprNode {
   Expr cond;
   Expr thenBranch;
   Expr elseBranch;
+  template <typename Self, typename Fn>
+  static void children(Self& n, Fn&& fn) {
+    fn(n.cond);
+    fn(n.thenBranch);
+    fn(n.elseBranch);
+  }
 };
 
 class FunctionNode : public ExprNode {
@@ -181,6 +218,11 @@ class FunctionNode : public ExprNode {
   Expr body;
   const Type retType;  ///< may be null before InferType
   const DictAttrs attrs;
+  template <typename Self, typename Fn>
+  static void children(Self& n, Fn&& fn) {
+    for (auto& p : n.params) fn(p);
+    fn(n.body);
+  }
 };
 
 using GlobalVar = std::shared_ptr<const GlobalVarNode>;
@@ -211,8 +253,42 @@ std::shared_ptr<const T> exprAs(const Expr& e) {
   return std::static_pointer_cast<const T>(e);
 }
 
-/// Children of a node in the order the printer and evaluators visit them: callee, then arguments.
-/// (Function bodies and let bodies are included; Var/Constant/Op/GlobalVar have none.)
+/// Calls `fn(node)` with `e` cast to its node class.
+template <typename F>
+decltype(auto) withExprNode(const ExprNode& e, F&& fn) {
+  switch (e.kind) {
+    case ExprKind::kVar:
+      return fn(static_cast<const VarNode&>(e));
+    case ExprKind::kGlobalVar:
+      return fn(static_cast<const GlobalVarNode&>(e));
+    case ExprKind::kConstant:
+      return fn(static_cast<const ConstantNode&>(e));
+    case ExprKind::kOp:
+      return fn(static_cast<const OpNode&>(e));
+    case ExprKind::kCall:
+      return fn(static_cast<const CallNode&>(e));
+    case ExprKind::kTuple:
+      return fn(static_cast<const TupleNode&>(e));
+    case ExprKind::kTupleGetItem:
+      return fn(static_cast<const TupleGetItemNode&>(e));
+    case ExprKind::kLet:
+      return fn(static_cast<const LetNode&>(e));
+    case ExprKind::kIf:
+      return fn(static_cast<const IfNode&>(e));
+    case ExprKind::kFunction:
+      return fn(static_cast<const FunctionNode&>(e));
+  }
+  __builtin_unreachable();
+}
+
+/// Whether nodes of class `Node` have children (a `children` list).
+template <typename Node>
+concept HasChildren = requires(const Node& n) {
+  Node::children(n, [](const auto&) {});
+};
+
+/// Children of a node in the order of its `children` list, which the printer and evaluators
+/// follow: callee, then arguments; parameters, then the body. Leaves have none.
 std::vector<Expr> exprChildren(const Expr& e);
 
 /// "Call(nn.conv2d)", "Var(%x)": a short description for diagnostics.

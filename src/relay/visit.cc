@@ -41,47 +41,40 @@ std::vector<Expr> postOrder(const Expr& root) {
   return out;
 }
 
+namespace {
+// Writes a new child into a slot of a copied node; a slot typed Var (a let variable, a parameter)
+// takes only a variable.
+void setChild(Expr& slot, const Expr& child) {
+  slot = child;
+}
+void setChild(Var& slot, const Expr& child) {
+  slot = exprAs<VarNode>(child);
+  TS_CHECK(slot) << "a variable (let-bound or parameter) rewritten to a non-variable";
+}
+}  // namespace
+
 Expr withChildren(const Expr& node, const std::vector<Expr>& children) {
-  const std::vector<Expr> old = exprChildren(node);
-  TS_CHECK(old.size() == children.size());
-  bool same = true;
-  for (size_t i = 0; i < old.size(); ++i) same = same && old[i] == children[i];
-  if (same) return node;
-  const Span& span = node->span;
-  switch (node->kind) {
-    case ExprKind::kVar:
-    case ExprKind::kGlobalVar:
-    case ExprKind::kConstant:
-    case ExprKind::kOp:
+  return withExprNode(*node, [&](const auto& n) -> Expr {
+    using Node = std::decay_t<decltype(n)>;
+    if constexpr (!HasChildren<Node>) {
+      TS_CHECK(children.empty()) << "withChildren: a leaf given children";
       return node;
-    case ExprKind::kCall: {
-      const auto* c = node->as<CallNode>();
-      return makeCall(children[0], std::vector<Expr>(children.begin() + 1, children.end()),
-                      c->attrs, span);
+    } else {
+      size_t count = 0;
+      bool same = true;
+      Node::children(n, [&](const auto& old) {
+        same = same && count < children.size() && old == children[count];
+        ++count;
+      });
+      TS_CHECK(count == children.size())
+          << "withChildren: " << children.size() << " children for a node with " << count;
+      if (same) return node;
+      auto copy = std::make_shared<Node>(n);
+      size_t next = 0;
+      Node::children(*copy, [&](auto& slot) { setChild(slot, children[next++]); });
+      return copy;
     }
-    case ExprKind::kTuple:
-      return makeTuple(children, span);
-    case ExprKind::kTupleGetItem:
-      return makeTupleGetItem(children[0], node->as<TupleGetItemNode>()->index, span);
-    case ExprKind::kLet: {
-      auto var = exprAs<VarNode>(children[0]);
-      TS_CHECK(var) << "let variable rewritten to a non-variable";
-      return makeLet(var, children[1], children[2], span);
-    }
-    case ExprKind::kIf:
-      return makeIf(children[0], children[1], children[2], span);
-    case ExprKind::kFunction: {
-      const auto* f = node->as<FunctionNode>();
-      std::vector<Var> params;
-      for (size_t i = 0; i + 1 < children.size(); ++i) {
-        auto p = exprAs<VarNode>(children[i]);
-        TS_CHECK(p) << "function parameter rewritten to a non-variable";
-        params.push_back(p);
-      }
-      return makeFunction(std::move(params), children.back(), f->retType, f->attrs, span);
-    }
-  }
-  return node;
+  });
 }
 
 namespace {

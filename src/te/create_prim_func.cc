@@ -115,7 +115,7 @@ class RegionCollector {
       tir::BufferRegion region{buffer, {}};
       for (size_t d = 0; d < accesses[0].size(); ++d) {
         bool same = true;
-        for (const auto& a : accesses) same = same && tir::exprEqual(a[d], accesses[0][d]);
+        for (const auto& a : accesses) same = same && tir::deepEqual(a[d], accesses[0][d]);
         const PrimExpr& first = accesses[0][d];
         if (same)
           region.region.push_back(tir::Range{first, tir::intImm(1, first->dtype)});
@@ -131,7 +131,7 @@ class RegionCollector {
  private:
   static bool sameIndices(const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b) {
     for (size_t k = 0; k < a.size(); ++k)
-      if (!tir::exprEqual(a[k], b[k])) return false;
+      if (!tir::deepEqual(a[k], b[k])) return false;
     return true;
   }
   std::vector<std::pair<Buffer, std::vector<std::vector<PrimExpr>>>> entries_;

@@ -78,8 +78,8 @@ bool sameReduction(const tir::ReduceNode* a, const tir::ReduceNode* b) {
     if (a->axis[k].var != b->axis[k].var) return false;
   if (a->source.size() != b->source.size()) return false;
   for (size_t k = 0; k < a->source.size(); ++k)
-    if (!tir::exprEqual(a->source[k], b->source[k])) return false;
-  return tir::exprEqual(a->condition, b->condition);
+    if (!tir::deepEqual(a->source[k], b->source[k])) return false;
+  return tir::deepEqual(a->condition, b->condition);
 }
 
 void checkReductions(const std::string& name, const std::vector<PrimExpr>& body) {

@@ -11,30 +11,47 @@ namespace tessera::tir {
 
 const char* binaryOpName(BinaryOp op) {
   switch (op) {
-    case BinaryOp::kAdd: return "add";
-    case BinaryOp::kSub: return "sub";
-    case BinaryOp::kMul: return "mul";
-    case BinaryOp::kDiv: return "div";
-    case BinaryOp::kMod: return "mod";
-    case BinaryOp::kFloorDiv: return "floordiv";
-    case BinaryOp::kFloorMod: return "floormod";
-    case BinaryOp::kMin: return "min";
-    case BinaryOp::kMax: return "max";
-    case BinaryOp::kEQ: return "eq";
-    case BinaryOp::kNE: return "ne";
-    case BinaryOp::kLT: return "lt";
-    case BinaryOp::kLE: return "le";
-    case BinaryOp::kGT: return "gt";
-    case BinaryOp::kGE: return "ge";
-    case BinaryOp::kAnd: return "and";
-    case BinaryOp::kOr: return "or";
+    case BinaryOp::kAdd:
+      return "add";
+    case BinaryOp::kSub:
+      return "sub";
+    case BinaryOp::kMul:
+      return "mul";
+    case BinaryOp::kDiv:
+      return "div";
+    case BinaryOp::kMod:
+      return "mod";
+    case BinaryOp::kFloorDiv:
+      return "floordiv";
+    case BinaryOp::kFloorMod:
+      return "floormod";
+    case BinaryOp::kMin:
+      return "min";
+    case BinaryOp::kMax:
+      return "max";
+    case BinaryOp::kEQ:
+      return "eq";
+    case BinaryOp::kNE:
+      return "ne";
+    case BinaryOp::kLT:
+      return "lt";
+    case BinaryOp::kLE:
+      return "le";
+    case BinaryOp::kGT:
+      return "gt";
+    case BinaryOp::kGE:
+      return "ge";
+    case BinaryOp::kAnd:
+      return "and";
+    case BinaryOp::kOr:
+      return "or";
   }
   return "?";
 }
 
 bool isComparison(BinaryOp op) {
-  return op == BinaryOp::kEQ || op == BinaryOp::kNE || op == BinaryOp::kLT ||
-         op == BinaryOp::kLE || op == BinaryOp::kGT || op == BinaryOp::kGE;
+  return op == BinaryOp::kEQ || op == BinaryOp::kNE || op == BinaryOp::kLT || op == BinaryOp::kLE ||
+         op == BinaryOp::kGT || op == BinaryOp::kGE;
 }
 
 PrimExpr intImm(int64_t value, DataType dtype) {
@@ -44,13 +61,17 @@ PrimExpr intImm(int64_t value, DataType dtype) {
 PrimExpr floatImm(double value, DataType dtype) {
   return std::make_shared<FloatImmNode>(dtype, value);
 }
-PrimExpr boolImm(bool value) { return intImm(value ? 1 : 0, DataType::boolType()); }
-PrimExpr stringImm(std::string value) { return std::make_shared<StringImmNode>(std::move(value)); }
+PrimExpr boolImm(bool value) {
+  return intImm(value ? 1 : 0, DataType::boolType());
+}
+PrimExpr stringImm(std::string value) {
+  return std::make_shared<StringImmNode>(std::move(value));
+}
 
 PrimExpr makeConst(DataType dtype, double value) {
   DataType elem = dtype.element();
-  PrimExpr scalar = elem.isFloat() ? floatImm(value, elem)
-                                   : intImm(static_cast<int64_t>(value), elem);
+  PrimExpr scalar =
+      elem.isFloat() ? floatImm(value, elem) : intImm(static_cast<int64_t>(value), elem);
   return dtype.lanes() > 1 ? broadcast(scalar, dtype.lanes()) : scalar;
 }
 
@@ -82,7 +103,9 @@ int64_t floorDivInt(int64_t a, int64_t b) {
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
 }
-int64_t floorModInt(int64_t a, int64_t b) { return a - floorDivInt(a, b) * b; }
+int64_t floorModInt(int64_t a, int64_t b) {
+  return a - floorDivInt(a, b) * b;
+}
 
 // Folds an operation on two immediates of the same type; nullptr when it does not apply.
 PrimExpr foldConstants(BinaryOp op, DataType dtype, const PrimExpr& a, const PrimExpr& b) {
@@ -92,23 +115,40 @@ PrimExpr foldConstants(BinaryOp op, DataType dtype, const PrimExpr& a, const Pri
   if (ia && ib) {
     int64_t x = ia->value, y = ib->value;
     switch (op) {
-      case BinaryOp::kAdd: return intImm(x + y, dtype);
-      case BinaryOp::kSub: return intImm(x - y, dtype);
-      case BinaryOp::kMul: return intImm(x * y, dtype);
-      case BinaryOp::kDiv: return y == 0 ? nullptr : intImm(x / y, dtype);
-      case BinaryOp::kMod: return y == 0 ? nullptr : intImm(x % y, dtype);
-      case BinaryOp::kFloorDiv: return y == 0 ? nullptr : intImm(floorDivInt(x, y), dtype);
-      case BinaryOp::kFloorMod: return y == 0 ? nullptr : intImm(floorModInt(x, y), dtype);
-      case BinaryOp::kMin: return intImm(std::min(x, y), dtype);
-      case BinaryOp::kMax: return intImm(std::max(x, y), dtype);
-      case BinaryOp::kEQ: return intImm(x == y, outType);
-      case BinaryOp::kNE: return intImm(x != y, outType);
-      case BinaryOp::kLT: return intImm(x < y, outType);
-      case BinaryOp::kLE: return intImm(x <= y, outType);
-      case BinaryOp::kGT: return intImm(x > y, outType);
-      case BinaryOp::kGE: return intImm(x >= y, outType);
-      case BinaryOp::kAnd: return intImm(x && y, outType);
-      case BinaryOp::kOr: return intImm(x || y, outType);
+      case BinaryOp::kAdd:
+        return intImm(x + y, dtype);
+      case BinaryOp::kSub:
+        return intImm(x - y, dtype);
+      case BinaryOp::kMul:
+        return intImm(x * y, dtype);
+      case BinaryOp::kDiv:
+        return y == 0 ? nullptr : intImm(x / y, dtype);
+      case BinaryOp::kMod:
+        return y == 0 ? nullptr : intImm(x % y, dtype);
+      case BinaryOp::kFloorDiv:
+        return y == 0 ? nullptr : intImm(floorDivInt(x, y), dtype);
+      case BinaryOp::kFloorMod:
+        return y == 0 ? nullptr : intImm(floorModInt(x, y), dtype);
+      case BinaryOp::kMin:
+        return intImm(std::min(x, y), dtype);
+      case BinaryOp::kMax:
+        return intImm(std::max(x, y), dtype);
+      case BinaryOp::kEQ:
+        return intImm(x == y, outType);
+      case BinaryOp::kNE:
+        return intImm(x != y, outType);
+      case BinaryOp::kLT:
+        return intImm(x < y, outType);
+      case BinaryOp::kLE:
+        return intImm(x <= y, outType);
+      case BinaryOp::kGT:
+        return intImm(x > y, outType);
+      case BinaryOp::kGE:
+        return intImm(x >= y, outType);
+      case BinaryOp::kAnd:
+        return intImm(x && y, outType);
+      case BinaryOp::kOr:
+        return intImm(x || y, outType);
     }
   }
   const auto* fa = a->as<FloatImmNode>();
@@ -116,19 +156,32 @@ PrimExpr foldConstants(BinaryOp op, DataType dtype, const PrimExpr& a, const Pri
   if (fa && fb) {
     double x = fa->value, y = fb->value;
     switch (op) {
-      case BinaryOp::kAdd: return floatImm(x + y, dtype);
-      case BinaryOp::kSub: return floatImm(x - y, dtype);
-      case BinaryOp::kMul: return floatImm(x * y, dtype);
-      case BinaryOp::kDiv: return floatImm(x / y, dtype);
-      case BinaryOp::kMin: return floatImm(std::min(x, y), dtype);
-      case BinaryOp::kMax: return floatImm(std::max(x, y), dtype);
-      case BinaryOp::kEQ: return intImm(x == y, outType);
-      case BinaryOp::kNE: return intImm(x != y, outType);
-      case BinaryOp::kLT: return intImm(x < y, outType);
-      case BinaryOp::kLE: return intImm(x <= y, outType);
-      case BinaryOp::kGT: return intImm(x > y, outType);
-      case BinaryOp::kGE: return intImm(x >= y, outType);
-      default: return nullptr;
+      case BinaryOp::kAdd:
+        return floatImm(x + y, dtype);
+      case BinaryOp::kSub:
+        return floatImm(x - y, dtype);
+      case BinaryOp::kMul:
+        return floatImm(x * y, dtype);
+      case BinaryOp::kDiv:
+        return floatImm(x / y, dtype);
+      case BinaryOp::kMin:
+        return floatImm(std::min(x, y), dtype);
+      case BinaryOp::kMax:
+        return floatImm(std::max(x, y), dtype);
+      case BinaryOp::kEQ:
+        return intImm(x == y, outType);
+      case BinaryOp::kNE:
+        return intImm(x != y, outType);
+      case BinaryOp::kLT:
+        return intImm(x < y, outType);
+      case BinaryOp::kLE:
+        return intImm(x <= y, outType);
+      case BinaryOp::kGT:
+        return intImm(x > y, outType);
+      case BinaryOp::kGE:
+        return intImm(x >= y, outType);
+      default:
+        return nullptr;
     }
   }
   return nullptr;
@@ -189,40 +242,67 @@ PrimExpr binary(BinaryOp op, PrimExpr a, PrimExpr b) {
   if (a->dtype != b->dtype && a->dtype.isInteger() && b->dtype.isInteger() &&
       a->dtype.lanes() == b->dtype.lanes()) {
     // Mixed index widths: widen to the larger one (int32 loop var times int64 extent).
-    if (a->dtype.bits() < b->dtype.bits()) a = cast(b->dtype, a);
-    else b = cast(a->dtype, b);
+    if (a->dtype.bits() < b->dtype.bits())
+      a = cast(b->dtype, a);
+    else
+      b = cast(a->dtype, b);
   }
   TS_CHECK(a->dtype == b->dtype) << "binary " << binaryOpName(op) << " on " << a->dtype.name()
                                  << " and " << b->dtype.name();
   DataType dtype = a->dtype;
   if (PrimExpr folded = foldConstants(op, dtype, a, b)) return folded;
   if (PrimExpr folded = foldIdentity(op, a, b)) return folded;
-  DataType outType =
-      (isComparison(op) || op == BinaryOp::kAnd || op == BinaryOp::kOr)
-          ? DataType::boolType().withLanes(dtype.lanes())
-          : dtype;
+  DataType outType = (isComparison(op) || op == BinaryOp::kAnd || op == BinaryOp::kOr)
+                         ? DataType::boolType().withLanes(dtype.lanes())
+                         : dtype;
   return std::make_shared<BinaryNode>(op, outType, std::move(a), std::move(b));
 }
 
-PrimExpr add(PrimExpr a, PrimExpr b) { return binary(BinaryOp::kAdd, std::move(a), std::move(b)); }
-PrimExpr sub(PrimExpr a, PrimExpr b) { return binary(BinaryOp::kSub, std::move(a), std::move(b)); }
-PrimExpr mul(PrimExpr a, PrimExpr b) { return binary(BinaryOp::kMul, std::move(a), std::move(b)); }
-PrimExpr truncdiv(PrimExpr a, PrimExpr b) { return binary(BinaryOp::kDiv, std::move(a), std::move(b)); }
-PrimExpr truncmod(PrimExpr a, PrimExpr b) { return binary(BinaryOp::kMod, std::move(a), std::move(b)); }
+PrimExpr add(PrimExpr a, PrimExpr b) {
+  return binary(BinaryOp::kAdd, std::move(a), std::move(b));
+}
+PrimExpr sub(PrimExpr a, PrimExpr b) {
+  return binary(BinaryOp::kSub, std::move(a), std::move(b));
+}
+PrimExpr mul(PrimExpr a, PrimExpr b) {
+  return binary(BinaryOp::kMul, std::move(a), std::move(b));
+}
+PrimExpr truncdiv(PrimExpr a, PrimExpr b) {
+  return binary(BinaryOp::kDiv, std::move(a), std::move(b));
+}
+PrimExpr truncmod(PrimExpr a, PrimExpr b) {
+  return binary(BinaryOp::kMod, std::move(a), std::move(b));
+}
 PrimExpr floordiv(PrimExpr a, PrimExpr b) {
   return binary(BinaryOp::kFloorDiv, std::move(a), std::move(b));
 }
 PrimExpr floormod(PrimExpr a, PrimExpr b) {
   return binary(BinaryOp::kFloorMod, std::move(a), std::move(b));
 }
-PrimExpr min(PrimExpr a, PrimExpr b) { return binary(BinaryOp::kMin, std::move(a), std::move(b)); }
-PrimExpr max(PrimExpr a, PrimExpr b) { return binary(BinaryOp::kMax, std::move(a), std::move(b)); }
-PrimExpr eq(PrimExpr a, PrimExpr b) { return binary(BinaryOp::kEQ, std::move(a), std::move(b)); }
-PrimExpr ne(PrimExpr a, PrimExpr b) { return binary(BinaryOp::kNE, std::move(a), std::move(b)); }
-PrimExpr lt(PrimExpr a, PrimExpr b) { return binary(BinaryOp::kLT, std::move(a), std::move(b)); }
-PrimExpr le(PrimExpr a, PrimExpr b) { return binary(BinaryOp::kLE, std::move(a), std::move(b)); }
-PrimExpr gt(PrimExpr a, PrimExpr b) { return binary(BinaryOp::kGT, std::move(a), std::move(b)); }
-PrimExpr ge(PrimExpr a, PrimExpr b) { return binary(BinaryOp::kGE, std::move(a), std::move(b)); }
+PrimExpr min(PrimExpr a, PrimExpr b) {
+  return binary(BinaryOp::kMin, std::move(a), std::move(b));
+}
+PrimExpr max(PrimExpr a, PrimExpr b) {
+  return binary(BinaryOp::kMax, std::move(a), std::move(b));
+}
+PrimExpr eq(PrimExpr a, PrimExpr b) {
+  return binary(BinaryOp::kEQ, std::move(a), std::move(b));
+}
+PrimExpr ne(PrimExpr a, PrimExpr b) {
+  return binary(BinaryOp::kNE, std::move(a), std::move(b));
+}
+PrimExpr lt(PrimExpr a, PrimExpr b) {
+  return binary(BinaryOp::kLT, std::move(a), std::move(b));
+}
+PrimExpr le(PrimExpr a, PrimExpr b) {
+  return binary(BinaryOp::kLE, std::move(a), std::move(b));
+}
+PrimExpr gt(PrimExpr a, PrimExpr b) {
+  return binary(BinaryOp::kGT, std::move(a), std::move(b));
+}
+PrimExpr ge(PrimExpr a, PrimExpr b) {
+  return binary(BinaryOp::kGE, std::move(a), std::move(b));
+}
 
 PrimExpr logicalAnd(PrimExpr a, PrimExpr b) {
   if (isConstInt(a, 1)) return b;
@@ -255,10 +335,15 @@ PrimExpr call(DataType dtype, std::string op, std::vector<PrimExpr> args) {
 }
 
 PrimExpr bufferLoad(Buffer buffer, std::vector<PrimExpr> indices) {
+  auto load = std::make_shared<BufferLoadNode>(DataType(), std::move(buffer), std::move(indices));
+  load->dtype = BufferLoadNode::derivedDType(*load);
+  return load;
+}
+
+DataType BufferLoadNode::derivedDType(const BufferLoadNode& n) {
   int lanes = 1;
-  for (const PrimExpr& i : indices) lanes = std::max(lanes, i->dtype.lanes());
-  DataType dtype = buffer->dtype.withLanes(lanes * buffer->dtype.lanes());
-  return std::make_shared<BufferLoadNode>(dtype, std::move(buffer), std::move(indices));
+  for (const PrimExpr& i : n.indices) lanes = std::max(lanes, i->dtype.lanes());
+  return n.buffer->dtype.withLanes(lanes * n.buffer->dtype.lanes());
 }
 
 PrimExpr ramp(PrimExpr base, PrimExpr stride, int lanes) {
@@ -274,7 +359,8 @@ PrimExpr let(Var var, PrimExpr value, PrimExpr body) {
 PrimExpr minValue(DataType dtype) {
   if (dtype.isFloat()) {
     if (dtype.bits() == 64) return floatImm(std::numeric_limits<double>::lowest(), dtype);
-    if (dtype.bits() == 16 && dtype.code() == DataType::Code::kFloat) return floatImm(-65504.0, dtype);
+    if (dtype.bits() == 16 && dtype.code() == DataType::Code::kFloat)
+      return floatImm(-65504.0, dtype);
     return floatImm(std::numeric_limits<float>::lowest(), dtype);
   }
   if (dtype.isBool()) return intImm(0, dtype);
@@ -286,7 +372,8 @@ PrimExpr minValue(DataType dtype) {
 PrimExpr maxValue(DataType dtype) {
   if (dtype.isFloat()) {
     if (dtype.bits() == 64) return floatImm(std::numeric_limits<double>::max(), dtype);
-    if (dtype.bits() == 16 && dtype.code() == DataType::Code::kFloat) return floatImm(65504.0, dtype);
+    if (dtype.bits() == 16 && dtype.code() == DataType::Code::kFloat)
+      return floatImm(65504.0, dtype);
     return floatImm(std::numeric_limits<float>::max(), dtype);
   }
   if (dtype.isBool()) return intImm(1, dtype);
@@ -314,69 +401,6 @@ bool isOne(const PrimExpr& e) {
 bool isZero(const PrimExpr& e) {
   if (const auto* f = e->as<FloatImmNode>()) return f->value == 0.0;
   return isConstInt(e, 0);
-}
-
-namespace {
-bool exprsEqual(const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (!exprEqual(a[i], b[i])) return false;
-  return true;
-}
-}  // namespace
-
-bool exprEqual(const PrimExpr& a, const PrimExpr& b) {
-  if (a == b) return true;
-  if (!a || !b || a->kind != b->kind || a->dtype != b->dtype) return false;
-  switch (a->kind) {
-    case ExprKind::kIntImm: return a->as<IntImmNode>()->value == b->as<IntImmNode>()->value;
-    case ExprKind::kFloatImm: {
-      double x = a->as<FloatImmNode>()->value, y = b->as<FloatImmNode>()->value;
-      return x == y || (std::isnan(x) && std::isnan(y));
-    }
-    case ExprKind::kStringImm:
-      return a->as<StringImmNode>()->value == b->as<StringImmNode>()->value;
-    case ExprKind::kVar: return false;  // identity compared above
-    case ExprKind::kCast: return exprEqual(a->as<CastNode>()->value, b->as<CastNode>()->value);
-    case ExprKind::kBinary: {
-      const auto* x = a->as<BinaryNode>();
-      const auto* y = b->as<BinaryNode>();
-      return x->op == y->op && exprEqual(x->a, y->a) && exprEqual(x->b, y->b);
-    }
-    case ExprKind::kNot: return exprEqual(a->as<NotNode>()->a, b->as<NotNode>()->a);
-    case ExprKind::kSelect: {
-      const auto* x = a->as<SelectNode>();
-      const auto* y = b->as<SelectNode>();
-      return exprEqual(x->cond, y->cond) && exprEqual(x->t, y->t) && exprEqual(x->f, y->f);
-    }
-    case ExprKind::kBufferLoad: {
-      const auto* x = a->as<BufferLoadNode>();
-      const auto* y = b->as<BufferLoadNode>();
-      return x->buffer == y->buffer && exprsEqual(x->indices, y->indices);
-    }
-    case ExprKind::kRamp: {
-      const auto* x = a->as<RampNode>();
-      const auto* y = b->as<RampNode>();
-      return x->lanes == y->lanes && exprEqual(x->base, y->base) && exprEqual(x->stride, y->stride);
-    }
-    case ExprKind::kBroadcast: {
-      const auto* x = a->as<BroadcastNode>();
-      const auto* y = b->as<BroadcastNode>();
-      return x->lanes == y->lanes && exprEqual(x->value, y->value);
-    }
-    case ExprKind::kLet: {
-      const auto* x = a->as<LetNode>();
-      const auto* y = b->as<LetNode>();
-      return x->var == y->var && exprEqual(x->value, y->value) && exprEqual(x->body, y->body);
-    }
-    case ExprKind::kCall: {
-      const auto* x = a->as<CallNode>();
-      const auto* y = b->as<CallNode>();
-      return x->op == y->op && exprsEqual(x->args, y->args);
-    }
-    case ExprKind::kReduce: return false;  // reductions compare by identity only
-  }
-  return false;
 }
 
 bool usesVar(const PrimExpr& e, const VarNode* v) {

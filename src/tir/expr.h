@@ -78,6 +78,10 @@ class IntImmNode : public PrimExprNode {
   static constexpr ExprKind kKind = ExprKind::kIntImm;
   IntImmNode(DataType dtype, int64_t value) : PrimExprNode(kKind, dtype), value(value) {}
   int64_t value;  ///< also used for bool (0/1)
+  template <typename Self, typename V>
+  static void fields(Self& n, V& v) {
+    v.value(n.value, "integer immediate");
+  }
 };
 
 class FloatImmNode : public PrimExprNode {
@@ -85,6 +89,10 @@ class FloatImmNode : public PrimExprNode {
   static constexpr ExprKind kKind = ExprKind::kFloatImm;
   FloatImmNode(DataType dtype, double value) : PrimExprNode(kKind, dtype), value(value) {}
   double value;
+  template <typename Self, typename V>
+  static void fields(Self& n, V& v) {
+    v.value(n.value, "float immediate");
+  }
 };
 
 class StringImmNode : public PrimExprNode {
@@ -93,6 +101,10 @@ class StringImmNode : public PrimExprNode {
   explicit StringImmNode(std::string value)
       : PrimExprNode(kKind, DataType::handle()), value(std::move(value)) {}
   std::string value;
+  template <typename Self, typename V>
+  static void fields(Self& n, V& v) {
+    v.value(n.value, "string");
+  }
 };
 
 /// A scalar variable (loop variable, block iter var, symbolic shape, let-bound value) or a handle
@@ -104,6 +116,10 @@ class VarNode : public PrimExprNode {
       : PrimExprNode(kKind, dtype), name(std::move(name)), sizeVar(sizeVar) {}
   std::string name;
   bool sizeVar;
+  /// A variable is its identity: readers handle it before its fields (name and dtype are not
+  /// structure, and variables are numbered where they are bound).
+  template <typename Self, typename V>
+  static void fields(Self&, V&) {}
 };
 using Var = std::shared_ptr<const VarNode>;
 
@@ -112,6 +128,10 @@ class CastNode : public PrimExprNode {
   static constexpr ExprKind kKind = ExprKind::kCast;
   CastNode(DataType dtype, PrimExpr value) : PrimExprNode(kKind, dtype), value(std::move(value)) {}
   PrimExpr value;
+  template <typename Self, typename V>
+  static void fields(Self& n, V& v) {
+    v.expr(n.value);
+  }
 };
 
 class BinaryNode : public PrimExprNode {
@@ -122,13 +142,26 @@ class BinaryNode : public PrimExprNode {
   BinaryOp op;
   PrimExpr a;
   PrimExpr b;
+  template <typename Self, typename V>
+  static void fields(Self& n, V& v) {
+    v.value(n.op, "binary operator");
+    v.expr(n.a);
+    v.expr(n.b);
+  }
 };
 
 class NotNode : public PrimExprNode {
  public:
   static constexpr ExprKind kKind = ExprKind::kNot;
-  explicit NotNode(PrimExpr a) : PrimExprNode(kKind, a->dtype), a(std::move(a)) {}
+  explicit NotNode(PrimExpr a) : PrimExprNode(kKind, {}), a(std::move(a)) {
+    dtype = derivedDType(*this);
+  }
   PrimExpr a;
+  static DataType derivedDType(const NotNode& n) { return n.a->dtype; }
+  template <typename Self, typename V>
+  static void fields(Self& n, V& v) {
+    v.expr(n.a);
+  }
 };
 
 /// Both branches are evaluated (use the `tir.if_then_else` call for a lazy choice).
@@ -136,10 +169,19 @@ class SelectNode : public PrimExprNode {
  public:
   static constexpr ExprKind kKind = ExprKind::kSelect;
   SelectNode(PrimExpr cond, PrimExpr t, PrimExpr f)
-      : PrimExprNode(kKind, t->dtype), cond(std::move(cond)), t(std::move(t)), f(std::move(f)) {}
+      : PrimExprNode(kKind, {}), cond(std::move(cond)), t(std::move(t)), f(std::move(f)) {
+    dtype = derivedDType(*this);
+  }
   PrimExpr cond;
   PrimExpr t;
   PrimExpr f;
+  static DataType derivedDType(const SelectNode& n) { return n.t->dtype; }
+  template <typename Self, typename V>
+  static void fields(Self& n, V& v) {
+    v.expr(n.cond);
+    v.expr(n.t);
+    v.expr(n.f);
+  }
 };
 
 class BufferNode;
@@ -154,6 +196,13 @@ class BufferLoadNode : public PrimExprNode {
       : PrimExprNode(kKind, dtype), buffer(std::move(buffer)), indices(std::move(indices)) {}
   Buffer buffer;
   std::vector<PrimExpr> indices;
+  /// The buffer's element type, widened by the widest index (a Ramp index loads a vector).
+  static DataType derivedDType(const BufferLoadNode& n);
+  template <typename Self, typename V>
+  static void fields(Self& n, V& v) {
+    v.bufferUse(n.buffer);
+    v.exprs(n.indices, "index count");
+  }
 };
 
 /// The vector (base, base + stride, ..., base + (lanes-1) * stride).
@@ -161,35 +210,59 @@ class RampNode : public PrimExprNode {
  public:
   static constexpr ExprKind kKind = ExprKind::kRamp;
   RampNode(PrimExpr base, PrimExpr stride, int lanes)
-      : PrimExprNode(kKind, base->dtype.withLanes(lanes)),
-        base(std::move(base)),
-        stride(std::move(stride)),
-        lanes(lanes) {}
+      : PrimExprNode(kKind, {}), base(std::move(base)), stride(std::move(stride)), lanes(lanes) {
+    dtype = derivedDType(*this);
+  }
   PrimExpr base;
   PrimExpr stride;
   int lanes;
+  static DataType derivedDType(const RampNode& n) { return n.base->dtype.withLanes(n.lanes); }
+  template <typename Self, typename V>
+  static void fields(Self& n, V& v) {
+    v.expr(n.base);
+    v.expr(n.stride);
+    v.value(n.lanes, "lanes");
+  }
 };
 
 class BroadcastNode : public PrimExprNode {
  public:
   static constexpr ExprKind kKind = ExprKind::kBroadcast;
   BroadcastNode(PrimExpr value, int lanes)
-      : PrimExprNode(kKind, value->dtype.withLanes(lanes)), value(std::move(value)), lanes(lanes) {}
+      : PrimExprNode(kKind, {}), value(std::move(value)), lanes(lanes) {
+    dtype = derivedDType(*this);
+  }
   PrimExpr value;
   int lanes;
+  static DataType derivedDType(const BroadcastNode& n) { return n.value->dtype.withLanes(n.lanes); }
+  template <typename Self, typename V>
+  static void fields(Self& n, V& v) {
+    v.expr(n.value);
+    v.value(n.lanes, "lanes");
+  }
 };
 
 class LetNode : public PrimExprNode {
  public:
   static constexpr ExprKind kKind = ExprKind::kLet;
   LetNode(Var var, PrimExpr value, PrimExpr body)
-      : PrimExprNode(kKind, body->dtype),
+      : PrimExprNode(kKind, {}),
         var(std::move(var)),
         value(std::move(value)),
-        body(std::move(body)) {}
+        body(std::move(body)) {
+    dtype = derivedDType(*this);
+  }
   Var var;
   PrimExpr value;
   PrimExpr body;
+  static DataType derivedDType(const LetNode& n) { return n.body->dtype; }
+  /// The value is outside the variable's scope, so it comes before the definition.
+  template <typename Self, typename V>
+  static void fields(Self& n, V& v) {
+    v.expr(n.value);
+    v.varDef(n.var);
+    v.expr(n.body);
+  }
 };
 
 /// An intrinsic or external call. `op` names it: "tir.exp", "tir.tanh", "tir.erf", "tir.sigmoid",
@@ -206,6 +279,11 @@ class CallNode : public PrimExprNode {
       : PrimExprNode(kKind, dtype), op(std::move(op)), args(std::move(args)) {}
   std::string op;
   std::vector<PrimExpr> args;
+  template <typename Self, typename V>
+  static void fields(Self& n, V& v) {
+    v.value(n.op, "call target");
+    v.exprs(n.args, "argument count");
+  }
 };
 
 /// [min, min + extent).
@@ -266,6 +344,15 @@ class ReduceNode : public PrimExprNode {
   PrimExpr condition;  ///< bool; `true` when there is none
   int valueIndex;
   std::vector<PrimExpr> init;  ///< empty: start from the identity
+  template <typename Self, typename V>
+  static void fields(Self& n, V& v) {
+    v.reducer(n.combiner);
+    v.iterVars(n.axis, "reduce axis count");
+    v.exprs(n.source, "reduce sources");
+    v.expr(n.condition);
+    v.value(n.valueIndex, "reduce value index");
+    v.exprs(n.init, "reduce init values");
+  }
 };
 
 // --- construction --------------------------------------------------------------------------------
@@ -281,7 +368,8 @@ PrimExpr makeConst(DataType dtype, double value);
 Var makeVar(std::string name, DataType dtype = DataType::int32());
 Var makeSizeVar(std::string name, DataType dtype = DataType::int32());
 PrimExpr cast(DataType dtype, PrimExpr value);  ///< no node when the dtype already matches
-PrimExpr binary(BinaryOp op, PrimExpr a, PrimExpr b);  ///< promotes int immediates to the other side
+PrimExpr binary(BinaryOp op, PrimExpr a,
+                PrimExpr b);  ///< promotes int immediates to the other side
 PrimExpr add(PrimExpr a, PrimExpr b);
 PrimExpr sub(PrimExpr a, PrimExpr b);
 PrimExpr mul(PrimExpr a, PrimExpr b);
@@ -312,21 +400,45 @@ PrimExpr let(Var var, PrimExpr value, PrimExpr body);
 PrimExpr minValue(DataType dtype);
 PrimExpr maxValue(DataType dtype);
 
-inline PrimExpr operator+(PrimExpr a, PrimExpr b) { return add(std::move(a), std::move(b)); }
-inline PrimExpr operator-(PrimExpr a, PrimExpr b) { return sub(std::move(a), std::move(b)); }
-inline PrimExpr operator*(PrimExpr a, PrimExpr b) { return mul(std::move(a), std::move(b)); }
-inline PrimExpr operator+(PrimExpr a, int64_t b) { return add(a, intImm(b, a->dtype)); }
-inline PrimExpr operator-(PrimExpr a, int64_t b) { return sub(a, intImm(b, a->dtype)); }
-inline PrimExpr operator*(PrimExpr a, int64_t b) { return mul(a, intImm(b, a->dtype)); }
-inline PrimExpr operator+(int64_t a, PrimExpr b) { return add(intImm(a, b->dtype), b); }
-inline PrimExpr operator*(int64_t a, PrimExpr b) { return mul(intImm(a, b->dtype), b); }
+inline PrimExpr operator+(PrimExpr a, PrimExpr b) {
+  return add(std::move(a), std::move(b));
+}
+inline PrimExpr operator-(PrimExpr a, PrimExpr b) {
+  return sub(std::move(a), std::move(b));
+}
+inline PrimExpr operator*(PrimExpr a, PrimExpr b) {
+  return mul(std::move(a), std::move(b));
+}
+inline PrimExpr operator+(PrimExpr a, int64_t b) {
+  return add(a, intImm(b, a->dtype));
+}
+inline PrimExpr operator-(PrimExpr a, int64_t b) {
+  return sub(a, intImm(b, a->dtype));
+}
+inline PrimExpr operator*(PrimExpr a, int64_t b) {
+  return mul(a, intImm(b, a->dtype));
+}
+inline PrimExpr operator+(int64_t a, PrimExpr b) {
+  return add(intImm(a, b->dtype), b);
+}
+inline PrimExpr operator*(int64_t a, PrimExpr b) {
+  return mul(intImm(a, b->dtype), b);
+}
 // Var converts to PrimExpr through shared_ptr's converting constructor; these avoid ambiguity.
-inline PrimExpr operator+(const Var& a, int64_t b) { return PrimExpr(a) + b; }
-inline PrimExpr operator*(const Var& a, int64_t b) { return PrimExpr(a) * b; }
+inline PrimExpr operator+(const Var& a, int64_t b) {
+  return PrimExpr(a) + b;
+}
+inline PrimExpr operator*(const Var& a, int64_t b) {
+  return PrimExpr(a) * b;
+}
 // With two Var arguments an unqualified min/max would otherwise pick std::min<shared_ptr> (found
 // by argument-dependent lookup) and compare pointers; these exact-match overloads win instead.
-inline PrimExpr min(const Var& a, const Var& b) { return min(PrimExpr(a), PrimExpr(b)); }
-inline PrimExpr max(const Var& a, const Var& b) { return max(PrimExpr(a), PrimExpr(b)); }
+inline PrimExpr min(const Var& a, const Var& b) {
+  return min(PrimExpr(a), PrimExpr(b));
+}
+inline PrimExpr max(const Var& a, const Var& b) {
+  return max(PrimExpr(a), PrimExpr(b));
+}
 
 // --- queries -------------------------------------------------------------------------------------
 
@@ -335,8 +447,11 @@ const int64_t* asConstInt(const PrimExpr& e);
 bool isConstInt(const PrimExpr& e, int64_t value);
 bool isOne(const PrimExpr& e);
 bool isZero(const PrimExpr& e);
-/// Structural equality of expressions (variables by identity, buffers by identity).
-bool exprEqual(const PrimExpr& a, const PrimExpr& b);
+/// Whether `a` and `b` are the same tree over the same variables and buffers: nodes compared field
+/// by field, variables (free or bound) and buffers by identity, reductions only by identity (TVM's
+/// ExprDeepEqual). Cheap enough for simplifiers. For equality up to the renaming of bound variables
+/// (and buffers compared by their fields), use structuralEqual (`tir/structural_equal.h`).
+bool deepEqual(const PrimExpr& a, const PrimExpr& b);
 /// Whether `e` mentions variable `v`.
 bool usesVar(const PrimExpr& e, const VarNode* v);
 

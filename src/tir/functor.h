@@ -1,7 +1,9 @@
 // Traversal of TensorIR: IRVisitor walks expressions and statements; IRMutator rebuilds them,
 // copying only the nodes whose children changed (an unchanged subtree keeps its identity, which
-// block ids and loop variables rely on). Recursion depth is the nesting depth of the program,
-// which schedules and lowering bound (a few dozen levels), not the size of any user input.
+// block ids and loop variables rely on). Both read each node's field list (`tir/node_fields.h`),
+// so neither has code per node kind beyond the hooks passes override. Recursion depth is the
+// nesting depth of the program, which schedules and lowering bound (a few dozen levels), not the
+// size of any user input.
 #pragma once
 
 #include <functional>
@@ -18,21 +20,24 @@ class IRVisitor {
   virtual void visitStmt(const Stmt& s);
 
  protected:
-  // Expressions; the defaults visit the children.
+  // Hooks for the node kinds passes most often override; the defaults visit the children that the
+  // node's field list names (operands, region bounds, iteration domains, statements). Buffers,
+  // definitions and plain data are not visited.
   virtual void visitVar(const VarNode* op) {}
-  virtual void visitBufferLoad(const BufferLoadNode* op);
-  virtual void visitCall(const CallNode* op);
-  virtual void visitReduce(const ReduceNode* op);
-  virtual void visitLet(const LetNode* op);
-  // Statements.
-  virtual void visitBufferStore(const BufferStoreNode* op);
-  virtual void visitFor(const ForNode* op);
-  virtual void visitBlock(const BlockNode* op);
-  virtual void visitBlockRealize(const BlockRealizeNode* op);
-  virtual void visitIfThenElse(const IfThenElseNode* op);
-  virtual void visitLetStmt(const LetStmtNode* op);
-  virtual void visitAllocate(const AllocateNode* op);
-  virtual void visitOtherStmt(const Stmt& s);  ///< Seq, Evaluate, Attr, Assert, DeclBuffer
+  virtual void visitBufferLoad(const BufferLoadNode* op) { visitChildren(*op); }
+  virtual void visitCall(const CallNode* op) { visitChildren(*op); }
+  virtual void visitReduce(const ReduceNode* op) { visitChildren(*op); }
+  virtual void visitLet(const LetNode* op) { visitChildren(*op); }
+  virtual void visitBufferStore(const BufferStoreNode* op) { visitChildren(*op); }
+  virtual void visitFor(const ForNode* op) { visitChildren(*op); }
+  virtual void visitBlock(const BlockNode* op) { visitChildren(*op); }
+  virtual void visitBlockRealize(const BlockRealizeNode* op) { visitChildren(*op); }
+  virtual void visitIfThenElse(const IfThenElseNode* op) { visitChildren(*op); }
+  virtual void visitLetStmt(const LetStmtNode* op) { visitChildren(*op); }
+  virtual void visitAllocate(const AllocateNode* op) { visitChildren(*op); }
+  virtual void visitOtherStmt(const Stmt& s) { visitChildren(*s); }  ///< Seq, Evaluate, Attr, ...
+  void visitChildren(const PrimExprNode& e);
+  void visitChildren(const StmtNode& s);
   void visitRegion(const BufferRegion& region);
 };
 
@@ -49,6 +54,9 @@ class IRMutator {
   virtual PrimExpr visitBufferLoad(const BufferLoadNode* op, const PrimExpr& self);
   virtual PrimExpr visitCall(const CallNode* op, const PrimExpr& self);
   virtual PrimExpr visitOtherExpr(const PrimExpr& self);  ///< rebuilds any other node
+  // Each default rebuilds the node from its field list: operands, region bounds, iteration
+  // domains and statements are visited, buffers pass through visitBuffer; a node whose type
+  // follows from its children (a load, a ramp, a let) gets it computed again.
   virtual Stmt visitBufferStore(const BufferStoreNode* op, const Stmt& self);
   virtual Stmt visitFor(const ForNode* op, const Stmt& self);
   virtual Stmt visitBlock(const BlockNode* op, const Stmt& self);

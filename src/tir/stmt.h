@@ -1,6 +1,6 @@
 // TensorIR statements: stores, loops, blocks (the unit schedules work on), and the statements that
-// lowering introduces (Allocate, DeclBuffer, attribute statements). Nodes are immutable once shared;
-// a transformation copies the node it changes (`auto n = std::make_shared<ForNode>(*old)`).
+// lowering introduces (Allocate, DeclBuffer, attribute statements). Nodes are immutable once
+// shared; a transformation copies the node it changes (`auto n = std::make_shared<ForNode>(*old)`).
 #pragma once
 
 #include <cstdint>
@@ -62,6 +62,12 @@ class BufferStoreNode : public StmtNode {
   Buffer buffer;
   PrimExpr value;
   std::vector<PrimExpr> indices;
+  template <typename Self, typename V>
+  static void fields(Self& n, V& v) {
+    v.bufferUse(n.buffer);
+    v.expr(n.value);
+    v.exprs(n.indices, "index count");
+  }
 };
 
 class EvaluateNode : public StmtNode {
@@ -69,6 +75,10 @@ class EvaluateNode : public StmtNode {
   static constexpr StmtKind kKind = StmtKind::kEvaluate;
   explicit EvaluateNode(PrimExpr value) : StmtNode(kKind), value(std::move(value)) {}
   PrimExpr value;
+  template <typename Self, typename V>
+  static void fields(Self& n, V& v) {
+    v.expr(n.value);
+  }
 };
 
 class LetStmtNode : public StmtNode {
@@ -79,6 +89,12 @@ class LetStmtNode : public StmtNode {
   Var var;
   PrimExpr value;
   Stmt body;
+  template <typename Self, typename V>
+  static void fields(Self& n, V& v) {
+    v.expr(n.value);
+    v.varDef(n.var);
+    v.stmt(n.body);
+  }
 };
 
 /// A keyed attribute around a statement: "pragma_*" from loop annotations, "thread_extent" from
@@ -96,6 +112,13 @@ class AttrStmtNode : public StmtNode {
   std::string key;
   PrimExpr value;
   Stmt body;
+  template <typename Self, typename V>
+  static void fields(Self& n, V& v) {
+    v.value(n.key, "attribute key");
+    v.attrSubject(n.node);
+    v.expr(n.value);
+    v.stmt(n.body);
+  }
 };
 
 class AssertStmtNode : public StmtNode {
@@ -109,6 +132,12 @@ class AssertStmtNode : public StmtNode {
   PrimExpr condition;
   std::string message;
   Stmt body;  ///< may be null
+  template <typename Self, typename V>
+  static void fields(Self& n, V& v) {
+    v.expr(n.condition);
+    v.value(n.message, "assert message");
+    v.stmt(n.body);
+  }
 };
 
 class IfThenElseNode : public StmtNode {
@@ -122,10 +151,23 @@ class IfThenElseNode : public StmtNode {
   PrimExpr condition;
   Stmt thenCase;
   Stmt elseCase;  ///< may be null
+  template <typename Self, typename V>
+  static void fields(Self& n, V& v) {
+    v.expr(n.condition);
+    v.stmt(n.thenCase);
+    v.stmt(n.elseCase);
+  }
 };
 
-enum class ForKind : uint8_t { kSerial = 0, kParallel = 1, kVectorized = 2, kUnrolled = 3, kThreadBinding = 4 };
-const char* forKindName(ForKind kind);  ///< "serial", "parallel", "vectorized", "unroll", "thread_binding"
+enum class ForKind : uint8_t {
+  kSerial = 0,
+  kParallel = 1,
+  kVectorized = 2,
+  kUnrolled = 3,
+  kThreadBinding = 4
+};
+const char* forKindName(
+    ForKind kind);  ///< "serial", "parallel", "vectorized", "unroll", "thread_binding"
 
 /// for loopVar in [min, min + extent). The loop variable's node is the loop's identity: schedules
 /// refer to a loop by it.
@@ -146,6 +188,16 @@ class ForNode : public StmtNode {
   Stmt body;
   std::string threadTag;  ///< for kThreadBinding: "threadIdx.x", "blockIdx.y", "vthread.x"
   Annotations annotations;
+  template <typename Self, typename V>
+  static void fields(Self& n, V& v) {
+    v.expr(n.min);
+    v.expr(n.extent);
+    v.value(n.forKind, "loop kind");
+    v.value(n.threadTag, "thread tag");
+    v.value(n.annotations, "loop annotations");
+    v.varDef(n.loopVar);
+    v.stmt(n.body);
+  }
 };
 
 class SeqStmtNode : public StmtNode {
@@ -153,6 +205,10 @@ class SeqStmtNode : public StmtNode {
   static constexpr StmtKind kKind = StmtKind::kSeqStmt;
   explicit SeqStmtNode(std::vector<Stmt> seq) : StmtNode(kKind), seq(std::move(seq)) {}
   std::vector<Stmt> seq;
+  template <typename Self, typename V>
+  static void fields(Self& n, V& v) {
+    v.stmts(n.seq, "sequence length");
+  }
 };
 
 /// A block: an isolated unit of computation over its iter vars. The body may use only the iter
@@ -171,9 +227,23 @@ class BlockNode : public StmtNode {
   std::vector<Buffer> allocBuffers;
   std::vector<MatchBufferRegion> matchBuffers;
   Annotations annotations;
-  uint64_t id;
+  uint64_t id;  ///< not a field: two blocks with the same fields are equal whatever their ids
 
   static uint64_t nextId();
+  /// Iter vars, allocations and match buffers are defined before the regions and the body that
+  /// use them.
+  template <typename Self, typename V>
+  static void fields(Self& n, V& v) {
+    v.value(n.name, "block name");
+    v.iterVars(n.iterVars, "block iter var count");
+    v.bufferDefs(n.allocBuffers, "block allocation count");
+    v.matchBuffers(n.matchBuffers, "block match buffer count");
+    v.regions(n.reads, "block read count");
+    v.regions(n.writes, "block write count");
+    v.value(n.annotations, "block annotations");
+    v.stmt(n.init);
+    v.stmt(n.body);
+  }
 };
 using Block = std::shared_ptr<const BlockNode>;
 
@@ -189,6 +259,12 @@ class BlockRealizeNode : public StmtNode {
   std::vector<PrimExpr> iterValues;
   PrimExpr predicate;  ///< bool; `true` when there is none
   Block block;
+  template <typename Self, typename V>
+  static void fields(Self& n, V& v) {
+    v.exprs(n.iterValues, "iter value count");
+    v.expr(n.predicate);
+    v.block(n.block);
+  }
 };
 
 /// Memory for `bufferVar` (a handle) of `extents` elements of `dtype` for the duration of `body`.
@@ -208,6 +284,14 @@ class AllocateNode : public StmtNode {
   std::vector<PrimExpr> extents;
   std::string scope;
   Stmt body;
+  template <typename Self, typename V>
+  static void fields(Self& n, V& v) {
+    v.value(n.dtype, "allocation dtype");
+    v.exprs(n.extents, "allocation rank");
+    v.value(n.scope, "allocation scope");
+    v.varDef(n.bufferVar);
+    v.stmt(n.body);
+  }
 };
 
 /// Declares `buffer` (a view over an existing data variable) for `body`.
@@ -218,6 +302,11 @@ class DeclBufferNode : public StmtNode {
       : StmtNode(kKind), buffer(std::move(buffer)), body(std::move(body)) {}
   Buffer buffer;
   Stmt body;
+  template <typename Self, typename V>
+  static void fields(Self& n, V& v) {
+    v.bufferDef(n.buffer);
+    v.stmt(n.body);
+  }
 };
 
 using For = std::shared_ptr<const ForNode>;

@@ -1,8 +1,9 @@
-// The field list of every TensorIR node, written as a canonical token stream.
+// TensorIR programs written as canonical token streams.
 //
-// Every node is written once, field by field, into a flat list of tokens in which variables and
-// buffers appear as the number of their first occurrence instead of their address. This is the
-// only place that says which fields of a node matter to structural equality and hashing.
+// Every node is written once, field by field as its field list says (`tir/node_fields.h`), into a
+// flat list of tokens in which variables and buffers appear as the number of their first
+// occurrence instead of their address. Buffers, functions and reducers, which are not nodes, are
+// written here.
 #include "tir/structural_stream.h"
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <utility>
 
 #include "support/check.h"
+#include "tir/node_fields.h"
 
 namespace tessera::tir::structural {
 
@@ -47,8 +49,9 @@ struct Item {
 };
 
 // Writes programs as token streams with an explicit stack (expression chains and statement nests
-// can be deeper than the call stack allows).
-class Serializer {
+// can be deeper than the call stack allows). Each node is expanded by reading its field list
+// (`tir/node_fields.h`) with the role methods below.
+class Serializer : public FieldVisitor<Serializer> {
  public:
   std::vector<Token> tokens;
   std::vector<const VarNode*> freeVars;
@@ -82,7 +85,50 @@ class Serializer {
   }
   void push(Item item) { stack_.push_back(item); }
 
-  // --- building the expansion of one item, in stream order ---------------------------------------
+  // --- the roles of the field lists: each appends to the expansion of the current item ----------
+ public:
+  void expr(const PrimExpr& e) { pending_.push_back(exprItem(e, defining_)); }
+  void stmt(const Stmt& s) { pending_.push_back(stmtItem(s)); }
+  void block(const Block& b) { stmt(b); }
+  void varDef(const Var& v) {
+    TS_CHECK(v) << "structural equality: a null variable definition";
+    pending_.push_back(Item{ItemKind::kVarDef, false, v.get()});
+  }
+  // "thread_extent" introduces its thread variable here, so a first sighting is a definition.
+  void attrSubject(const Var& v) { defExpr(v); }
+  void bufferDef(const Buffer& b) {
+    TS_CHECK(b) << "structural equality: a null buffer declaration";
+    pending_.push_back(Item{ItemKind::kBufferDef, false, b.get()});
+  }
+  void bufferUse(const Buffer& b) {
+    TS_CHECK(b) << "structural equality: a null buffer reference";
+    pending_.push_back(Item{ItemKind::kBufferUse, false, b.get()});
+  }
+  void reducer(const CommReducerRef& combiner) {
+    TS_CHECK(combiner) << "structural equality: a Reduce without a combiner";
+    const CommReducer& c = *combiner;
+    text(c.name, "reducer name");
+    count(c.lhs.size(), "reducer arity");
+    for (const Var& v : c.lhs) varDef(v);
+    count(c.rhs.size(), "reducer arity");
+    for (const Var& v : c.rhs) varDef(v);
+    exprs(c.result, "reducer results");
+    exprs(c.identity, "reducer identities");
+  }
+  void count(size_t n, const char* what) { tok(Tag::kCount, n, what); }
+  void value(int v, const char* what) { integer(v, what); }
+  void value(int64_t v, const char* what) { integer(v, what); }
+  void value(IterVarType v, const char* what) { integer(static_cast<int64_t>(v), what); }
+  void value(double v, const char* what) { tok(Tag::kFloat, std::bit_cast<uint64_t>(v), what); }
+  void value(const std::string& s, const char* what) { text(s, what); }
+  void value(BinaryOp op, const char* what) {
+    tok(Tag::kBinaryOp, static_cast<uint64_t>(op), what);
+  }
+  void value(ForKind k, const char* what) { tok(Tag::kForKind, static_cast<uint64_t>(k), what); }
+  void value(DataType t, const char* what) { tok(Tag::kDType, packDType(t), what); }
+  void value(const Annotations& d, const char* what) { attrs(d, what); }
+
+ private:
   void tok(Tag tag, uint64_t value, const char* what) {
     pending_.push_back(tokenItem(tag, value, what));
   }
@@ -92,41 +138,7 @@ class Serializer {
   }
   void dtype(DataType t) { tok(Tag::kDType, packDType(t), "dtype"); }
   void integer(int64_t v, const char* what) { tok(Tag::kInt, static_cast<uint64_t>(v), what); }
-  void count(size_t n, const char* what) { tok(Tag::kCount, n, what); }
-  void expr(const PrimExpr& e) { pending_.push_back(exprItem(e, defining_)); }
   void defExpr(const PrimExpr& e) { pending_.push_back(exprItem(e, true)); }
-  void exprs(const std::vector<PrimExpr>& es, const char* what) {
-    count(es.size(), what);
-    for (const PrimExpr& e : es) expr(e);
-  }
-  void stmt(const Stmt& s) { pending_.push_back(stmtItem(s)); }
-  void varDef(const Var& v) {
-    TS_CHECK(v) << "structural equality: a null variable definition";
-    pending_.push_back(Item{ItemKind::kVarDef, false, v.get()});
-  }
-  void bufferDef(const Buffer& b) {
-    TS_CHECK(b) << "structural equality: a null buffer declaration";
-    pending_.push_back(Item{ItemKind::kBufferDef, false, b.get()});
-  }
-  void bufferUse(const Buffer& b) {
-    TS_CHECK(b) << "structural equality: a null buffer reference";
-    pending_.push_back(Item{ItemKind::kBufferUse, false, b.get()});
-  }
-  void region(const BufferRegion& r) {
-    bufferUse(r.buffer);
-    count(r.region.size(), "region rank");
-    for (const Range& range : r.region) {
-      expr(range.min);
-      expr(range.extent);
-    }
-  }
-  void iterVar(const IterVar& iv) {
-    expr(iv.dom.min);
-    expr(iv.dom.extent);
-    varDef(iv.var);
-    integer(static_cast<int64_t>(iv.type), "iter var type");
-    text(iv.threadTag, "thread tag");
-  }
   void attrs(const DictAttrs& d, const char* what) {
     // Sorted by key: dictionaries are sets, and the stream must not depend on insertion order.
     std::vector<const std::pair<std::string, AttrValue>*> entries;
@@ -260,176 +272,12 @@ void Serializer::expandExpr(const PrimExprNode& e) {
   if (e.kind == ExprKind::kVar) return useVar(static_cast<const VarNode*>(&e), defining_);
   tok(Tag::kExprKind, static_cast<uint64_t>(e.kind), "expression kind");
   dtype(e.dtype);
-  switch (e.kind) {
-    case ExprKind::kIntImm:
-      return integer(static_cast<const IntImmNode&>(e).value, "integer immediate");
-    case ExprKind::kFloatImm:
-      return tok(Tag::kFloat, std::bit_cast<uint64_t>(static_cast<const FloatImmNode&>(e).value),
-                 "float immediate");
-    case ExprKind::kStringImm:
-      return text(static_cast<const StringImmNode&>(e).value, "string");
-    case ExprKind::kVar:
-      return;  // handled above
-    case ExprKind::kCast:
-      return expr(static_cast<const CastNode&>(e).value);
-    case ExprKind::kBinary: {
-      const auto& n = static_cast<const BinaryNode&>(e);
-      tok(Tag::kBinaryOp, static_cast<uint64_t>(n.op), "binary operator");
-      expr(n.a);
-      return expr(n.b);
-    }
-    case ExprKind::kNot:
-      return expr(static_cast<const NotNode&>(e).a);
-    case ExprKind::kSelect: {
-      const auto& n = static_cast<const SelectNode&>(e);
-      expr(n.cond);
-      expr(n.t);
-      return expr(n.f);
-    }
-    case ExprKind::kBufferLoad: {
-      const auto& n = static_cast<const BufferLoadNode&>(e);
-      bufferUse(n.buffer);
-      return exprs(n.indices, "index count");
-    }
-    case ExprKind::kRamp: {
-      const auto& n = static_cast<const RampNode&>(e);
-      expr(n.base);
-      expr(n.stride);
-      return integer(n.lanes, "lanes");
-    }
-    case ExprKind::kBroadcast: {
-      const auto& n = static_cast<const BroadcastNode&>(e);
-      expr(n.value);
-      return integer(n.lanes, "lanes");
-    }
-    case ExprKind::kLet: {
-      // The value is outside the variable's scope, so it comes before the definition.
-      const auto& n = static_cast<const LetNode&>(e);
-      expr(n.value);
-      varDef(n.var);
-      return expr(n.body);
-    }
-    case ExprKind::kCall: {
-      const auto& n = static_cast<const CallNode&>(e);
-      text(n.op, "call target");
-      return exprs(n.args, "argument count");
-    }
-    case ExprKind::kReduce: {
-      const auto& n = static_cast<const ReduceNode&>(e);
-      TS_CHECK(n.combiner) << "structural equality: a Reduce without a combiner";
-      const CommReducer& c = *n.combiner;
-      text(c.name, "reducer name");
-      count(c.lhs.size(), "reducer arity");
-      for (const Var& v : c.lhs) varDef(v);
-      count(c.rhs.size(), "reducer arity");
-      for (const Var& v : c.rhs) varDef(v);
-      exprs(c.result, "reducer results");
-      exprs(c.identity, "reducer identities");
-      count(n.axis.size(), "reduce axis count");
-      for (const IterVar& iv : n.axis) iterVar(iv);
-      exprs(n.source, "reduce sources");
-      expr(n.condition);
-      integer(n.valueIndex, "reduce value index");
-      return exprs(n.init, "reduce init values");
-    }
-  }
+  withExprNode(e, [this](const auto& node) { readFields(node, *this); });
 }
 
 void Serializer::expandStmt(const StmtNode& s) {
   tok(Tag::kStmtKind, static_cast<uint64_t>(s.kind), "statement kind");
-  switch (s.kind) {
-    case StmtKind::kBufferStore: {
-      const auto& n = static_cast<const BufferStoreNode&>(s);
-      bufferUse(n.buffer);
-      expr(n.value);
-      return exprs(n.indices, "index count");
-    }
-    case StmtKind::kEvaluate:
-      return expr(static_cast<const EvaluateNode&>(s).value);
-    case StmtKind::kLetStmt: {
-      const auto& n = static_cast<const LetStmtNode&>(s);
-      expr(n.value);
-      varDef(n.var);
-      return stmt(n.body);
-    }
-    case StmtKind::kAttrStmt: {
-      // "thread_extent" introduces its thread variable here, so a first sighting is a definition.
-      const auto& n = static_cast<const AttrStmtNode&>(s);
-      text(n.key, "attribute key");
-      defExpr(n.node);
-      expr(n.value);
-      return stmt(n.body);
-    }
-    case StmtKind::kAssertStmt: {
-      const auto& n = static_cast<const AssertStmtNode&>(s);
-      expr(n.condition);
-      text(n.message, "assert message");
-      return stmt(n.body);
-    }
-    case StmtKind::kIfThenElse: {
-      const auto& n = static_cast<const IfThenElseNode&>(s);
-      expr(n.condition);
-      stmt(n.thenCase);
-      return stmt(n.elseCase);
-    }
-    case StmtKind::kFor: {
-      const auto& n = static_cast<const ForNode&>(s);
-      expr(n.min);
-      expr(n.extent);
-      tok(Tag::kForKind, static_cast<uint64_t>(n.forKind), "loop kind");
-      text(n.threadTag, "thread tag");
-      attrs(n.annotations, "loop annotations");
-      varDef(n.loopVar);
-      return stmt(n.body);
-    }
-    case StmtKind::kSeqStmt: {
-      const auto& n = static_cast<const SeqStmtNode&>(s);
-      count(n.seq.size(), "sequence length");
-      for (const Stmt& x : n.seq) stmt(x);
-      return;
-    }
-    case StmtKind::kBlock: {
-      // Iter vars, allocations and match buffers are defined before the regions and the body
-      // that use them; a match buffer's source lies outside the block, so it comes first.
-      const auto& n = static_cast<const BlockNode&>(s);
-      text(n.name, "block name");
-      count(n.iterVars.size(), "block iter var count");
-      for (const IterVar& iv : n.iterVars) iterVar(iv);
-      count(n.allocBuffers.size(), "block allocation count");
-      for (const Buffer& b : n.allocBuffers) bufferDef(b);
-      count(n.matchBuffers.size(), "block match buffer count");
-      for (const MatchBufferRegion& m : n.matchBuffers) {
-        region(m.source);
-        bufferDef(m.buffer);
-      }
-      count(n.reads.size(), "block read count");
-      for (const BufferRegion& r : n.reads) region(r);
-      count(n.writes.size(), "block write count");
-      for (const BufferRegion& r : n.writes) region(r);
-      attrs(n.annotations, "block annotations");
-      stmt(n.init);
-      return stmt(n.body);
-    }
-    case StmtKind::kBlockRealize: {
-      const auto& n = static_cast<const BlockRealizeNode&>(s);
-      exprs(n.iterValues, "iter value count");
-      expr(n.predicate);
-      return stmt(n.block);
-    }
-    case StmtKind::kAllocate: {
-      const auto& n = static_cast<const AllocateNode&>(s);
-      dtype(n.dtype);
-      exprs(n.extents, "allocation rank");
-      text(n.scope, "allocation scope");
-      varDef(n.bufferVar);
-      return stmt(n.body);
-    }
-    case StmtKind::kDeclBuffer: {
-      const auto& n = static_cast<const DeclBufferNode&>(s);
-      bufferDef(n.buffer);
-      return stmt(n.body);
-    }
-  }
+  withStmtNode(s, [this](const auto& node) { readFields(node, *this); });
 }
 
 template <typename T>

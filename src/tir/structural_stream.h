@@ -1,6 +1,6 @@
 // The canonical token stream of a TensorIR program, shared by structural equality and hashing
 // (internal to tir/): variables and buffers appear as numbers in order of first occurrence, so
-// alpha-equivalent programs have equal streams. The field list of every node lives in the .cc.
+// alpha-equivalent programs have equal streams. The fields come from each node's field list.
 #pragma once
 
 #include <cstdint>

@@ -52,7 +52,7 @@ std::vector<PrimExpr> broadcastShape(const std::vector<PrimExpr>& a, const std::
     const PrimExpr* db = k + b.size() >= rank ? &b[k + b.size() - rank] : nullptr;
     if (!da || tir::isOne(*da)) {
       out[k] = db ? *db : *da;
-    } else if (!db || tir::isOne(*db) || tir::exprEqual(*da, *db)) {
+    } else if (!db || tir::isOne(*db) || tir::deepEqual(*da, *db)) {
       out[k] = *da;
     } else {
       const int64_t* ca = tir::asConstInt(*da);

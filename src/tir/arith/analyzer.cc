@@ -121,7 +121,7 @@ PrimExpr Analyzer::simplify(const PrimExpr& e) {
   // a fixed point; three rounds reach it on everything the tests have seen.
   for (int round = 0; round < 3; ++round) {
     PrimExpr next = simplifier.simplify(out);
-    if (exprEqual(next, out)) break;
+    if (deepEqual(next, out)) break;
     out = next;
   }
   return out;
@@ -133,7 +133,7 @@ bool Analyzer::canProve(const PrimExpr& cond) {
 
 bool Analyzer::canProveEqual(const PrimExpr& a, const PrimExpr& b) {
   if (isIndexType(a) && isIndexType(b)) return isZero(simplify(sub(a, b)));
-  return exprEqual(simplify(a), simplify(b));
+  return deepEqual(simplify(a), simplify(b));
 }
 
 bool Analyzer::canProveLess(const PrimExpr& a, int64_t bound) {

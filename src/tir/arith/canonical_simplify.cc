@@ -21,7 +21,7 @@ bool asDivMod(const PrimExpr& atom, BinaryOp op, PrimExpr* dividend, int64_t* di
 // Whether x - y is a multiple of c term by term (then x % c == y % c): the simplifier may have
 // reduced the remainder's dividend modulo c (`(f * 16 + i) % 12` becomes `(f * 4 + i) % 12`).
 bool congruentModulo(const PrimExpr& x, const PrimExpr& y, int64_t c) {
-  if (exprEqual(x, y)) return true;
+  if (deepEqual(x, y)) return true;
   LinearSum diff = toLinear(x);
   diff.addScaled(toLinear(y), -1);
   if (diff.base % c != 0) return false;

@@ -90,7 +90,7 @@ class BoundEvaluator {
   ConstIntBound eval(const PrimExpr& e) {
     ConstIntBound b = structural(e);
     for (const BoundFact& f : state_.facts)
-      if (exprEqual(f.expr, e)) b = intersectBounds(b, f.bound);
+      if (deepEqual(f.expr, e)) b = intersectBounds(b, f.bound);
     return b;
   }
 

@@ -10,7 +10,7 @@ namespace tessera::tir::arith {
 void LinearSum::addTerm(const PrimExpr& atom, int64_t coeff) {
   if (coeff == 0) return;
   for (auto it = terms.begin(); it != terms.end(); ++it) {
-    if (!exprEqual(it->atom, atom)) continue;
+    if (!deepEqual(it->atom, atom)) continue;
     it->coeff = wrapAdd(it->coeff, coeff);
     if (it->coeff == 0) terms.erase(it);
     return;
@@ -33,7 +33,7 @@ bool LinearSum::sameTerms(const LinearSum& other) const {
   if (terms.size() != other.terms.size()) return false;
   for (const LinearTerm& t : terms) {
     bool found = std::any_of(other.terms.begin(), other.terms.end(), [&](const LinearTerm& o) {
-      return o.coeff == t.coeff && exprEqual(o.atom, t.atom);
+      return o.coeff == t.coeff && deepEqual(o.atom, t.atom);
     });
     if (!found) return false;
   }

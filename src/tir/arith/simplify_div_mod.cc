@@ -176,7 +176,7 @@ PrimExpr CanonicalSimplifier::rewriteDivMod(BinaryOp op, const PrimExpr& a, cons
   if (!isIndexType(a) || !isIndexType(b) || a->dtype != b->dtype) return binary(op, a, b);
   const int64_t* c = asConstInt(b);
   if (!c || *c == 0) {
-    if (exprEqual(a, b) && !isZero(a)) {
+    if (deepEqual(a, b) && !isZero(a)) {
       // x // x = 1 and x % x = 0 for any non-zero x (a zero divisor is undefined anyway).
       bool isDiv = op == BinaryOp::kDiv || op == BinaryOp::kFloorDiv;
       return intImm(isDiv ? 1 : 0, a->dtype);

@@ -56,16 +56,16 @@ BinaryOp negateComparison(BinaryOp op) {
 
 int CanonicalSimplifier::lookupCondition(const PrimExpr& cond) {
   for (const PrimExpr& known : state_.trueConditions) {
-    if (exprEqual(known, cond)) return 1;
-    if (const auto* n = cond->as<NotNode>(); n && exprEqual(known, n->a)) return 0;
-    if (const auto* n = known->as<NotNode>(); n && exprEqual(n->a, cond)) return 0;
+    if (deepEqual(known, cond)) return 1;
+    if (const auto* n = cond->as<NotNode>(); n && deepEqual(known, n->a)) return 0;
+    if (const auto* n = known->as<NotNode>(); n && deepEqual(n->a, cond)) return 0;
   }
   return -1;
 }
 
 PrimExpr CanonicalSimplifier::rewriteCompare(BinaryOp op, const PrimExpr& a, const PrimExpr& b) {
   if (!isIndexType(a) || !isIndexType(b) || a->dtype != b->dtype) {
-    if (exprEqual(a, b) && (a->dtype.isInteger() || a->dtype.isBool()))
+    if (deepEqual(a, b) && (a->dtype.isInteger() || a->dtype.isBool()))
       return boolImm(op == BinaryOp::kEQ || op == BinaryOp::kLE || op == BinaryOp::kGE);
     return binary(op, a, b);
   }
@@ -107,7 +107,7 @@ PrimExpr CanonicalSimplifier::rewriteCompare(BinaryOp op, const PrimExpr& a, con
 }
 
 PrimExpr CanonicalSimplifier::rewriteMinMax(BinaryOp op, const PrimExpr& a, const PrimExpr& b) {
-  if (exprEqual(a, b)) return a;
+  if (deepEqual(a, b)) return a;
   if (!isIndexType(a) || !isIndexType(b) || a->dtype != b->dtype) return binary(op, a, b);
   LinearSum diff = toLinear(a);
   diff.addScaled(toLinear(b), -1);
@@ -130,14 +130,14 @@ PrimExpr CanonicalSimplifier::rewriteLogic(BinaryOp op, const PrimExpr& a, const
     if (ca) return b;
     if (cb) return a;
   }
-  if (exprEqual(a, b)) return a;
+  if (deepEqual(a, b)) return a;
   // x && !x is false, x || !x is true (`!(x < y)` is already `x >= y` here).
   auto negates = [](const PrimExpr& x, const PrimExpr& y) {
-    if (const auto* n = y->as<NotNode>(); n && exprEqual(n->a, x)) return true;
+    if (const auto* n = y->as<NotNode>(); n && deepEqual(n->a, x)) return true;
     const auto* bx = x->as<BinaryNode>();
     const auto* by = y->as<BinaryNode>();
     return bx && by && isComparison(bx->op) && bx->a->dtype.isInteger() &&
-           by->op == negateComparison(bx->op) && exprEqual(bx->a, by->a) && exprEqual(bx->b, by->b);
+           by->op == negateComparison(bx->op) && deepEqual(bx->a, by->a) && deepEqual(bx->b, by->b);
   };
   if (negates(a, b) || negates(b, a)) return boolImm(op == BinaryOp::kOr);
   return binary(op, a, b);
@@ -159,7 +159,7 @@ PrimExpr CanonicalSimplifier::rewriteNot(const PrimExpr& a) {
 PrimExpr CanonicalSimplifier::rewriteSelect(const PrimExpr& cond, const PrimExpr& t,
                                             const PrimExpr& f) {
   if (const int64_t* c = asConstInt(cond)) return *c ? t : f;
-  if (exprEqual(t, f)) return t;
+  if (deepEqual(t, f)) return t;
   int known = lookupCondition(cond);
   if (known >= 0) return known ? t : f;
   return std::make_shared<SelectNode>(cond, t, f);

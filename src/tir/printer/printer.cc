@@ -272,8 +272,8 @@ void Printer::printIterVars(const BlockRealizeNode* realize) {
     const auto* v = realize->iterValues[i]->as<VarNode>();
     if (!v) return false;
     auto it = enclosingLoops_.find(v);
-    return it != enclosingLoops_.end() && exprEqual(it->second->min, iv.dom.min) &&
-           exprEqual(it->second->extent, iv.dom.extent);
+    return it != enclosingLoops_.end() && deepEqual(it->second->min, iv.dom.min) &&
+           deepEqual(it->second->extent, iv.dom.extent);
   };
   auto single = [&](size_t i) {
     const IterVar& iv = block->iterVars[i];

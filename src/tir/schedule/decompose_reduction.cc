@@ -34,8 +34,8 @@ BufferRegion substituteRegion(const BufferRegion& r, const VarMap& map) {
 bool sameRegion(const BufferRegion& a, const BufferRegion& b) {
   if (a.buffer != b.buffer || a.region.size() != b.region.size()) return false;
   for (size_t i = 0; i < a.region.size(); ++i) {
-    if (!exprEqual(a.region[i].min, b.region[i].min) ||
-        !exprEqual(a.region[i].extent, b.region[i].extent))
+    if (!deepEqual(a.region[i].min, b.region[i].min) ||
+        !deepEqual(a.region[i].extent, b.region[i].extent))
       return false;
   }
   return true;

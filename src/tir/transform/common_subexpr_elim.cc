@@ -38,7 +38,7 @@ class Replacer : public IRMutator {
   Replacer(PrimExpr target, PrimExpr replacement)
       : target_(std::move(target)), replacement_(std::move(replacement)) {}
   PrimExpr visitExpr(const PrimExpr& e) override {
-    if (e && e->kind == target_->kind && exprEqual(e, target_)) return replacement_;
+    if (e && e->kind == target_->kind && deepEqual(e, target_)) return replacement_;
     return IRMutator::visitExpr(e);
   }
 
@@ -79,7 +79,7 @@ class Eliminator : public IRMutator {
       int size = exprSize(nodes[i]);
       if (size <= bestSize) continue;
       for (size_t j = i + 1; j < nodes.size(); ++j) {
-        if (nodes[j] != nodes[i] && !exprEqual(nodes[i], nodes[j])) continue;
+        if (nodes[j] != nodes[i] && !deepEqual(nodes[i], nodes[j])) continue;
         best = nodes[i];
         bestSize = size;
         break;

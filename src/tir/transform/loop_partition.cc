@@ -61,12 +61,12 @@ class ConditionRemover : public IRMutator {
  protected:
   Stmt visitOtherStmt(const Stmt& s) override {
     const auto* op = s->as<IfThenElseNode>();
-    if (!op || !exprEqual(op->condition, c_.whole)) return IRMutator::visitOtherStmt(s);
+    if (!op || !deepEqual(op->condition, c_.whole)) return IRMutator::visitOtherStmt(s);
     std::vector<PrimExpr> conjuncts;
     conjunctsOf(c_.whole, conjuncts);
     PrimExpr rest;
     for (const PrimExpr& x : conjuncts)
-      if (!exprEqual(x, c_.bound)) rest = rest ? logicalAnd(rest, x) : x;
+      if (!deepEqual(x, c_.bound)) rest = rest ? logicalAnd(rest, x) : x;
     if (!rest) return visitStmt(op->thenCase);
     return ifThenElse(rest, visitStmt(op->thenCase),
                       op->elseCase ? visitStmt(op->elseCase) : Stmt());

@@ -50,7 +50,7 @@ class NoOpRemover : public IRMutator {
     if (load && load->buffer == op->buffer && load->indices.size() == op->indices.size()) {
       bool same = true;
       for (size_t d = 0; same && d < op->indices.size(); ++d)
-        same = exprEqual(load->indices[d], op->indices[d]);
+        same = deepEqual(load->indices[d], op->indices[d]);
       if (same) return noOp();
     }
     return IRMutator::visitBufferStore(op, self);

@@ -138,7 +138,7 @@ TEST(BlockBuilder, EmitTeKeepsSymbolicShapes) {
   const relax::IRModule& mod = bb.get();
   // out_sinfo is in the caller's variables; the PrimFunc has fresh ones of the same names.
   EXPECT_EQ(relax::sinfoScript(y->sinfo), "R.Tensor((b, n), dtype=\"float32\")");
-  EXPECT_TRUE(tir::exprEqual((*y->sinfo->shape)[1], s.var("n")));
+  EXPECT_TRUE(tir::deepEqual((*y->sinfo->shape)[1], s.var("n")));
   tir::PrimFunc relu = mod.primFunc("relu");
   const tir::PrimExpr& primDim = relu->paramBuffers()[0]->shape[1];
   EXPECT_EQ(primDim->as<tir::VarNode>()->name, "n");

@@ -78,7 +78,7 @@ class ReadCollector : public IRVisitor {
 };
 
 bool rangesEqual(const Range& a, const Range& b) {
-  return exprEqual(a.min, b.min) && exprEqual(a.extent, b.extent);
+  return deepEqual(a.min, b.min) && deepEqual(a.extent, b.extent);
 }
 
 }  // namespace

@@ -34,9 +34,9 @@ bool isIdentity(BinaryOp op, const PrimExpr& e) {
     case BinaryOp::kMul:
       return isOne(e) || (f && f->value == 1.0);
     case BinaryOp::kMax:
-      return exprEqual(e, minValue(e->dtype)) || (f && std::isinf(f->value) && f->value < 0);
+      return deepEqual(e, minValue(e->dtype)) || (f && std::isinf(f->value) && f->value < 0);
     case BinaryOp::kMin:
-      return exprEqual(e, maxValue(e->dtype)) || (f && std::isinf(f->value) && f->value > 0);
+      return deepEqual(e, maxValue(e->dtype)) || (f && std::isinf(f->value) && f->value > 0);
     default:
       return false;
   }
@@ -50,7 +50,7 @@ Reduction matchReduction(const BlockNode* block) {
     const auto* l = e->as<BufferLoadNode>();
     if (!l || l->buffer != store->buffer) return false;
     for (size_t i = 0; i < l->indices.size(); ++i)
-      if (!exprEqual(l->indices[i], store->indices[i])) return false;
+      if (!deepEqual(l->indices[i], store->indices[i])) return false;
     return true;
   };
   if (value && init && init->buffer == store->buffer &&

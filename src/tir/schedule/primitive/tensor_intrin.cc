@@ -39,7 +39,7 @@ void checkMatchingParams(const std::string& name, const PrimFunc& desc, const Pr
                                          std::to_string(i.size()));
   for (size_t k = 0; k < d.size(); ++k) {
     bool same = d[k]->dtype == i[k]->dtype && d[k]->ndim() == i[k]->ndim();
-    for (int a = 0; same && a < d[k]->ndim(); ++a) same = exprEqual(d[k]->shape[a], i[k]->shape[a]);
+    for (int a = 0; same && a < d[k]->ndim(); ++a) same = deepEqual(d[k]->shape[a], i[k]->shape[a]);
     if (!same)
       throwDiagnostic("tensor_intrin", "tensor intrinsic '" + name + "': buffer parameter " +
                                            std::to_string(k) + " is " + shapeText(d[k]) +

@@ -83,7 +83,7 @@ class IntrinMatcher {
       case ExprKind::kIntImm:
       case ExprKind::kFloatImm:
       case ExprKind::kStringImm:
-        return exprEqual(d, t) ||
+        return deepEqual(d, t) ||
                fail("constant '" + toString(t) + "' differs from '" + toString(d) + "'");
       case ExprKind::kCast:
         return expr(d->as<CastNode>()->value, t->as<CastNode>()->value);
