@@ -60,6 +60,14 @@ contains "$work/err" "nope" "the missing block is named"
 [ -e "$work/none.py" ] && { echo "FAIL: output written on error"; failures=$((failures + 1)); }
 echo '[[["GetBlock",' >"$work/truncated.json"
 expect 1 "malformed trace JSON" -- "$tessera" tir "$model" --func "$kernel" --trace "$work/truncated.json"
+# A module the compiler cannot lower is the compiler's error, not kernels made some other way.
+printf '#[version = "0.0.5"]\ndef @main(%%x: Tensor[(?, 4), float32]) {\n  nn.relu(%%x)\n}\n' >"$work/dyn.relay"
+expect 1 "dynamic shapes" -- "$tessera" tir "$work/dyn.relay" --list
+contains "$work/err" "error[dynamic_shape]" "the lowering error is reported"
+# Control flow goes the VM's way, kernels and all.
+printf '#[version = "0.0.5"]\ndef @main(%%x: Tensor[(4), float32], %%c: bool) {\n  if (%%c) { nn.relu(%%x) } else { exp(%%x) }\n}\n' >"$work/cf.relay"
+expect 0 "control flow" -- "$tessera" tir "$work/cf.relay" --list
+contains "$work/out" "fused_exp" "kernels of both branches"
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures check(s) failed"

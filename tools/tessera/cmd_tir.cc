@@ -53,8 +53,8 @@ const char* const kTirUsage =
 namespace {
 
 // The kernels of `module` as `tessera compile` makes them, through ScheduleKernels (which
-// leaves them unscheduled without `scheduled`). A module the compiler cannot lower (shapes known
-// only at run time) still shows its kernels, lowered with the generic computes.
+// leaves them unscheduled without `scheduled`). A module the compiler cannot lower is the
+// compiler's error, reported as such (there is no second way of making kernels to fall back on).
 std::vector<tir::PrimFunc> compiledKernels(relay::IRModule module,
                                            const std::map<std::string, NDArray>& params,
                                            bool scheduled, relay::PassContext& ctx) {
@@ -65,14 +65,8 @@ std::vector<tir::PrimFunc> compiledKernels(relay::IRModule module,
   state.vm = driver::needsVM(state.module);
   relay::PassContext::Scope scope(ctx);
   driver::runStep(state, ctx, "Optimize");
-  const relay::IRModule optimized = state.module;
-  try {
-    driver::runStep(state, ctx, "LowerGraphToTIR");
-    driver::runStep(state, ctx, "ScheduleKernels");
-  } catch (const DiagnosticError&) {
-    if (scheduled) throw;
-    return lower::primitiveKernels(optimized);
-  }
+  driver::runStep(state, ctx, "LowerGraphToTIR");
+  driver::runStep(state, ctx, "ScheduleKernels");
   return state.kernels;
 }
 

@@ -336,27 +336,6 @@ LoweredGraph lowerGraphToTIR(relay::IRModule optimized, const target::Target* ta
                       std::move(builder.kernels())};
 }
 
-std::vector<tir::PrimFunc> primitiveKernels(const relay::IRModule& module) {
-  std::vector<Function> primitives;
-  std::unordered_map<const relay::ExprNode*, bool> seen;
-  for (const auto& [name, fn] : module.functions()) {
-    relay::postOrderVisit(fn, [&](const Expr& e) {
-      const auto* f = e->as<relay::FunctionNode>();
-      if (!f || !f->attrs.has("Primitive") || seen[f]) return;
-      seen[f] = true;
-      primitives.push_back(relay::exprAs<relay::FunctionNode>(e));
-    });
-  }
-  std::vector<tir::PrimFunc> kernels;
-  std::map<std::string, int> used;
-  for (const Function& fn : primitives) {
-    std::string name = kernelBaseName(fn);
-    if (const int n = used[name]++; n > 0) name += "_" + std::to_string(n);
-    kernels.push_back(withKernelName(lowerToPrimFunc(fn), name));
-  }
-  return kernels;
-}
-
 std::vector<TuningTask> tuningTasks(const LoweredGraph& graph) {
   std::vector<TuningTask> tasks;
   for (const GraphKernel& k : graph.kernels) {

@@ -40,11 +40,6 @@ using ParamSink = std::function<void(const std::string& name, const NDArray& dat
 LoweredGraph lowerGraphToTIR(relay::IRModule optimized, const target::Target* target,
                              ParamSink sink = {});
 
-/// Every primitive function of every function of `module`, in evaluation order, lowered with the
-/// generic computes and named as lowerGraphToTIR names kernels: for modules a graph executor
-/// cannot run (control flow, several functions), whose kernels can still be shown.
-std::vector<tir::PrimFunc> primitiveKernels(const relay::IRModule& module);
-
 /// One kernel to tune: what the auto-tuner searches schedules for.
 struct TuningTask {
   std::string name;            ///< the kernel's name in the graph

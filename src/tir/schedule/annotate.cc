@@ -4,6 +4,12 @@
 
 namespace tessera::tir {
 
+// The names of the instructions this file records and replays, written once.
+namespace {
+constexpr char kAnnotateInst[] = "Annotate";
+constexpr char kUnannotateInst[] = "Unannotate";
+}  // namespace
+
 namespace {
 
 void setLoopAnnotations(Schedule::Impl& s, const StmtPath& path, const Annotations& ann) {
@@ -25,7 +31,8 @@ void Schedule::annotate(const LoopRV& loop, const std::string& key, const AttrVa
   Annotations ann = path.stmt()->as<ForNode>()->annotations;
   ann.set(key, value);
   setLoopAnnotations(*impl_, path, ann);
-  impl_->record({.kind = "Annotate", .inputs = {loop, value}, .attrs = {AttrValue::string(key)}});
+  impl_->record(
+      {.kind = kAnnotateInst, .inputs = {loop, value}, .attrs = {AttrValue::string(key)}});
 }
 
 void Schedule::annotate(const BlockRV& block, const std::string& key, const AttrValue& value) {
@@ -33,7 +40,8 @@ void Schedule::annotate(const BlockRV& block, const std::string& key, const Attr
   Annotations ann = path.stmt()->as<BlockNode>()->annotations;
   ann.set(key, value);
   setBlockAnnotations(*impl_, path, ann);
-  impl_->record({.kind = "Annotate", .inputs = {block, value}, .attrs = {AttrValue::string(key)}});
+  impl_->record(
+      {.kind = kAnnotateInst, .inputs = {block, value}, .attrs = {AttrValue::string(key)}});
 }
 
 void Schedule::unannotate(const LoopRV& loop, const std::string& key) {
@@ -44,7 +52,7 @@ void Schedule::unannotate(const LoopRV& loop, const std::string& key) {
                                          "' has no annotation '" + key + "'");
   ann.erase(key);
   setLoopAnnotations(*impl_, path, ann);
-  impl_->record({.kind = "Unannotate", .inputs = {loop}, .attrs = {AttrValue::string(key)}});
+  impl_->record({.kind = kUnannotateInst, .inputs = {loop}, .attrs = {AttrValue::string(key)}});
 }
 
 void Schedule::unannotate(const BlockRV& block, const std::string& key) {
@@ -55,7 +63,7 @@ void Schedule::unannotate(const BlockRV& block, const std::string& key) {
                                          "' has no annotation '" + key + "'");
   ann.erase(key);
   setBlockAnnotations(*impl_, path, ann);
-  impl_->record({.kind = "Unannotate", .inputs = {block}, .attrs = {AttrValue::string(key)}});
+  impl_->record({.kind = kUnannotateInst, .inputs = {block}, .attrs = {AttrValue::string(key)}});
 }
 
 // --- how its instructions replay and print (listed in instruction_kinds.cc) -------------------
@@ -63,7 +71,7 @@ void Schedule::unannotate(const BlockRV& block, const std::string& key) {
 std::vector<InstructionKind> annotateKinds() {
   using namespace kinds;
   return {
-      {.name = "Annotate",
+      {.name = kAnnotateInst,
        .pythonName = "annotate",
        .inputs = {2, 2},
        .attrs = {1, 1},
@@ -85,7 +93,7 @@ std::vector<InstructionKind> annotateKinds() {
            [](const Instruction& i, const Inputs& in) {
              return "block_or_loop=" + in[0] + ", ann_key=" + pyAttr(i, 0) + ", ann_val=" + in[1];
            }},
-      {.name = "Unannotate",
+      {.name = kUnannotateInst,
        .pythonName = "unannotate",
        .inputs = {1, 1},
        .attrs = {1, 1},

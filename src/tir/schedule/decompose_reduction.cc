@@ -10,6 +10,11 @@
 
 namespace tessera::tir {
 
+// The names of the instructions this file records and replays, written once.
+namespace {
+constexpr char kDecomposeReductionInst[] = "DecomposeReduction";
+}  // namespace
+
 namespace {
 
 constexpr const char* kDecompose = "decompose-reduction";
@@ -153,7 +158,7 @@ BlockRV Schedule::decomposeReduction(const BlockRV& blockRV, const LoopRV& loopR
   s.commit(Impl::replaceInBody(loopPath, seq({initNest, newLoop})));
 
   BlockRV out = s.newBlockRV(init->id);
-  s.record({.kind = "DecomposeReduction", .inputs = {blockRV, loopRV}, .outputs = {out}});
+  s.record({.kind = kDecomposeReductionInst, .inputs = {blockRV, loopRV}, .outputs = {out}});
   return out;
 }
 
@@ -162,7 +167,7 @@ BlockRV Schedule::decomposeReduction(const BlockRV& blockRV, const LoopRV& loopR
 std::vector<InstructionKind> decomposeReductionKinds() {
   using namespace kinds;
   return {
-      {.name = "DecomposeReduction",
+      {.name = kDecomposeReductionInst,
        .pythonName = "decompose_reduction",
        .inputs = {2, 2},
        .attrs = {0, 0},

@@ -7,6 +7,15 @@
 
 namespace tessera::tir {
 
+// The names of the instructions this file records and replays, written once.
+namespace {
+constexpr char kGetBlockInst[] = "GetBlock";
+constexpr char kGetChildBlocksInst[] = "GetChildBlocks";
+constexpr char kGetConsumersInst[] = "GetConsumers";
+constexpr char kGetLoopsInst[] = "GetLoops";
+constexpr char kGetProducersInst[] = "GetProducers";
+}  // namespace
+
 namespace {
 
 std::vector<InstOutput> asOutputs(const std::vector<BlockRV>& rvs) {
@@ -45,7 +54,7 @@ BlockRV Schedule::getBlock(const std::string& name, const std::string& funcName)
                                         "' in function '" + f->name + "'; the name must be unique");
   }
   BlockRV rv = s.newBlockRV(ids[0]);
-  s.record({.kind = "GetBlock",
+  s.record({.kind = kGetBlockInst,
             .attrs = {AttrValue::string(name), AttrValue::string(f->name)},
             .outputs = {rv}});
   return rv;
@@ -60,7 +69,7 @@ std::vector<LoopRV> Schedule::getLoops(const BlockRV& block) {
     out.push_back(s.newLoopRV(f->loopVar));
     outs.push_back(out.back());
   }
-  s.record({.kind = "GetLoops", .inputs = {block}, .outputs = std::move(outs)});
+  s.record({.kind = kGetLoopsInst, .inputs = {block}, .outputs = std::move(outs)});
   return out;
 }
 
@@ -69,7 +78,7 @@ std::vector<BlockRV> Schedule::getChildBlocks(const BlockRV& block) {
   StmtPath path = s.blockPath("get-child-blocks", block);
   std::vector<BlockRV> out;
   for (const Block& b : childBlocks(path.stmt())) out.push_back(s.newBlockRV(b->id));
-  s.record({.kind = "GetChildBlocks", .inputs = {block}, .outputs = asOutputs(out)});
+  s.record({.kind = kGetChildBlocksInst, .inputs = {block}, .outputs = asOutputs(out)});
   return out;
 }
 
@@ -80,7 +89,7 @@ std::vector<BlockRV> Schedule::getChildBlocks(const LoopRV& loop) {
   for (const Block& b : childBlocks(path.stmt()->as<ForNode>()->body)) {
     out.push_back(s.newBlockRV(b->id));
   }
-  s.record({.kind = "GetChildBlocks", .inputs = {loop}, .outputs = asOutputs(out)});
+  s.record({.kind = kGetChildBlocksInst, .inputs = {loop}, .outputs = asOutputs(out)});
   return out;
 }
 
@@ -99,7 +108,7 @@ std::vector<BlockRV> Schedule::getProducers(const BlockRV& block) {
       }
     }
   }
-  s.record({.kind = "GetProducers", .inputs = {block}, .outputs = asOutputs(out)});
+  s.record({.kind = kGetProducersInst, .inputs = {block}, .outputs = asOutputs(out)});
   return out;
 }
 
@@ -122,7 +131,7 @@ std::vector<BlockRV> Schedule::getConsumers(const BlockRV& block) {
       }
     }
   }
-  s.record({.kind = "GetConsumers", .inputs = {block}, .outputs = asOutputs(out)});
+  s.record({.kind = kGetConsumersInst, .inputs = {block}, .outputs = asOutputs(out)});
   return out;
 }
 
@@ -151,7 +160,7 @@ InstructionKind blockQueryRow(const char* name, const char* py,
 std::vector<InstructionKind> blockLoopQueryKinds() {
   using namespace kinds;
   return {
-      {.name = "GetBlock",
+      {.name = kGetBlockInst,
        .pythonName = "get_block",
        .pure = true,
        .inputs = {0, 0},
@@ -164,8 +173,8 @@ std::vector<InstructionKind> blockLoopQueryKinds() {
            [](const Instruction& i, const Inputs&) {
              return "name=" + pyAttr(i, 0) + ", func_name=" + pyAttr(i, 1);
            }},
-      blockQueryRow("GetLoops", "get_loops", &Schedule::getLoops),
-      {.name = "GetChildBlocks",
+      blockQueryRow(kGetLoopsInst, "get_loops", &Schedule::getLoops),
+      {.name = kGetChildBlocksInst,
        .pythonName = "get_child_blocks",
        .pure = true,
        .inputs = {1, 1},
@@ -177,8 +186,8 @@ std::vector<InstructionKind> blockLoopQueryKinds() {
                                  : outs(s.getChildBlocks(rvAt<BlockRV>(i, 0)));
            },
        .print = [](const Instruction&, const Inputs& in) { return in[0]; }},
-      blockQueryRow("GetProducers", "get_producers", &Schedule::getProducers),
-      blockQueryRow("GetConsumers", "get_consumers", &Schedule::getConsumers),
+      blockQueryRow(kGetProducersInst, "get_producers", &Schedule::getProducers),
+      blockQueryRow(kGetConsumersInst, "get_consumers", &Schedule::getConsumers),
   };
 }
 

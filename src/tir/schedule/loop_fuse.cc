@@ -8,6 +8,11 @@
 
 namespace tessera::tir {
 
+// The names of the instructions this file records and replays, written once.
+namespace {
+constexpr char kFuseInst[] = "Fuse";
+}  // namespace
+
 namespace {
 
 constexpr const char* kFuse = "fuse";
@@ -83,7 +88,7 @@ LoopRV Schedule::fuse(const std::vector<LoopRV>& loopRVs, bool preserveUnitIters
                                forLoop(fused, intImm(0, dtype), total, ForKind::kSerial, body)));
 
   LoopRV out = s.newLoopRV(fused);
-  Instruction inst{.kind = "Fuse"};
+  Instruction inst{.kind = kFuseInst};
   for (const LoopRV& rv : loopRVs) inst.inputs.push_back(rv);
   inst.attrs = {traceBool(preserveUnitIters)};
   inst.outputs = {out};
@@ -96,7 +101,7 @@ LoopRV Schedule::fuse(const std::vector<LoopRV>& loopRVs, bool preserveUnitIters
 std::vector<InstructionKind> fuseKinds() {
   using namespace kinds;
   return {
-      {.name = "Fuse",
+      {.name = kFuseInst,
        .pythonName = "fuse",
        .inputs = {1, Arity::kVariadic},
        .attrs = {1, 1},

@@ -6,6 +6,14 @@
 
 namespace tessera::tir {
 
+// The names of the instructions this file records and replays, written once.
+namespace {
+constexpr char kBindInst[] = "Bind";
+constexpr char kParallelInst[] = "Parallel";
+constexpr char kUnrollInst[] = "Unroll";
+constexpr char kVectorizeInst[] = "Vectorize";
+}  // namespace
+
 namespace {
 
 bool isThreadAxis(const std::string& axis) {
@@ -53,20 +61,20 @@ void Schedule::parallel(const LoopRV& loop) {
   StmtPath path = impl_->loopPath("parallel", loop);
   checkParallelizable("parallel", path, false);
   setKind(*impl_, path, ForKind::kParallel, "");
-  impl_->record({.kind = "Parallel", .inputs = {loop}});
+  impl_->record({.kind = kParallelInst, .inputs = {loop}});
 }
 
 void Schedule::vectorize(const LoopRV& loop) {
   StmtPath path = impl_->loopPath("vectorize", loop);
   checkParallelizable("vectorize", path, false);
   setKind(*impl_, path, ForKind::kVectorized, "");
-  impl_->record({.kind = "Vectorize", .inputs = {loop}});
+  impl_->record({.kind = kVectorizeInst, .inputs = {loop}});
 }
 
 void Schedule::unroll(const LoopRV& loop) {
   StmtPath path = impl_->loopPath("unroll", loop);
   setKind(*impl_, path, ForKind::kUnrolled, "");
-  impl_->record({.kind = "Unroll", .inputs = {loop}});
+  impl_->record({.kind = kUnrollInst, .inputs = {loop}});
 }
 
 void Schedule::bind(const LoopRV& loop, const std::string& threadAxis) {
@@ -79,7 +87,7 @@ void Schedule::bind(const LoopRV& loop, const std::string& threadAxis) {
   }
   checkParallelizable("bind", path, threadAxis.rfind("threadIdx.", 0) == 0);
   setKind(*impl_, path, ForKind::kThreadBinding, threadAxis);
-  impl_->record({.kind = "Bind", .inputs = {loop}, .attrs = {AttrValue::string(threadAxis)}});
+  impl_->record({.kind = kBindInst, .inputs = {loop}, .attrs = {AttrValue::string(threadAxis)}});
 }
 
 // --- how its instructions replay and print (listed in instruction_kinds.cc) -------------------
@@ -87,10 +95,10 @@ void Schedule::bind(const LoopRV& loop, const std::string& threadAxis) {
 std::vector<InstructionKind> loopKindKinds() {
   using namespace kinds;
   return {
-      loopKindRow("Parallel", "parallel", &Schedule::parallel),
-      loopKindRow("Vectorize", "vectorize", &Schedule::vectorize),
-      loopKindRow("Unroll", "unroll", &Schedule::unroll),
-      {.name = "Bind",
+      loopKindRow(kParallelInst, "parallel", &Schedule::parallel),
+      loopKindRow(kVectorizeInst, "vectorize", &Schedule::vectorize),
+      loopKindRow(kUnrollInst, "unroll", &Schedule::unroll),
+      {.name = kBindInst,
        .pythonName = "bind",
        .inputs = {1, 1},
        .attrs = {1, 1},

@@ -9,6 +9,12 @@
 
 namespace tessera::tir {
 
+// The names of the instructions this file records and replays, written once.
+namespace {
+constexpr char kAddUnitLoopInst[] = "AddUnitLoop";
+constexpr char kReorderInst[] = "Reorder";
+}  // namespace
+
 namespace {
 
 constexpr const char* kReorder = "reorder";
@@ -88,7 +94,7 @@ void Schedule::reorder(const std::vector<LoopRV>& loopRVs) {
   StmtPath topPath{std::vector<Stmt>(chainPath.chain.begin(), chainPath.chain.begin() + top + 1)};
   s.commit(Impl::replaceInBody(topPath, nest));
 
-  Instruction inst{.kind = "Reorder"};
+  Instruction inst{.kind = kReorderInst};
   for (const LoopRV& rv : loopRVs) inst.inputs.push_back(rv);
   s.record(std::move(inst));
 }
@@ -103,7 +109,7 @@ LoopRV Schedule::addUnitLoop(const BlockRV& block) {
   s.commit(
       Impl::replaceInBody(path, forLoop(u, intImm(0), intImm(1), ForKind::kSerial, path.stmt())));
   LoopRV out = s.newLoopRV(u);
-  s.record({.kind = "AddUnitLoop", .inputs = {block}, .outputs = {out}});
+  s.record({.kind = kAddUnitLoopInst, .inputs = {block}, .outputs = {out}});
   return out;
 }
 
@@ -114,7 +120,7 @@ LoopRV Schedule::addUnitLoop(const LoopRV& loop) {
   s.commit(Impl::replaceInBody(
       path, forLoop(u, intImm(0, u->dtype), intImm(1, u->dtype), ForKind::kSerial, path.stmt())));
   LoopRV out = s.newLoopRV(u);
-  s.record({.kind = "AddUnitLoop", .inputs = {loop}, .outputs = {out}});
+  s.record({.kind = kAddUnitLoopInst, .inputs = {loop}, .outputs = {out}});
   return out;
 }
 
@@ -123,7 +129,7 @@ LoopRV Schedule::addUnitLoop(const LoopRV& loop) {
 std::vector<InstructionKind> reorderKinds() {
   using namespace kinds;
   return {
-      {.name = "Reorder",
+      {.name = kReorderInst,
        .pythonName = "reorder",
        .inputs = {1, Arity::kVariadic},
        .attrs = {0, 0},
@@ -133,7 +139,7 @@ std::vector<InstructionKind> reorderKinds() {
              return std::vector<InstOutput>{};
            },
        .print = [](const Instruction&, const Inputs& in) { return joined(in); }},
-      {.name = "AddUnitLoop",
+      {.name = kAddUnitLoopInst,
        .pythonName = "add_unit_loop",
        .inputs = {1, 1},
        .attrs = {0, 0},

@@ -9,6 +9,11 @@
 
 namespace tessera::tir {
 
+// The names of the instructions this file records and replays, written once.
+namespace {
+constexpr char kSplitInst[] = "Split";
+}  // namespace
+
 namespace {
 
 constexpr const char* kSplit = "split";
@@ -113,7 +118,7 @@ std::vector<LoopRV> Schedule::split(const LoopRV& loopRV, const std::vector<Spli
     out.push_back(s.newLoopRV(v));
     outs.push_back(out.back());
   }
-  Instruction inst{.kind = "Split", .inputs = {loopRV}};
+  Instruction inst{.kind = kSplitInst, .inputs = {loopRV}};
   for (const SplitFactor& f : factors) {
     if (const auto* c = std::get_if<int64_t>(&f))
       inst.inputs.push_back(AttrValue::integer(*c));
@@ -133,7 +138,7 @@ std::vector<LoopRV> Schedule::split(const LoopRV& loopRV, const std::vector<Spli
 std::vector<InstructionKind> splitKinds() {
   using namespace kinds;
   return {
-      {.name = "Split",
+      {.name = kSplitInst,
        .pythonName = "split",
        .inputs = {2, Arity::kVariadic},
        .attrs = {1, 2},

@@ -9,6 +9,12 @@
 
 namespace tessera::tir {
 
+// The names of the instructions this file records and replays, written once.
+namespace {
+constexpr char kSampleCategoricalInst[] = "SampleCategorical";
+constexpr char kSamplePerfectTileInst[] = "SamplePerfectTile";
+}  // namespace
+
 namespace {
 
 constexpr const char* kTile = "sample-perfect-tile";
@@ -109,7 +115,7 @@ std::vector<ExprRV> Schedule::samplePerfectTile(const LoopRV& loopRV, int n, int
     } while (maxInnermostFactor != -1 && tiles.back() > maxInnermostFactor);
   }
   std::vector<ExprRV> out;
-  Instruction inst{.kind = "SamplePerfectTile",
+  Instruction inst{.kind = kSamplePerfectTileInst,
                    .inputs = {loopRV},
                    .attrs = {AttrValue::integer(n), AttrValue::integer(maxInnermostFactor)}};
   std::vector<AttrValue> dec;
@@ -154,7 +160,7 @@ ExprRV Schedule::sampleCategorical(const std::vector<int64_t>& candidates,
   std::vector<AttrValue> cands, ps;
   for (int64_t c : candidates) cands.push_back(AttrValue::integer(c, DataType::int64()));
   for (double p : probs) ps.push_back(AttrValue::floating(p, DataType::float64()));
-  s.record({.kind = "SampleCategorical",
+  s.record({.kind = kSampleCategoricalInst,
             .attrs = {AttrValue::array(std::move(cands)), AttrValue::array(std::move(ps))},
             .outputs = {out},
             .decision = AttrValue::integer(index, DataType::int64())});
@@ -166,7 +172,7 @@ ExprRV Schedule::sampleCategorical(const std::vector<int64_t>& candidates,
 std::vector<InstructionKind> samplingKinds() {
   using namespace kinds;
   return {
-      {.name = "SamplePerfectTile",
+      {.name = kSamplePerfectTileInst,
        .pythonName = "sample_perfect_tile",
        .pure = true,
        .inputs = {1, 1},
@@ -187,7 +193,7 @@ std::vector<InstructionKind> samplingKinds() {
              return "loop=" + in[0] + ", n=" + pyAttr(i, 0) +
                     ", max_innermost_factor=" + pyAttr(i, 1);
            }},
-      {.name = "SampleCategorical",
+      {.name = kSampleCategoricalInst,
        .pythonName = "sample_categorical",
        .pure = true,
        .inputs = {0, 0},

@@ -12,6 +12,11 @@
 
 namespace tessera::tir {
 
+// The names of the instructions this file records and replays, written once.
+namespace {
+constexpr char kBlockizeInst[] = "Blockize";
+}  // namespace
+
 namespace {
 
 constexpr const char* kBlockize = "blockize";
@@ -218,7 +223,7 @@ BlockRV Schedule::blockize(const LoopRV& loop, bool preserveUnitIters) {
       tir::blockize(s.func("blockize"), loopVarOf(s, "blockize", loop), preserveUnitIters);
   s.commit(r.func);
   BlockRV out = s.newBlockRV(r.blockId);
-  s.record({.kind = "Blockize",
+  s.record({.kind = kBlockizeInst,
             .inputs = {loop},
             .attrs = {traceBool(preserveUnitIters)},
             .outputs = {out}});
@@ -230,7 +235,7 @@ BlockRV Schedule::blockize(const LoopRV& loop, bool preserveUnitIters) {
 std::vector<InstructionKind> blockizeKinds() {
   using namespace kinds;
   return {
-      {.name = "Blockize",
+      {.name = kBlockizeInst,
        .pythonName = "blockize",
        .inputs = {1, 1},
        .attrs = {1, 1},

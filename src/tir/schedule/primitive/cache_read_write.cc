@@ -12,6 +12,14 @@
 
 namespace tessera::tir {
 
+// The names of the instructions this file records and replays, written once.
+namespace {
+constexpr char kCacheReadInst[] = "CacheRead";
+constexpr char kCacheWriteInst[] = "CacheWrite";
+constexpr char kSetScopeInst[] = "SetScope";
+constexpr char kStorageAlignInst[] = "StorageAlign";
+}  // namespace
+
 namespace {
 
 bool containsBlockId(const Stmt& stmt, uint64_t id) {
@@ -321,7 +329,7 @@ BlockRV Schedule::cacheRead(const BlockRV& block, int readBufferIndex,
                                        storageScope, blockIds(s, p, consumerBlocks));
   s.commit(r.func);
   BlockRV out = s.newBlockRV(r.blockId);
-  s.record({.kind = "CacheRead",
+  s.record({.kind = kCacheReadInst,
             .inputs = blockAndConsumers(block, consumerBlocks),
             .attrs = {AttrValue::integer(readBufferIndex), AttrValue::string(storageScope)},
             .outputs = {out}});
@@ -337,7 +345,7 @@ BlockRV Schedule::cacheWrite(const BlockRV& block, int writeBufferIndex,
                                         storageScope, blockIds(s, p, consumerBlocks));
   s.commit(r.func);
   BlockRV out = s.newBlockRV(r.blockId);
-  s.record({.kind = "CacheWrite",
+  s.record({.kind = kCacheWriteInst,
             .inputs = blockAndConsumers(block, consumerBlocks),
             .attrs = {AttrValue::integer(writeBufferIndex), AttrValue::string(storageScope)},
             .outputs = {out}});
@@ -348,7 +356,7 @@ void Schedule::setScope(const BlockRV& block, int bufferIndex, const std::string
   Impl& s = *impl_;
   const char* p = "set-scope";
   s.commit(tir::setScope(s.func(p), blockIdOf(s, p, block), bufferIndex, storageScope));
-  s.record({.kind = "SetScope",
+  s.record({.kind = kSetScopeInst,
             .inputs = {block},
             .attrs = {AttrValue::integer(bufferIndex), AttrValue::string(storageScope)}});
 }
@@ -358,7 +366,7 @@ void Schedule::storageAlign(const BlockRV& block, int bufferIndex, int axis, int
   Impl& s = *impl_;
   const char* p = "storage-align";
   s.commit(tir::storageAlign(s.func(p), blockIdOf(s, p, block), bufferIndex, axis, factor, offset));
-  s.record({.kind = "StorageAlign",
+  s.record({.kind = kStorageAlignInst,
             .inputs = {block},
             .attrs = {AttrValue::integer(bufferIndex), AttrValue::integer(axis),
                       AttrValue::integer(factor), AttrValue::integer(offset)}});
@@ -397,9 +405,9 @@ InstructionKind cacheRow(const char* name, const char* py, const char* indexName
 std::vector<InstructionKind> cacheKinds() {
   using namespace kinds;
   return {
-      cacheRow("CacheRead", "cache_read", "read_buffer_index", &Schedule::cacheRead),
-      cacheRow("CacheWrite", "cache_write", "write_buffer_index", &Schedule::cacheWrite),
-      {.name = "SetScope",
+      cacheRow(kCacheReadInst, "cache_read", "read_buffer_index", &Schedule::cacheRead),
+      cacheRow(kCacheWriteInst, "cache_write", "write_buffer_index", &Schedule::cacheWrite),
+      {.name = kSetScopeInst,
        .pythonName = "set_scope",
        .inputs = {1, 1},
        .attrs = {2, 2},
@@ -413,7 +421,7 @@ std::vector<InstructionKind> cacheKinds() {
              return "block=" + in[0] + ", buffer_index=" + pyAttr(i, 0) +
                     ", storage_scope=" + pyAttr(i, 1);
            }},
-      {.name = "StorageAlign",
+      {.name = kStorageAlignInst,
        .pythonName = "storage_align",
        .inputs = {1, 1},
        .attrs = {4, 4},

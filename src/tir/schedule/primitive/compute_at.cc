@@ -12,6 +12,12 @@
 
 namespace tessera::tir {
 
+// The names of the instructions this file records and replays, written once.
+namespace {
+constexpr char kComputeAtInst[] = "ComputeAt";
+constexpr char kReverseComputeAtInst[] = "ReverseComputeAt";
+}  // namespace
+
 namespace {
 
 struct MoveSpec {
@@ -237,7 +243,7 @@ void Schedule::computeAt(const BlockRV& block, const LoopRV& loop, bool preserve
     s.commit(tir::computeAt(s.func("compute-at"), blockIdOf(s, "compute-at", block),
                             loopVarOf(s, "compute-at", loop), preserveUnitLoops, index));
   }
-  s.record({.kind = "ComputeAt",
+  s.record({.kind = kComputeAtInst,
             .inputs = {block, loop},
             .attrs = {traceBool(preserveUnitLoops), AttrValue::integer(index)}});
 }
@@ -248,7 +254,7 @@ void Schedule::reverseComputeAt(const BlockRV& block, const LoopRV& loop, bool p
   const char* p = "reverse-compute-at";
   s.commit(tir::reverseComputeAt(s.func(p), blockIdOf(s, p, block), loopVarOf(s, p, loop),
                                  preserveUnitLoops, index));
-  s.record({.kind = "ReverseComputeAt",
+  s.record({.kind = kReverseComputeAtInst,
             .inputs = {block, loop},
             .attrs = {traceBool(preserveUnitLoops), AttrValue::integer(index)}});
 }
@@ -281,8 +287,8 @@ InstructionKind moveRow(const char* name, const char* py,
 }  // namespace
 
 std::vector<InstructionKind> computeAtKinds() {
-  return {moveRow("ComputeAt", "compute_at", &Schedule::computeAt),
-          moveRow("ReverseComputeAt", "reverse_compute_at", &Schedule::reverseComputeAt)};
+  return {moveRow(kComputeAtInst, "compute_at", &Schedule::computeAt),
+          moveRow(kReverseComputeAtInst, "reverse_compute_at", &Schedule::reverseComputeAt)};
 }
 
 }  // namespace tessera::tir

@@ -11,6 +11,12 @@
 
 namespace tessera::tir {
 
+// The names of the instructions this file records and replays, written once.
+namespace {
+constexpr char kComputeInlineInst[] = "ComputeInline";
+constexpr char kReverseComputeInlineInst[] = "ReverseComputeInline";
+}  // namespace
+
 namespace {
 
 constexpr const char* kInline = "compute-inline";
@@ -185,14 +191,14 @@ PrimFunc reverseComputeInline(const PrimFunc& f, uint64_t blockId) {
 void Schedule::computeInline(const BlockRV& block) {
   Impl& s = *impl_;
   s.commit(tir::computeInline(s.func("compute-inline"), blockIdOf(s, "compute-inline", block)));
-  s.record({.kind = "ComputeInline", .inputs = {block}});
+  s.record({.kind = kComputeInlineInst, .inputs = {block}});
 }
 
 void Schedule::reverseComputeInline(const BlockRV& block) {
   Impl& s = *impl_;
   const char* p = "reverse-compute-inline";
   s.commit(tir::reverseComputeInline(s.func(p), blockIdOf(s, p, block)));
-  s.record({.kind = "ReverseComputeInline", .inputs = {block}});
+  s.record({.kind = kReverseComputeInlineInst, .inputs = {block}});
 }
 
 // --- how its instructions replay and print (listed in instruction_kinds.cc) -------------------
@@ -200,8 +206,8 @@ void Schedule::reverseComputeInline(const BlockRV& block) {
 std::vector<InstructionKind> computeInlineKinds() {
   using namespace kinds;
   return {
-      blockOnlyRow("ComputeInline", "compute_inline", &Schedule::computeInline),
-      blockOnlyRow("ReverseComputeInline", "reverse_compute_inline",
+      blockOnlyRow(kComputeInlineInst, "compute_inline", &Schedule::computeInline),
+      blockOnlyRow(kReverseComputeInlineInst, "reverse_compute_inline",
                    &Schedule::reverseComputeInline),
   };
 }

@@ -13,6 +13,11 @@
 
 namespace tessera::tir {
 
+// The names of the instructions this file records and replays, written once.
+namespace {
+constexpr char kRFactorInst[] = "RFactor";
+}  // namespace
+
 namespace {
 
 constexpr const char* kRFactor = "rfactor";
@@ -247,7 +252,7 @@ BlockRV Schedule::rfactor(const LoopRV& loop, int factorAxis) {
   PrimFuncWithBlock r = tir::rfactor(s.func("rfactor"), loopVarOf(s, "rfactor", loop), factorAxis);
   s.commit(r.func);
   BlockRV out = s.newBlockRV(r.blockId);
-  s.record({.kind = "RFactor",
+  s.record({.kind = kRFactorInst,
             .inputs = {loop},
             .attrs = {AttrValue::integer(factorAxis)},
             .outputs = {out}});
@@ -259,7 +264,7 @@ BlockRV Schedule::rfactor(const LoopRV& loop, int factorAxis) {
 std::vector<InstructionKind> rfactorKinds() {
   using namespace kinds;
   return {
-      {.name = "RFactor",
+      {.name = kRFactorInst,
        .pythonName = "rfactor",
        .inputs = {1, 1},
        .attrs = {1, 1},

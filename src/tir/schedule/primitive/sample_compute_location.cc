@@ -13,6 +13,11 @@
 
 namespace tessera::tir {
 
+// The names of the instructions this file records and replays, written once.
+namespace {
+constexpr char kSampleComputeLocationInst[] = "SampleComputeLocation";
+}  // namespace
+
 namespace {
 
 bool canInline(const PrimFunc& f, uint64_t blockId) {
@@ -95,7 +100,7 @@ LoopRV Schedule::sampleComputeLocation(const BlockRV& block, std::optional<int64
   LoopRV out = chosen == -2   ? s.newLoopRV(Impl::inlineMark())
                : chosen == -1 ? s.newLoopRV(Impl::rootMark())
                               : s.newLoopRV(locs.loops[chosen]);
-  s.record({.kind = "SampleComputeLocation",
+  s.record({.kind = kSampleComputeLocationInst,
             .inputs = {block},
             .outputs = {out},
             .decision = AttrValue::integer(chosen, DataType::int64())});
@@ -107,7 +112,7 @@ LoopRV Schedule::sampleComputeLocation(const BlockRV& block, std::optional<int64
 std::vector<InstructionKind> sampleComputeLocationKinds() {
   using namespace kinds;
   return {
-      {.name = "SampleComputeLocation",
+      {.name = kSampleComputeLocationInst,
        .pythonName = "sample_compute_location",
        .pure = true,
        .inputs = {1, 1},

@@ -17,6 +17,11 @@
 
 namespace tessera::tir {
 
+// The names of the instructions this file records and replays, written once.
+namespace {
+constexpr char kTensorizeInst[] = "Tensorize";
+}  // namespace
+
 namespace {
 
 constexpr const char* kTensorize = "tensorize";
@@ -292,7 +297,7 @@ void Schedule::tensorize(const LoopRV& loop, const std::string& intrinName,
   PrimFuncWithBlock b =
       tir::blockize(s.func("tensorize"), loopVarOf(s, "tensorize", loop), preserveUnitIters);
   s.commit(tir::tensorize(b.func, b.blockId, intrinName));
-  s.record({.kind = "Tensorize",
+  s.record({.kind = kTensorizeInst,
             .inputs = {loop},
             .attrs = {AttrValue::string(intrinName), traceBool(preserveUnitIters)}});
 }
@@ -301,7 +306,7 @@ void Schedule::tensorize(const BlockRV& block, const std::string& intrinName,
                          bool preserveUnitIters) {
   Impl& s = *impl_;
   s.commit(tir::tensorize(s.func("tensorize"), blockIdOf(s, "tensorize", block), intrinName));
-  s.record({.kind = "Tensorize",
+  s.record({.kind = kTensorizeInst,
             .inputs = {block},
             .attrs = {AttrValue::string(intrinName), traceBool(preserveUnitIters)}});
 }
@@ -311,7 +316,7 @@ void Schedule::tensorize(const BlockRV& block, const std::string& intrinName,
 std::vector<InstructionKind> tensorizeKinds() {
   using namespace kinds;
   return {
-      {.name = "Tensorize",
+      {.name = kTensorizeInst,
        .pythonName = "tensorize",
        .inputs = {1, 1},
        .attrs = {2, 2},
