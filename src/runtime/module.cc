@@ -17,6 +17,7 @@ struct Module::Impl {
   std::vector<std::string> names;
   std::string entry;
   std::unordered_map<std::string, KernelFunction> functions;
+  std::string unusable;  ///< why the functions may not run here ("" when they may)
 };
 
 namespace {
@@ -45,10 +46,15 @@ std::vector<std::string> slotsOf(const SymbolLookup& lookup) {
 Module Module::bind(const SymbolLookup& lookup, std::vector<std::string> names, std::string entry,
                     std::shared_ptr<void> owner, const std::string& errorCode,
                     const std::string& where) {
-  // Kernels compiled for a processor with AMX may use its tiles (int8 convolutions do); asking
-  // costs one system call per process, and nothing where there is no AMX.
-  requestAmxTileData();
   auto impl = std::make_shared<Impl>();
+  // Kernels compiled for a processor with AMX may use its tiles (int8 convolutions do); asking
+  // costs one system call per process. Without the permission a tile instruction faults, so such
+  // code binds (a build for another machine still links here) but does not run.
+  if (lookup(kAmxTilesSymbol) != nullptr && !requestAmxTileData())
+    impl->unusable =
+        "the compiled code uses AMX tiles, which this process may not use (" + amxRefusal() +
+        "); build it for a target without AMX (-mattr=-amx-tile,-amx-int8, or the host's "
+        "default target, which then has none) to run the VNNI or AVX2 kernels";
   impl->owner = std::move(owner);
   impl->names = std::move(names);
   impl->entry = std::move(entry);
@@ -77,6 +83,7 @@ Module Module::bind(const SymbolLookup& lookup, std::vector<std::string> names, 
 
 KernelFunction Module::getKernel(const std::string& name) const {
   if (!impl_) return nullptr;
+  if (!impl_->unusable.empty()) throwDiagnostic("amx_permission", impl_->unusable, {}, name);
   auto it = impl_->functions.find(name);
   return it == impl_->functions.end() ? nullptr : it->second;
 }

@@ -34,6 +34,8 @@ using SymbolLookup = std::function<void*(const char* symbol)>;
 inline constexpr const char* kFunctionListSymbol = "__tessera_functions__";  ///< "f,g,..."
 inline constexpr const char* kEntryNameSymbol = "__tessera_main__";          ///< when one function
 inline constexpr const char* kSlotListSymbol = "__tessera_slots__";  ///< C-function slots used
+/// Defined when some function issues AMX tile instructions (runtime/amx_permission.h).
+inline constexpr const char* kAmxTilesSymbol = "__tessera_amx_tiles__";
 
 class Module {
  public:
@@ -42,14 +44,18 @@ class Module {
   /// Binds loaded code: fills every C-function slot the code lists (kSlotListSymbol) from the
   /// registry (runtime/c_functions.h) and collects `names`. `owner` keeps the code loaded while
   /// any copy of the module lives. DiagnosticError (code `errorCode`, context `where`) for a
-  /// missing function or slot, or a slot no runtime library registered.
+  /// missing function or slot, or a slot no runtime library registered. Code that uses AMX tiles
+  /// (kAmxTilesSymbol) binds where the process may not use them, but its functions then refuse
+  /// to run (below).
   static Module bind(const SymbolLookup& lookup, std::vector<std::string> names, std::string entry,
                      std::shared_ptr<void> owner, const std::string& errorCode,
                      const std::string& where);
 
   /// Whether the module holds code (a default-constructed one does not).
   bool loaded() const { return impl_ != nullptr; }
-  /// The function named `name` (its global_symbol), or nullptr.
+  /// The function named `name` (its global_symbol), or nullptr. DiagnosticError (code
+  /// "amx_permission") when the code uses AMX tiles and this process may not: a tile
+  /// instruction would fault.
   KernelFunction getKernel(const std::string& name) const;
   /// The function as a packed function: tensors in, a null result; DiagnosticError (code
   /// "codegen_call") with the function's own message when it fails. Null when there is none.

@@ -126,7 +126,8 @@ struct CompiledPart {
 // slots and the module info listing every function (`names`).
 CompiledPart compileChunk(const std::vector<tir::PrimFunc>& functions,
                           const std::vector<std::string>& names, size_t begin, size_t end,
-                          const target::Target& target, const CompileOptions& options) {
+                          const target::Target& target, const CompileOptions& options,
+                          bool usesAmxTiles) {
   std::unique_ptr<llvm::TargetMachine> machine = createTargetMachine(target);
   llvm::LLVMContext ctx;
   llvm::Module llvmModule("tessera", ctx);
@@ -134,7 +135,7 @@ CompiledPart compileChunk(const std::vector<tir::PrimFunc>& functions,
   llvmModule.setDataLayout(machine->createDataLayout());
   CodeGenLLVM codegen(ctx, llvmModule, /*definesSlots=*/begin == 0);
   for (size_t i = begin; i < end; ++i) codegen.addFunction(functions[i]);
-  if (begin == 0) codegen.addModuleInfo(names);
+  if (begin == 0) codegen.addModuleInfo(names, usesAmxTiles);
   std::string problems;
   llvm::raw_string_ostream problemStream(problems);
   TS_CHECK(!llvm::verifyModule(llvmModule, &problemStream)) << "invalid LLVM IR: " << problems;
@@ -166,6 +167,9 @@ CompiledModule compile(const tir::TirModule& module, const target::Target& reque
   const size_t threads = std::clamp<size_t>(
       options.threads > 0 ? static_cast<size_t>(options.threads) : runtime::numThreads(), 1,
       chunks);
+  // Chunk 0 carries the module info, so whether any chunk uses AMX tiles is known first.
+  const bool usesAmxTiles =
+      std::any_of(functions.begin(), functions.end(), CodeGenLLVM::usesAmxTiles);
   std::vector<CompiledPart> compiled(chunks);
   std::vector<std::exception_ptr> errors(chunks);
   std::atomic<size_t> next{0};
@@ -174,7 +178,8 @@ CompiledModule compile(const tir::TirModule& module, const target::Target& reque
       try {
         const size_t begin = c * kKernelsPerChunk;
         const size_t end = std::min(functions.size(), begin + kKernelsPerChunk);
-        compiled[c] = compileChunk(functions, impl->names, begin, end, target, options);
+        compiled[c] =
+            compileChunk(functions, impl->names, begin, end, target, options, usesAmxTiles);
       } catch (...) {
         errors[c] = std::current_exception();
       }

@@ -50,7 +50,22 @@ std::string CodeGenLLVM::symbolOf(const PrimFunc& func) {
   return func->name;
 }
 
-void CodeGenLLVM::addModuleInfo(const std::vector<std::string>& symbols) {
+bool CodeGenLLVM::usesAmxTiles(const tir::PrimFunc& func) {
+  struct Finder : tir::IRVisitor {
+    bool found = false;
+    void visitCall(const tir::CallNode* op) override {
+      const auto* name = op->args.empty() ? nullptr : op->args[0]->as<tir::StringImmNode>();
+      if (op->op.starts_with("tir.call_llvm") && name &&
+          (name->value.starts_with("llvm.x86.tile") || name->value == "llvm.x86.ldtilecfg"))
+        found = true;
+      if (!found) tir::IRVisitor::visitCall(op);
+    }
+  } finder;
+  finder.visitStmt(func->body);
+  return finder.found;
+}
+
+void CodeGenLLVM::addModuleInfo(const std::vector<std::string>& symbols, bool usesAmxTiles) {
   auto addString = [&](const std::string& name, const std::string& text) {
     auto* init = llvm::ConstantDataArray::getString(ctx_, text);
     auto* global = new llvm::GlobalVariable(module_, init->getType(), true,
@@ -68,6 +83,7 @@ void CodeGenLLVM::addModuleInfo(const std::vector<std::string>& symbols) {
   std::string slotList;
   for (const std::string& s : slots) slotList += (slotList.empty() ? "" : ",") + s;
   addString(runtime::kSlotListSymbol, slotList);
+  if (usesAmxTiles) addString(runtime::kAmxTilesSymbol, "1");
 }
 
 void CodeGenLLVM::addFunction(const PrimFunc& func) {

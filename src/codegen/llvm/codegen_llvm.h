@@ -29,8 +29,11 @@ class CodeGenLLVM {
   /// Emits `__tessera_functions__` (the comma-separated function symbols, which the loader
   /// reads), for a one-function module `__tessera_main__` naming the entry function, and
   /// `__tessera_slots__` listing the runtime C-function slots the code defines
-  /// (runtime/module.h).
-  void addModuleInfo(const std::vector<std::string>& symbols);
+  /// (runtime/module.h); `__tessera_amx_tiles__` too when `usesAmxTiles`.
+  void addModuleInfo(const std::vector<std::string>& symbols, bool usesAmxTiles = false);
+  /// Whether `func` issues AMX tile instructions (calls an `llvm.x86.tile*` or
+  /// `llvm.x86.ldtilecfg` intrinsic): such code runs only where the process may use the tiles.
+  static bool usesAmxTiles(const tir::PrimFunc& func);
   /// The exported symbol of `func`: its global_symbol, else its name.
   static std::string symbolOf(const tir::PrimFunc& func);
 

@@ -9,6 +9,7 @@
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
 
+#include "runtime/amx_permission.h"
 #include "support/diagnostic.h"
 
 namespace tessera::codegen {
@@ -49,6 +50,20 @@ std::string withChanges(const std::string& base, const std::string& changes) {
 
 }  // namespace
 
+std::string usableHostFeatures(const std::string& cpuFeatures, bool amxGranted) {
+  if (amxGranted) return cpuFeatures;
+  std::string out;
+  for (size_t start = 0; start < cpuFeatures.size();) {
+    size_t comma = cpuFeatures.find(',', start);
+    if (comma == std::string::npos) comma = cpuFeatures.size();
+    std::string f = cpuFeatures.substr(start, comma - start);
+    if (f.size() > 1 && f[0] == '+' && f.compare(1, 4, "amx-") == 0) f[0] = '-';
+    if (!f.empty()) out += (out.empty() ? "" : ",") + f;
+    start = comma + 1;
+  }
+  return out;
+}
+
 target::Target hostTarget() {
   return withHostDefaults(target::Target::llvm());
 }
@@ -72,7 +87,14 @@ target::Target withHostDefaults(const target::Target& target) {
   if (!cpuSet) t.cpu = isHostCompatible(t) ? llvm::sys::getHostCPUName().str() : "generic";
   // Features given without a CPU change the host's (as -mattr changes -mcpu's defaults for LLVM):
   // `-mattr=-amx-int8` is the host without AMX, which is also what the strategies then see.
-  if (!cpuSet && isHostCompatible(t)) t.features = withChanges(hostFeatures(), t.features);
+  // The host's AMX only counts when the process may use its tiles (asked once; not at all on a
+  // processor without AMX).
+  if (!cpuSet && isHostCompatible(t)) {
+    std::string host = hostFeatures();
+    const bool hasAmx = ("," + host + ",").find(",+amx-tile,") != std::string::npos;
+    if (hasAmx) host = usableHostFeatures(host, runtime::requestAmxTileData());
+    t.features = withChanges(host, t.features);
+  }
   return t;
 }
 

@@ -12,6 +12,13 @@ target::Target hostTarget();
 /// features when compiling for the host's architecture, "generic" otherwise. DiagnosticError
 /// (code "target") for a kind LLVM does not generate code for.
 target::Target withHostDefaults(const target::Target& target);
+/// The features of a host whose processor has `cpuFeatures` ("+a,-b,..."), as this process may
+/// use them: every `amx-*` feature turned off unless `amxGranted` (the answer to the AMX
+/// permission request, runtime/amx_permission.h). The host target's features are these, so the
+/// int8 strategies take the VNNI or AVX2 rows where the kernel refuses AMX (or TESSERA_AMX_DENY
+/// is set); an explicit `-mattr=+amx-tile,+amx-int8` still compiles AMX code, which then refuses
+/// to run here.
+std::string usableHostFeatures(const std::string& cpuFeatures, bool amxGranted);
 /// Whether code for `target` runs in this process (same architecture and OS as the host).
 bool isHostCompatible(const target::Target& target);
 

@@ -52,18 +52,29 @@ Result batchMatmulRule(const CallNode& call, const Args& args) {
   return annotatedExpr(forwardOp(call, {lhs, rhs}), Kind::kActivation);
 }
 
+// One quantized operand (ACTIVATION or INPUT) times a plain one, on either side (TVM 0.16).
 Result multiplyRule(const CallNode& call, const Args& args) {
   if (checkToSkip(call)) return std::nullopt;
   auto [lhs, lhsKind] = exprKind(args[0]);
   auto [rhs, rhsKind] = exprKind(args[1]);
   if (!lhsKind && !rhsKind) return std::nullopt;
-  if (!lhsKind || rhsKind || *lhsKind == Kind::kWeight)
-    unsupported(call, "only a quantized left operand times a plain right one is supported");
-  if (*lhsKind == Kind::kActivation) lhs = attachSimulatedQuantize(lhs, Kind::kInput);
-  rhs = quantizeOperand(rhs);
+  const bool lhsQuantized = lhsKind && !rhsKind && *lhsKind != Kind::kWeight;
+  const bool rhsQuantized = rhsKind && !lhsKind && *rhsKind != Kind::kWeight;
+  if (!lhsQuantized && !rhsQuantized)
+    unsupported(call, "only a quantized operand times a plain one is supported");
+  Expr& quantized = lhsQuantized ? lhs : rhs;
+  Expr& plain = lhsQuantized ? rhs : lhs;
+  if ((lhsQuantized ? lhsKind : rhsKind) == Kind::kActivation)
+    quantized = attachSimulatedQuantize(quantized, Kind::kInput);
+  plain = quantizeOperand(plain);
   return annotatedExpr(forwardOp(call, {lhs, rhs}), Kind::kActivation);
 }
 
+// The sum is always ACTIVATION: two int8 values add up to more than int8 holds, so whatever
+// narrows the sum again must requantize and clip it first. (TVM before 0.14 called the sum of
+// two INPUT values, or of a plain and a quantized value, INPUT; a cast_hint after it then cast
+// the int32 sum to int8 with no clip, and ResNet's last residual block wrapped around. TVM's
+// #15529 made it ACTIVATION.)
 Result addRule(const CallNode& call, const Args& args) {
   if (checkToSkip(call)) return std::nullopt;
   auto [lhs, lhsKind] = exprKind(args[0]);
@@ -72,14 +83,14 @@ Result addRule(const CallNode& call, const Args& args) {
   if (!lhsKind) {
     if (*rhsKind == Kind::kWeight) unsupported(call, "a plain value plus a quantized weight");
     lhs = attachSimulatedQuantize(lhs, Kind::kInput);
-    return annotatedExpr(forwardOp(call, {lhs, rhs}), Kind::kInput);
+    return annotatedExpr(forwardOp(call, {lhs, rhs}), Kind::kActivation);
   }
   if (!rhsKind) {  // a constant is a bias or batch-norm shift
     rhs = quantizeOperand(rhs);
     return annotatedExpr(forwardOp(call, {lhs, rhs}), Kind::kActivation);
   }
   if (*lhsKind == Kind::kInput && *rhsKind == Kind::kInput)
-    return annotatedExpr(forwardOp(call, {lhs, rhs}), Kind::kInput);
+    return annotatedExpr(forwardOp(call, {lhs, rhs}), Kind::kActivation);
   if (*lhsKind == Kind::kActivation && *rhsKind == Kind::kActivation) {
     rhs = attachSimulatedQuantize(rhs, Kind::kInput);
     return annotatedExpr(forwardOp(call, {lhs, rhs}), Kind::kActivation);

@@ -1,6 +1,8 @@
 #include "relay/quantize/realize.h"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <mutex>
 
 #include "relay/op/nn.h"
@@ -66,6 +68,51 @@ Expr mulAndDiv(Expr data, float s1, float s2, DataType dtype) {
   return cast(fixedPointMultiplyBy(data, factor), dtype);
 }
 
+// Ops whose every output value is one of (or an average of) their first input's values.
+bool keepsRange(const std::string& op) {
+  static const char* const kOps[] = {"nn.relu",
+                                     "reshape",
+                                     "transpose",
+                                     "strided_slice",
+                                     "nn.batch_flatten",
+                                     "annotation.stop_fusion",
+                                     "nn.max_pool2d",
+                                     "nn.avg_pool2d",
+                                     "nn.global_avg_pool2d",
+                                     "annotation.cast_hint"};
+  return std::find(std::begin(kOps), std::end(kOps), op) != std::end(kOps);
+}
+
+/// True when every value of `e` provably lies in [-bound, bound]: a clip within it, reached
+/// through casts and range-keeping ops.
+bool boundedBy(const Expr& e, double bound) {
+  for (const ExprNode* node = e.get();;) {
+    const auto* call = node->as<CallNode>();
+    const auto* op = call ? call->op->as<OpNode>() : nullptr;
+    if (!op || call->args.empty()) return false;
+    if (op->name == "clip") {
+      const auto& a = attrsOrDefault<ClipAttrs>(call->attrs.get());
+      return a.aMin >= -bound && a.aMax <= bound;
+    }
+    if (op->name != "cast" && !keepsRange(op->name)) return false;
+    node = call->args[0].get();
+  }
+}
+
+/// `data` (of dtype `from`) cast to `to`. A narrowing cast to an integer type never wraps: it
+/// is preceded by a clip to the target range unless one already bounds `data` (TVM's rules put
+/// one there; this keeps the guarantee for rules that do not).
+Expr narrowCast(Expr data, DataType from, DataType to) {
+  if (from == to) return data;
+  const bool narrows = to.isInt() && (from.isFloat() || from.bits() > to.bits());
+  if (!narrows) return cast(std::move(data), to);
+  const QConfig& cfg = currentQConfig();
+  const int bits = to == cfg.dtypeInput ? cfg.nbitInput : to.bits();
+  const double bound = std::ldexp(1.0, bits - 1) - 1;
+  if (!boundedBy(data, bound)) data = clip(std::move(data), -bound, bound);
+  return cast(std::move(data), to);
+}
+
 const QRealizeIntExpr* quantized(const RewriteValue& v) {
   return v.as<QRealizeIntExpr>();
 }
@@ -112,8 +159,10 @@ Result productRealize(const CallNode& call, const Args& args) {
   const QRealizeIntExpr* rhs = quantized(args[1]);
   if (!lhs || !rhs) return std::nullopt;
   const QConfig& cfg = currentQConfig();
-  Expr l = lhs->dtype == cfg.dtypeInput ? lhs->data : cast(lhs->data, cfg.dtypeInput);
-  Expr r = cast(rhs->data, cfg.dtypeWeight);
+  Expr l = narrowCast(lhs->data, lhs->dtype, cfg.dtypeInput);
+  // TVM casts the weight even when it already has the weight dtype.
+  Expr r = rhs->dtype == cfg.dtypeWeight ? cast(rhs->data, cfg.dtypeWeight)
+                                         : narrowCast(rhs->data, rhs->dtype, cfg.dtypeWeight);
   A attrs = attrsOrDefault<A>(call.attrs.get());
   attrs.outDtype = cfg.dtypeActivation;
   return realizedExpr(makeCall(call.op, {l, r}, makeAttrs(attrs), call.span),
@@ -155,7 +204,7 @@ std::vector<Expr> unify(const std::vector<Expr>& refArgs,
                          ? attrsAs<SimulatedQuantizeAttrs>(ref->attrs.get())
                          : nullptr;
     if (!(args[i]->dtype == dtype))
-      d = cast(d, dtype);
+      d = narrowCast(d, args[i]->dtype, dtype);
     else if (sq && sq->kind == static_cast<int>(QAnnotateKind::kInput))
       d = cast(stopFusion(cast(d, cfg.dtypeInput)), dtype);  // an int8 boundary
     out.push_back(d);
@@ -216,7 +265,7 @@ Result castInputRealize(const CallNode& call, const Args& args) {
   const QRealizeIntExpr* in = quantized(args[0]);
   if (!in) return std::nullopt;
   const DataType t = currentQConfig().dtypeInput;
-  return realizedExpr(forwardOp(call, {cast(in->data, t)}), in->domScale, t);
+  return realizedExpr(forwardOp(call, {narrowCast(in->data, in->dtype, t)}), in->domScale, t);
 }
 
 // average pooling sums, so it runs in the activation dtype.
@@ -232,7 +281,7 @@ Result castHintRealize(const CallNode& call, const Args& args) {
   const QRealizeIntExpr* in = quantized(args[0]);
   if (!in) return std::nullopt;
   const DataType t = attrsOrDefault<CastHintAttrs>(call.attrs.get()).dtype;
-  return realizedExpr(cast(in->data, t), in->domScale, t);
+  return realizedExpr(narrowCast(in->data, in->dtype, t), in->domScale, t);
 }
 
 }  // namespace
