@@ -38,6 +38,12 @@ std::array<int64_t, 4> padTuple(const std::vector<int64_t>& padding);
 /// data NCHW, weight OIHW (O = out channels, I = in channels / groups). A depthwise weight
 /// (C, multiplier, KH, KW) is accepted as the grouped (C * multiplier, 1, KH, KW).
 Tensor conv2dNchw(const Tensor& data, const Tensor& weight, const Conv2DParams& p);
+/// Transposed convolution: data NCHW, weight IOHW (C_in, C_out / groups, KH, KW); `p.padding`
+/// and `p.dilation` as the op's attributes, `outputPadding` extends the bottom and right. As TVM's
+/// conv2d_transpose_nchw: the input dilated by the strides and padded (data_dilate_pad), then a
+/// stride-1 conv2dNchw with the kernel flipped and its channels swapped within each group.
+Tensor conv2dTransposeNchw(const Tensor& data, const Tensor& weight, const Conv2DParams& p,
+                           std::array<int64_t, 2> outputPadding);
 /// data NHWC, weight HWIO.
 Tensor conv2dNhwc(const Tensor& data, const Tensor& weight, const Conv2DParams& p);
 /// Depthwise: groups = channels.

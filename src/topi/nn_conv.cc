@@ -146,6 +146,59 @@ Tensor depthwiseConv2dNchw(const Tensor& data, const Tensor& weight, Conv2DParam
   return conv2dNchw(data, weight, p);
 }
 
+Tensor conv2dTransposeNchw(const Tensor& data, const Tensor& weight, const Conv2DParams& p,
+                           std::array<int64_t, 2> outputPadding) {
+  const std::string op = "conv2d_transpose_nchw";
+  const std::vector<int64_t> ds = constShape(data, op), ws = constShape(weight, op);
+  if (ds.size() != 4 || ws.size() != 4) throwDiagnostic("topi_conv", op + ": needs 4-D operands");
+  const int64_t groups = p.groups, inPerGroup = ds[1] / groups, outPerGroup = ws[1];
+  const std::array<int64_t, 2> in = {ds[2], ds[3]}, k = {ws[2], ws[3]};
+  std::array<int64_t, 2> out{}, before{};
+  for (int d = 0; d < 2; ++d) {
+    const int64_t span = (k[d] - 1) * p.dilation[d];
+    out[d] =
+        (in[d] - 1) * p.strides[d] - p.padding[d] - p.padding[d + 2] + span + 1 + outputPadding[d];
+    if (out[d] < 1) throwDiagnostic("topi_conv", op + ": the padding leaves no output");
+    before[d] = span - p.padding[d];
+  }
+  // Row y of the dilated, padded input is data row (y - before) / stride when that divides; a
+  // negative `before` crops. The conditional load is lazy, so rows outside are never read.
+  const DataType zeroType = data.dtype();
+  Tensor dilated = te::compute(
+      shapeOf(
+          {ds[0], ds[1], out[0] + (k[0] - 1) * p.dilation[0], out[1] + (k[1] - 1) * p.dilation[1]}),
+      [&](Var b, Var c, Var y, Var x) {
+        const PrimExpr ty = addIdx(y, -before[0]), tx = addIdx(x, -before[1]);
+        const PrimExpr sh = tir::intImm(p.strides[0]), sw = tir::intImm(p.strides[1]);
+        PrimExpr inside =
+            tir::logicalAnd(tir::logicalAnd(tir::ge(ty, tir::intImm(0)),
+                                            tir::lt(ty, tir::intImm(in[0] * p.strides[0]))),
+                            tir::logicalAnd(tir::ge(tx, tir::intImm(0)),
+                                            tir::lt(tx, tir::intImm(in[1] * p.strides[1]))));
+        if (p.strides[0] > 1)
+          inside = tir::logicalAnd(inside, tir::eq(tir::floormod(ty, sh), tir::intImm(0)));
+        if (p.strides[1] > 1)
+          inside = tir::logicalAnd(inside, tir::eq(tir::floormod(tx, sw), tir::intImm(0)));
+        return tir::ifThenElse(inside, data({b, c, tir::floordiv(ty, sh), tir::floordiv(tx, sw)}),
+                               tir::makeConst(zeroType, 0));
+      },
+      te::ComputeOptions{.name = "data_dilate_pad", .tag = "injective,pad"});
+  // The forward convolution's weight (C_out, C_in / groups, KH, KW), window flipped.
+  Tensor flipped = te::compute(
+      shapeOf({outPerGroup * groups, inPerGroup, k[0], k[1]}),
+      [&](Var o, Var ic, Var i, Var j) {
+        const PrimExpr c =
+            addIdx(mulIdx(tir::floordiv(o, tir::intImm(outPerGroup)), inPerGroup), ic);
+        return weight({c, tir::floormod(o, tir::intImm(outPerGroup)),
+                       addIdx(mulIdx(i, -1), k[0] - 1), addIdx(mulIdx(j, -1), k[1] - 1)});
+      },
+      te::ComputeOptions{.name = "kernel_transform", .tag = "injective"});
+  Conv2DParams forward = p;
+  forward.strides = {1, 1};
+  forward.padding = {0, 0, 0, 0};
+  return conv2dNchw(dilated, flipped, forward);
+}
+
 Tensor conv2dNhwc(const Tensor& data, const Tensor& weight, const Conv2DParams& p) {
   const std::string op = "conv2d_nhwc";
   const std::vector<int64_t> ds = constShape(data, op), ws = constShape(weight, op);

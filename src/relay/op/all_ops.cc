@@ -12,7 +12,7 @@ void registerBuiltinOps(OpRegistry& registry) {
       registerActivationOps, registerNnShapeOps,  registerUnaryOps,    registerBinaryOps,
       registerReduceOps,     registerShapeOps,    registerSelectOps,   registerCastOps,
       registerCreationOps,   registerQuantizeOps, registerArgwhereOps, registerUniqueOps,
-      registerVisionOps,
+      registerVisionOps,     registerConvTransposeOps,
   };
   for (Family family : kFamilies) family(registry);
 }

@@ -6,6 +6,7 @@ namespace tessera::relay {
 class OpRegistry;
 
 void registerConvOps(OpRegistry& r);   // nn_conv.cc: nn.conv2d
+void registerConvTransposeOps(OpRegistry& r);  // nn_conv_transpose.cc: nn.conv2d_transpose
 void registerDenseOps(OpRegistry& r);  // nn_dense.cc: nn.dense, nn.batch_matmul
 void registerNormOps(
     OpRegistry& r);  // nn_norm.cc: nn.batch_norm, nn.layer_norm, nn.bias_add, nn.dropout

@@ -5,6 +5,7 @@
 
 #include "ir/layout.h"
 #include "relay/op/nn.h"
+#include "relay/op/nn_conv_transpose.h"
 #include "relay/strategy/strategy_util.h"
 #include "support/check.h"
 #include "support/diagnostic.h"
@@ -157,8 +158,21 @@ topi::Conv2DParams convParams(const Conv2DAttrs& a, DataType outDtype) {
   return p;
 }
 
+Tensors conv2dTransposeCompute(const Attrs& attrs, const Tensors& in, const Type& outType) {
+  const auto& a = attrsOf<Conv2DTransposeAttrs>(attrs);
+  topi::Conv2DParams p;
+  p.strides = {a.strides[0], a.strides[1]};
+  p.padding = topi::padTuple(a.padding);
+  p.dilation = {a.dilation[0], a.dilation[1]};
+  p.groups = a.groups;
+  p.outDtype = tensorTypeOf(outType).dtype;
+  return {
+      topi::conv2dTransposeNchw(in.at(0), in.at(1), p, {a.outputPadding[0], a.outputPadding[1]})};
+}
+
 void registerNnComputes() {
   setCompute("nn.conv2d", conv2dCompute);
+  setCompute("nn.conv2d_transpose", conv2dTransposeCompute);
   setCompute("nn.dense", [](const Attrs&, const Tensors& in, const Type& outType) {
     return Tensors{topi::dense(in.at(0), in.at(1), tensorTypeOf(outType).dtype)};
   });

@@ -10,6 +10,7 @@ namespace tessera::relay::strategy {
 
 void registerX86Strategies();     // x86/strategies.cc
 void registerX86AlterOpLayout();  // x86/alter_layout.cc
+void registerConv2dTransposeLegalize();  // conv2d_transpose_legalize.cc
 
 std::string StrategyChoice::chosenName() const {
   return chosen ? chosen->name : op + ".generic";
@@ -66,6 +67,7 @@ void registerStrategies() {
   std::call_once(once, [] {
     registerX86Strategies();
     registerX86AlterOpLayout();
+    registerConv2dTransposeLegalize();
   });
 }
 
