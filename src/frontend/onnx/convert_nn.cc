@@ -8,6 +8,7 @@
 #include "frontend/onnx/context.h"
 #include "frontend/onnx/nn_window.h"
 #include "relay/op/nn.h"
+#include "relay/op/nn_conv_transpose.h"
 #include "relay/op/tensor.h"
 
 namespace tessera::frontend::onnx {
@@ -102,11 +103,13 @@ void conv(NodeContext& n) {
   n.setOutput(0, convolve(n, n.input(0), n.input(1), g.window, g.groups, n.inputShape(1)[0]));
 }
 
-// ConvTranspose as the convolution it is the gradient of: the input dilated by the strides
-// (zeros between elements), padded by (k - 1) * dilation less the pads (plus output_padding at
-// the end; a negative amount crops), convolved at stride 1 with the weight's in/out channels
-// swapped within each group and its window flipped. Exact; the zeros cost stride^2 more MACs
-// than a dedicated kernel would (stride^3 for 3-D windows).
+// ConvTranspose. A 2-D one whose pads are not negative is nn.conv2d_transpose (as TVM imports it;
+// Legalize later makes it the forward convolution below, which the conv2d kernels run). Other
+// ranks, and pads that output_shape made negative, become that convolution here: the input
+// dilated by the strides (zeros between elements), padded by (k - 1) * dilation less the pads
+// (plus output_padding at the end; a negative amount crops), convolved at stride 1 with the
+// weight's in/out channels swapped within each group and its window flipped. Exact; the zeros
+// cost stride^2 more MACs than a dedicated kernel would (stride^3 for 3-D windows).
 void convTranspose(NodeContext& n) {
   const size_t s = spatialRank(n, 0);
   const std::vector<int64_t> in = n.inputShape(0), wshape = n.inputShape(1);
@@ -144,6 +147,22 @@ void convTranspose(NodeContext& n) {
     }
   }
   const int64_t cin = in[1], coutPerGroup = wshape[1], cinPerGroup = cin / groups;
+  const bool pairs =
+      s == 2 && std::all_of(pads.begin(), pads.end(), [](int64_t p) { return p >= 0; });
+  if (pairs && outPad[0] < std::max(strides[0], dilations[0]) &&
+      outPad[1] < std::max(strides[1], dilations[1])) {
+    relay::Conv2DTransposeAttrs a;
+    a.channels = groups * coutPerGroup;
+    a.kernelSize = kernel;
+    a.strides = strides;
+    a.outputPadding = outPad;
+    a.padding = pads;
+    a.dilation = dilations;
+    a.groups = groups;
+    Expr y = relay::nn::conv2dTranspose(n.input(0), n.input(1), std::move(a));
+    n.setOutput(0, n.hasInput(2) ? relay::nn::biasAdd(y, n.input(2), {.axis = 1}) : y);
+    return;
+  }
   // The forward-conv weight (C_out, C_in / group, k...), window flipped.
   std::vector<int64_t> grouped = {groups, cinPerGroup, coutPerGroup};
   grouped.insert(grouped.end(), kernel.begin(), kernel.end());

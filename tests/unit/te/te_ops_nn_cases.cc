@@ -33,6 +33,20 @@ std::vector<OpCase> build() {
                           "nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=2)"),
                .rtol = tol,
                .atol = tol});
+  // The op's own TE compute (dilate + pad, flipped-kernel conv); at opt level 3 Legalize replaces
+  // it first (build_conv_transpose_test.cc).
+  c.push_back({.name = "conv2d_transpose_stride2_outpad",
+               .text = fn(img + ", %w: Tensor[(4, 3, 3, 3), float32]",
+                          "nn.conv2d_transpose(%x, %w, strides=[2, 2], output_padding=[1, 0], "
+                          "padding=[1, 1, 0, 1])"),
+               .rtol = tol,
+               .atol = tol});
+  c.push_back({.name = "conv2d_transpose_groups_dilation_crop",
+               .text = fn(img + ", %w: Tensor[(4, 2, 2, 3), float32]",
+                          "nn.conv2d_transpose(%x, %w, strides=[1, 2], padding=[2, 0, 1, 1], "
+                          "dilation=[1, 2], groups=2)"),
+               .rtol = tol,
+               .atol = tol});
   c.push_back({.name = "conv2d_depthwise",
                .text = fn(img + ", %w: Tensor[(4, 1, 3, 3), float32]",
                           "nn.conv2d(%x, %w, padding=[1, 1, 1, 1], groups=4)"),
