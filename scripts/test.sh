@@ -21,6 +21,8 @@ bash scripts/build.sh asan-ubsan
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build/asan-ubsan --output-on-failure -LE slow -j2
 
+# Fails on any wrong result, any crash, a test that stopped passing, and a test recorded as
+# compiled that now falls back to the interpreter (run_conformance.py's docstring).
 echo "== ONNX conformance suite (label onnx-conformance): libonnx-testdata, compiled and interpreted"
 ctest --test-dir build/release -L onnx-conformance --output-on-failure
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Usage: cli_print_test.sh TESSERA_BINARY. `tessera run` prints a result as NumPy does: brackets
 # nested as the shape, one innermost row per line, `...` past 1000 elements; compiled code and
-# the interpreter print the same text.
+# the interpreter print the same text, after the line naming the engine.
 set -u
 tessera="$1"
 work="$(mktemp -d)"
@@ -24,7 +24,7 @@ npy_i32() {
 }
 
 # check NAME SHAPE RELAY_SHAPE COUNT EXPECTED: runs copy(%x) on that input compiled and on the
-# interpreter; both must print exactly EXPECTED.
+# interpreter; both must print their engine line and then exactly EXPECTED.
 check() {
   local name="$1" expected="$5"
   npy_i32 "$work/$name.npy" "$2" "$4"
@@ -39,9 +39,17 @@ check() {
       failures=$((failures + 1))
       continue
     fi
-    if [ "$(cat "$work/out")" != "$expected" ]; then
+    # The first line names the engine (`engine: ...`); the result follows it.
+    local engineLine="engine: compiled (graph executor)"
+    [ "$engine" = interpreter ] && engineLine="engine: interpreter (asked: --interpreter)"
+    if [ "$(head -n 1 "$work/out")" != "$engineLine" ]; then
+      echo "FAIL: $name ($engine): first line is not '$engineLine'"
+      head -n 1 "$work/out" | sed 's/^/  | /'
+      failures=$((failures + 1))
+    fi
+    if [ "$(tail -n +2 "$work/out")" != "$expected" ]; then
       echo "FAIL: $name ($engine): printed"
-      sed 's/^/  | /' "$work/out" | head -20
+      tail -n +2 "$work/out" | sed 's/^/  | /' | head -20
       echo "  expected"
       printf '%s\n' "$expected" | sed 's/^/  | /'
       failures=$((failures + 1))

@@ -1,5 +1,6 @@
 // `tessera run FILE`: evaluate a module's entry function on .npy inputs, compiled (build() and
 // the graph executor) by default, or with the reference interpreter.
+#include <algorithm>
 #include <functional>
 #include <iostream>
 #include <set>
@@ -23,7 +24,7 @@ const char* const kRunUsage =
     "usage: tessera run FILE [--input NAME=FILE.npy ...] [--random-inputs SEED] [--output "
     "OUT.npy]\n"
     "                        [--entry NAME] [--opt-level N] [--no-optimize] [--interpreter]\n"
-    "                        [--target TARGET] [--bench N] [--profile N]\n"
+    "                        [--no-fallback] [--target TARGET] [--bench N] [--profile N]\n"
     "                        [--pass-config KEY=VALUE] [--disabled-pass NAME[,NAME]]\n"
     "\n"
     "FILE is Relay text, an ONNX model (.onnx) or a directory written by `tessera compile`.\n"
@@ -31,7 +32,9 @@ const char* const kRunUsage =
     "with the graph executor and prints the result. Control flow on run-time values (if, loops\n"
     "written as recursive functions) runs compiled on the VM. A module the compiler cannot\n"
     "handle (e.g. data-dependent shapes) runs on the reference interpreter, with a note on\n"
-    "stderr.\n"
+    "stderr. The first line on stdout names the engine that ran: `engine: compiled (graph\n"
+    "executor)`, `engine: compiled (VM)`, `engine: interpreter (asked: FLAG)` or\n"
+    "`engine: interpreter (fallback: ERROR)`.\n"
     "  --input NAME=FILE.npy   value of parameter %NAME (repeat for each parameter)\n"
     "  --random-inputs SEED    fill parameters without --input with seeded uniform values in [-1, "
     "1)\n"
@@ -39,6 +42,8 @@ const char* const kRunUsage =
     "  --no-optimize           run the module exactly as written (on the interpreter)\n"
     "  --input-shape NAME=D0,D1,...  shape of an ONNX graph input (repeatable)\n"
     "  --interpreter           use the reference interpreter instead of compiled code\n"
+    "  --no-fallback           a module that does not compile is an error (exit 1), not a run\n"
+    "                          on the interpreter\n"
     "  --entry NAME            run @NAME instead of @main (on the interpreter)\n"
     "  --target TARGET         code generation target (default: the host)\n"
     "  --bench N               also time N runs and print median, min and max\n"
@@ -245,8 +250,32 @@ relay::Value runOnVM(const driver::Built& built, RunRequest& request) {
   return result;
 }
 
+// The first line on stdout, flushed before the run so that a crash still names its engine;
+// scripts (the conformance runner) read it instead of stderr's prose.
+void reportEngine(const std::string& engine) {
+  std::cout << "engine: " << engine << std::endl;
+}
+
 relay::Value runBuilt(const driver::Built& built, RunRequest& request) {
+  reportEngine(built.isVM() ? "compiled (VM)" : "compiled (graph executor)");
   return built.isVM() ? runOnVM(built, request) : runCompiled(built, request);
+}
+
+// Why @main is not compiled although the user did not ask for the interpreter: the build
+// error's first line (its notes would break the one-line report).
+std::string fallbackReason(const Diagnostic& diagnostic) {
+  Diagnostic head = diagnostic;
+  head.notes.clear();
+  std::string text = head.str();
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return text;
+}
+
+// The flag that chose the interpreter; the caller has established that one did.
+std::string interpreterFlag(bool forceInterpreter, bool optimizeModule, const std::string& entry) {
+  if (forceInterpreter) return "--interpreter";
+  if (!optimizeModule) return "--no-optimize";
+  return "--entry " + entry;
 }
 
 int parseRuns(const std::optional<std::string>& text, const std::string& flag) {
@@ -264,6 +293,7 @@ int parseRuns(const std::optional<std::string>& text, const std::string& flag) {
 
 int cmdRun(Args& args) {
   const bool forceInterpreter = args.flag("--interpreter");
+  const bool noFallback = args.flag("--no-fallback");
   const bool optimizeModule = !args.flag("--no-optimize");
   PassContextFlags flags = parsePassContext(args, /*instruments=*/true);
   relay::PassContext& ctx = flags.ctx;
@@ -312,6 +342,10 @@ int cmdRun(Args& args) {
     // Compiled code runs @main of the optimized module; anything else is the interpreter's.
     const bool compiled = !forceInterpreter && optimizeModule && request.entry == "main";
     std::optional<driver::Built> built;
+    std::string engine;
+    if (!compiled)
+      engine = "interpreter (asked: " +
+               interpreterFlag(forceInterpreter, optimizeModule, request.entry) + ")";
     if (compiled) {
       driver::BuildOptions options;
       options.optLevel = std::nullopt;  // the context's, from --opt-level
@@ -326,8 +360,14 @@ int cmdRun(Args& args) {
         built = driver::build(std::move(module), target, {}, options);
       } catch (const DiagnosticError& e) {
         if (e.diagnostic().code == "target" || e.diagnostic().code == "pass_config") throw;
+        if (noFallback) {
+          Diagnostic refused = e.diagnostic();
+          refused.notes.push_back("--no-fallback: not running the reference interpreter");
+          throw DiagnosticError(std::move(refused));
+        }
         std::cerr << "note: cannot compile this module (" << e.diagnostic().str()
                   << "); running the reference interpreter\n";
+        engine = "interpreter (fallback: " + fallbackReason(e.diagnostic()) + ")";
       }
     }
     if (built) {
@@ -335,6 +375,7 @@ int cmdRun(Args& args) {
     } else {
       if (compiled) module = loadModule(files[0], inputShapes, request.given);
       if (optimizeModule) module = driver::optimize(module, ctx);
+      reportEngine(engine);
       result = runInterpreter(module, request);
     }
   }

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Usage: cli_engine_test.sh TESSERA_BINARY SOURCE_DIR. `tessera run` names the engine that ran on
+# the first line of stdout: compiled on the graph executor or the VM, the interpreter because a
+# flag asked for it, or the interpreter as a fallback after a build failure (with the error);
+# --no-fallback turns that build failure into an error.
+set -u
+tessera="$1"
+src="$2"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+source "$(dirname "$0")/cli_lib.sh"
+
+# first_line WANT WHAT: the first line of the last command's stdout is exactly WANT.
+first_line() {
+  local got
+  got="$(head -n 1 "$work/out")"
+  if [ "$got" != "$1" ]; then
+    echo "FAIL: $2: first line '$got', expected '$1'"
+    failures=$((failures + 1))
+  fi
+}
+
+model="$src/tests/data/tir/dense_relu.relay"
+expect 0 "graph module" -- "$tessera" run "$model" --random-inputs 1
+first_line "engine: compiled (graph executor)" "graph executor"
+contains "$work/out" "Tensor[" "the result follows the engine line"
+expect 0 "graph module, saved" -- "$tessera" run "$model" --random-inputs 1 --output "$work/y.npy"
+first_line "engine: compiled (graph executor)" "graph executor with --output"
+contains "$work/out" "saved result to $work/y.npy" "the saved line stays"
+expect 0 "--interpreter" -- "$tessera" run "$model" --random-inputs 1 --interpreter
+first_line "engine: interpreter (asked: --interpreter)" "asked by --interpreter"
+expect 0 "--no-optimize" -- "$tessera" run "$model" --random-inputs 1 --no-optimize
+first_line "engine: interpreter (asked: --no-optimize)" "asked by --no-optimize"
+expect 0 "--no-fallback on a module that compiles" -- "$tessera" run "$model" --random-inputs 1 --no-fallback
+first_line "engine: compiled (graph executor)" "--no-fallback compiles as before"
+
+cat >"$work/two.relay" <<'RELAY'
+#[version = "0.0.5"]
+def @helper(%x: Tensor[(2), float32]) {
+  add(%x, %x)
+}
+def @main(%x: Tensor[(2), float32]) {
+  multiply(%x, %x)
+}
+RELAY
+expect 0 "--entry" -- "$tessera" run "$work/two.relay" --random-inputs 1 --entry helper
+first_line "engine: interpreter (asked: --entry helper)" "asked by --entry"
+
+cat >"$work/if.relay" <<'RELAY'
+#[version = "0.0.5"]
+def @main(%c: bool, %x: Tensor[(2), float32]) {
+  if (%c) { add(%x, %x) } else { %x }
+}
+RELAY
+expect 0 "control flow" -- "$tessera" run "$work/if.relay" --random-inputs 1
+first_line "engine: compiled (VM)" "VM"
+expect 0 "compile for the VM" -- "$tessera" compile "$work/if.relay" -o "$work/ifvm"
+expect 0 "a VM directory" -- "$tessera" run "$work/ifvm" --random-inputs 1
+first_line "engine: compiled (VM)" "VM directory"
+expect 0 "compile a graph" -- "$tessera" compile "$model" -o "$work/m"
+expect 0 "a graph directory" -- "$tessera" run "$work/m" --random-inputs 1 --no-fallback
+first_line "engine: compiled (graph executor)" "graph directory"
+
+# A data-dependent output shape does not build: the fallback is reported with the build error on
+# stdout (the note on stderr stays); --no-fallback makes it an error with exit 1.
+cat >"$work/nz.relay" <<'RELAY'
+#[version = "0.0.5"]
+def @main(%x: Tensor[(2, 3), float32]) {
+  argwhere(%x)
+}
+RELAY
+expect 0 "fallback" -- "$tessera" run "$work/nz.relay" --random-inputs 3
+head -n 1 "$work/out" >"$work/first"
+contains "$work/first" "engine: interpreter (fallback: " "fallback reported first"
+contains "$work/first" "error[data_dependent_shape]: @main: argwhere has a data-dependent output shape" \
+  "fallback names the build error"
+contains "$work/err" "running the reference interpreter" "fallback note on stderr"
+expect 1 "--no-fallback" -- "$tessera" run "$work/nz.relay" --random-inputs 3 --no-fallback
+contains "$work/err" "error[data_dependent_shape]" "--no-fallback prints the build error"
+contains "$work/err" "--no-fallback: not running the reference interpreter" "--no-fallback note"
+lacks "$work/out" "engine:" "no engine ran under --no-fallback"
+
+# A `?` input dimension and no --input-shape: the build cannot plan memory for it.
+cat >"$work/dyn.relay" <<'RELAY'
+#[version = "0.0.5"]
+def @main(%x: Tensor[(?, 2), float32]) {
+  add(%x, %x)
+}
+RELAY
+cat >"$work/static.relay" <<'RELAY'
+#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 2), float32]) {
+  %x
+}
+RELAY
+expect 0 "an input file" -- "$tessera" run "$work/static.relay" --random-inputs 1 --output "$work/x.npy"
+expect 0 "dynamic dimension falls back" -- "$tessera" run "$work/dyn.relay" --input x="$work/x.npy"
+contains "$work/out" "engine: interpreter (fallback: error[" "dynamic dimension: fallback reported"
+contains "$work/out" "Tensor[(1, 2), float32]" "dynamic dimension: the interpreter's result"
+expect 1 "dynamic dimension under --no-fallback" -- "$tessera" run "$work/dyn.relay" --input x="$work/x.npy" --no-fallback
+contains "$work/err" "error[" "dynamic dimension: the build error"
+lacks "$work/out" "engine:" "dynamic dimension: nothing ran"
+
+if [ "$failures" -ne 0 ]; then
+  echo "cli_engine: $failures failure(s)"
+  exit 1
+fi
+echo "cli_engine: all passed"
