@@ -112,6 +112,26 @@ llvm::Value* CodeGenLLVM::emitExpr(const PrimExpr& e) {
   return nullptr;
 }
 
+// Float to bfloat16 as support/float16.cc rounds it (nearest, ties to even; NaN stays a quiet
+// NaN), in integer operations: LLVM would otherwise call __truncsfbf2, which libgcc 12 and the JIT
+// do not have. A double goes through float first (rounding twice in rare halfway cases).
+llvm::Value* CodeGenLLVM::emitBfloat16Round(llvm::Value* value, int lanes) {
+  llvm::Type* f32 = llvmType(DataType::float32().withLanes(lanes));
+  llvm::Type* i32 = llvmType(DataType::int32().withLanes(lanes));
+  llvm::Type* i16 = llvmType(DataType::int16().withLanes(lanes));
+  if (value->getType() != f32) value = builder_.CreateFPCast(value, f32);
+  llvm::Value* bits = builder_.CreateBitCast(value, i32);
+  auto constant = [&](uint32_t c) { return llvm::ConstantInt::get(i32, c); };
+  llvm::Value* high = builder_.CreateLShr(bits, constant(16));
+  llvm::Value* bias = builder_.CreateAdd(constant(0x7fff), builder_.CreateAnd(high, constant(1)));
+  llvm::Value* rounded = builder_.CreateLShr(builder_.CreateAdd(bits, bias), constant(16));
+  llvm::Value* quietNan = builder_.CreateOr(high, constant(0x40));
+  llvm::Value* isNan = builder_.CreateFCmpUNO(value, value);
+  llvm::Value* result = builder_.CreateSelect(isNan, quietNan, rounded);
+  return builder_.CreateBitCast(builder_.CreateTrunc(result, i16),
+                                llvmType(DataType(DataType::Code::kBFloat, 16, lanes)));
+}
+
 llvm::Value* CodeGenLLVM::emitCast(DataType to, const PrimExpr& valueExpr) {
   DataType from = valueExpr->dtype;
   llvm::Value* value = emitExpr(valueExpr);
@@ -126,6 +146,9 @@ llvm::Value* CodeGenLLVM::emitCast(DataType to, const PrimExpr& valueExpr) {
       return builder_.CreateFCmpUNE(value, llvm::Constant::getNullValue(value->getType()));
     return builder_.CreateIsNotNull(value);
   }
+  if (from.isFloat() && to.isFloat() && to.code() == DataType::Code::kBFloat &&
+      from.code() != DataType::Code::kBFloat)
+    return emitBfloat16Round(value, to.lanes());
   if (from.isFloat() && to.isFloat()) return builder_.CreateFPCast(value, target);
   if ((from.element() == DataType::float32() || from.element() == DataType::float64()) &&
       to.isInteger() && to.bits() < 32) {

@@ -54,6 +54,7 @@ class CodeGenLLVM {
   };
 
   // Expressions (codegen_expr.cc).
+  llvm::Value* emitBfloat16Round(llvm::Value* value, int lanes);
   llvm::Value* emitCast(DataType to, const tir::PrimExpr& value);
   llvm::Value* emitBinary(const tir::BinaryNode* op);
   llvm::Value* emitFloorDivMod(bool isDiv, DataType dtype, llvm::Value* a, llvm::Value* b);

@@ -297,7 +297,10 @@ llvm::Value* CodeGenLLVM::emitCall(const CallNode* op) {
     llvm::Value* x = args.at(0);
     if (isFloat32(x->getType()) || isFloat64(x->getType())) return fn(x);
     llvm::Type* wide = llvmType(DataType::float32().withLanes(op->dtype.lanes()));
-    return builder_.CreateFPTrunc(fn(builder_.CreateFPExt(x, wide)), x->getType());
+    llvm::Value* result = fn(builder_.CreateFPExt(x, wide));
+    if (x->getType()->getScalarType()->isBFloatTy())
+      return emitBfloat16Round(result, op->dtype.lanes());
+    return builder_.CreateFPTrunc(result, x->getType());
   };
   if (name == "tir.likely") return args.at(0);
   if (name == "tir.exp") return viaFloat([&](llvm::Value* x) { return emitExp(x); });

@@ -3,9 +3,12 @@
 // ramps and broadcasts, and a reduction.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
+#include <limits>
 
 #include "codegen_test_util.h"
+#include "support/float16.h"
 #include "tir/printer/printer.h"
 #include "tir/transform/transform.h"
 
@@ -348,6 +351,63 @@ TEST(CodegenElementwise, SerialLoopVectorizesWithoutAliasChecks) {
   std::string ir = compileOne(makePrimFunc("axpb", {a, b}, body)).llvmIR();
   EXPECT_NE(ir.find("x float>"), std::string::npos);
   EXPECT_EQ(ir.find("vector.memcheck"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tessera::codegen::test
+
+namespace tessera::codegen::test {
+namespace {
+
+// Float to bfloat16 is rounded by the generated code itself (no __truncsfbf2 call, which the JIT
+// cannot resolve): nearest with ties to even, NaN kept quiet, as support/float16.cc does it.
+TEST(CodegenElementwise, FloatToBfloat16RoundsToNearestEvenWithoutALibraryCall) {
+  const std::vector<float> values = {1.0f,
+                                     -2.5f,
+                                     3.14159f,
+                                     1.00390625f /* halfway, to even (down) */,
+                                     1.01171875f /* halfway, to even (up) */,
+                                     65504.0f,
+                                     3.4e38f,
+                                     -3.4e38f,
+                                     1e-40f /* subnormal */,
+                                     std::numeric_limits<float>::infinity(),
+                                     -std::numeric_limits<float>::infinity(),
+                                     std::numeric_limits<float>::quiet_NaN(),
+                                     0.0f,
+                                     -0.0f,
+                                     1.9999999f,
+                                     7e-39f};
+  const int64_t n = static_cast<int64_t>(values.size());
+  NDArray in = NDArray::empty({n}, DataType::float32());
+  for (int64_t i = 0; i < n; ++i) in.setFloat(i, values[i]);
+  Buffer a = makeBuffer("A", {intImm(n)});
+  Buffer b = makeBuffer("B", {intImm(n)}, DataType::bfloat16());
+  Stmt scalar = loop("i", n, [&](Var i) {
+    return bufferStore(b, cast(DataType::bfloat16(), bufferLoad(a, {i})), {i});
+  });
+  // The same as one vector: the first 8 lanes.
+  Buffer c = makeBuffer("C", {intImm(8)}, DataType::bfloat16());
+  PrimExpr lanes = ramp(intImm(0), intImm(1), 8);
+  Stmt vector =
+      bufferStore(c, cast(DataType::bfloat16().withLanes(8), bufferLoad(a, {lanes})), {lanes});
+  PrimFunc f = makePrimFunc("to_bf16", {a, b, c}, seq({scalar, vector}));
+  std::vector<NDArray> args = {in, NDArray::empty({n}, DataType::bfloat16()),
+                               NDArray::empty({8}, DataType::bfloat16())};
+  compileOne(f).call(symbolOf(f), args);
+  for (int64_t i = 0; i < n; ++i) {
+    const float want = bfloat16ToFloat(floatToBfloat16(values[i]));
+    const float got = static_cast<float>(args[1].getFloat(i));
+    if (std::isnan(want))
+      EXPECT_TRUE(std::isnan(got)) << "element " << i;
+    else
+      EXPECT_EQ(std::bit_cast<uint32_t>(got), std::bit_cast<uint32_t>(want))
+          << "element " << i << ": " << values[i];
+    if (i < 8 && !std::isnan(want))
+      EXPECT_EQ(std::bit_cast<uint32_t>(static_cast<float>(args[2].getFloat(i))),
+                std::bit_cast<uint32_t>(want))
+          << "vector lane " << i;
+  }
 }
 
 }  // namespace
