@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <exception>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <thread>
 
@@ -69,6 +70,22 @@ void linkInProcess(CompiledModule::Impl& impl) {
         impl.objects[i], "tessera_module_" + std::to_string(i) + ".o");
     if (llvm::Error error = jit->addObjectFile(std::move(buffer))) {
       throwDiagnostic("codegen", "cannot load compiled code: " + llvmError(std::move(error)));
+    }
+  }
+  // Linking happens at the first lookup. Look every kernel up once here, so that a symbol the
+  // code needs but nothing provides is reported by name (LLVM's "Symbols not found" list) rather
+  // than as the first runtime slot that bind() could then not find.
+  // The missing symbols themselves reach the session's error reporter, not the lookup's error.
+  auto reported = std::make_shared<std::string>();
+  jit->getExecutionSession().setErrorReporter([reported](llvm::Error error) {
+    *reported += (reported->empty() ? "" : "; ") + llvmError(std::move(error));
+  });
+  for (const std::string& name : impl.names) {
+    auto address = jit->lookup(name);
+    if (!address) {
+      const std::string failed = llvmError(address.takeError());
+      throwDiagnostic("codegen", "cannot link kernel " + name + ": " +
+                                     (reported->empty() ? failed : *reported));
     }
   }
   auto lookup = [jit](const char* symbol) -> void* {

@@ -412,3 +412,28 @@ TEST(CodegenElementwise, FloatToBfloat16RoundsToNearestEvenWithoutALibraryCall) 
 
 }  // namespace
 }  // namespace tessera::codegen::test
+
+namespace tessera::codegen::test {
+namespace {
+
+// A function the code calls but nothing provides is named in the error (not some runtime slot).
+TEST(CodegenElementwise, AnUnresolvedSymbolIsNamedInTheLinkError) {
+  Buffer a = makeBuffer("A", {intImm(4)});
+  Stmt body = loop("i", 4, [&](Var i) {
+    return bufferStore(a,
+                       call(DataType::float32(), "tir.call_extern",
+                            {stringImm("tessera_no_such_function"), bufferLoad(a, {i})}),
+                       {i});
+  });
+  PrimFunc f = makePrimFunc("calls_missing", {a}, body);
+  try {
+    compileOne(f);
+    ADD_FAILURE() << "linking should fail";
+  } catch (const DiagnosticError& e) {
+    EXPECT_NE(e.diagnostic().message.find("tessera_no_such_function"), std::string::npos)
+        << e.diagnostic().str();
+  }
+}
+
+}  // namespace
+}  // namespace tessera::codegen::test
