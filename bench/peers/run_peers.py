@@ -15,6 +15,8 @@ engine reports the wall time of single inferences:
   * ort: ort_worker.js, onnxruntime-node on the same .onnx file, intraOpNumThreads.
   * tessera_int8 (with --engines): `tessera quantize` (KL-divergence calibration on the reference
     input and 3 seeded random ones, every conv2d quantized), compiled and run as tessera is.
+  * tessera_int8_pc (with --engines): the same with per-channel weight scales (`--weight-scale
+    per_channel_max`, Tessera's extension of relay.quantize).
   * torch_int8 (with --engines): torch_worker.py int8, PyTorch's post-training static
     quantization on its oneDNN engine (torchvision's quantizable CNNs).
 Every engine's output is first checked against PyTorch's reference (max abs diff in the report).
@@ -45,11 +47,13 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 PEERS = ROOT / "bench" / "peers"
 MAKE_MODELS = ROOT / "tests" / "models" / "make_models.py"
 PYTHON = "/usr/bin/python3"  # Debian's, with torch
-ENGINES = ["tessera", "eager", "torchscript", "ort", "tessera_int8", "torch_int8"]
+ENGINES = ["tessera", "eager", "torchscript", "ort", "tessera_int8", "tessera_int8_pc",
+           "torch_int8"]
 DEFAULT_ENGINES = ["tessera", "eager", "torchscript", "ort"]
 TITLES = {"tessera": "Tessera", "eager": "PyTorch eager", "torchscript": "TorchScript",
-          "ort": "ONNX Runtime", "tessera_int8": "Tessera int8", "torch_int8": "PyTorch int8"}
-TESSERAS = ["tessera", "tessera_int8"]  # engines run through the tessera CLI
+          "ort": "ONNX Runtime", "tessera_int8": "Tessera int8",
+          "tessera_int8_pc": "Tessera int8 per-channel", "torch_int8": "PyTorch int8"}
+TESSERAS = ["tessera", "tessera_int8", "tessera_int8_pc"]  # engines run through the tessera CLI
 INT8_SAMPLES = 4  # calibration inputs of `tessera quantize` (as many as PyTorch's int8 gets)
 TESSERA_BLOCK = 3  # runs per `tessera run --bench` call: min, median, max are then every sample
 
@@ -191,7 +195,7 @@ def compileModel(binary, onnx, outDir):
     return seconds, int(kernels.group(1)) if kernels else None
 
 
-def quantizeModel(binary, onnx, inputName, inputFile, outDir):
+def quantizeModel(binary, onnx, inputName, inputFile, outDir, flags=()):
     """`tessera quantize` (KL divergence on INT8_SAMPLES inputs: the reference input and seeded
     random ones) then `tessera compile`; returns the seconds both took and the kernel count."""
     x = np.load(inputFile)
@@ -203,8 +207,8 @@ def quantizeModel(binary, onnx, inputName, inputFile, outDir):
     np.savez(dataset, **{inputName: data})
     start = time.perf_counter()
     proc = subprocess.run([binary, "quantize", str(onnx), "--calibrate-mode", "kl_divergence",
-                           "--dataset", str(dataset), "--skip-conv-layers", "none", "-o",
-                           str(relay)], capture_output=True, text=True)
+                           "--dataset", str(dataset), "--skip-conv-layers", "none", *flags,
+                           "-o", str(relay)], capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"tessera quantize {onnx.name} failed: {proc.stderr.strip()}")
     seconds = time.perf_counter() - start
@@ -450,12 +454,14 @@ def main():
             if "tessera" in engines:
                 compileInfo[m]["tessera"] = compileModel(args.tessera, onnx, compiled["tessera"])
                 log(f"{m}: tessera compile {compileInfo[m]['tessera'][0]:.2f} s")
-            if "tessera_int8" in engines:
-                compileInfo[m]["tessera_int8"] = quantizeModel(
-                    args.tessera, onnx, known[m], args.cache / f"{m}.input.npy",
-                    compiled["tessera_int8"])
-                compiled["tessera_int8"] = compiled["tessera_int8"] / "compiled"
-                log(f"{m}: tessera quantize + compile {compileInfo[m]['tessera_int8'][0]:.2f} s")
+            for t, flags in (("tessera_int8", ()),
+                             ("tessera_int8_pc", ("--weight-scale", "per_channel_max"))):
+                if t not in engines:
+                    continue
+                compileInfo[m][t] = quantizeModel(args.tessera, onnx, known[m],
+                                                  args.cache / f"{m}.input.npy", compiled[t], flags)
+                compiled[t] = compiled[t] / "compiled"
+                log(f"{m}: {t} quantize + compile {compileInfo[m][t][0]:.2f} s")
             results[m], diffs[m], loads[m] = benchModel(m, known[m], args, engines, compiled,
                                                         torchEnv, log)
     text = report(args, engines, models, compileInfo, results, diffs, loads, info, command,

@@ -22,7 +22,8 @@
   "                         (default 0, as qconfig())\n"                                           \
   "  --skip-dense-layer B   true (default) or false: leave nn.dense in float\n"                    \
   "  --global-scale S       threshold of every activation in global_scale mode (default 8)\n"      \
-  "  --weight-scale W       power2 (default) or max\n"                                             \
+  "  --weight-scale W       power2 (default), max, or per_channel_max (one scale per output\n"      \
+  "                         channel of each conv2d/dense weight)\n"                                \
   "  --rounding R           UPWARD (default) or TONEAREST\n"                                       \
   "  --nbit-input N, --nbit-weight N, --nbit-activation N   bit widths (8, 8, 32)\n"               \
   "  --simulate             keep float simulation (do_simulation) instead of integer arithmetic\n" \

@@ -6,6 +6,7 @@
 #include "relay/op/quantize.h"
 #include "relay/op/tensor.h"
 #include "relay/quantize/kl_divergence.h"
+#include "relay/quantize/per_channel.h"
 #include "relay/quantize/qconfig.h"
 #include "relay/quantize/quantize_util.h"
 #include "relay/type_infer.h"
@@ -149,6 +150,21 @@ Function calibrate(const Function& fn, const CalibrationDataset& dataset, const 
   for (const Var& p : fn->params)
     if (!bound.count(p.get())) inputs.push_back(p);
 
+  // Per-channel weight scales: each weight's output-channel axis, when its one user is a conv2d
+  // or dense.
+  std::unordered_map<const ExprNode*, std::optional<int>> weightAxis;
+  if (cfg.weightScale == "per_channel_max")
+    postOrderVisit(fn->body, [&](const Expr& node) {
+      const auto* call = node->as<CallNode>();
+      if (!call) return;
+      for (size_t i = 0; i < call->args.size(); ++i) {
+        const Expr& a = call->args[i];
+        if (!sqAttrs(a) || !isWeight(a)) continue;
+        const bool known = weightAxis.count(a.get()) > 0;
+        weightAxis[a.get()] = !known && i == 1 ? weightChannelAxis(*call) : std::nullopt;
+      }
+    });
+
   std::vector<float> statistics;
   if (cfg.calibrateMode != "global_scale")
     statistics = statisticThresholds(fn, observed, inputs, dataset, run, cfg);
@@ -168,7 +184,20 @@ Function calibrate(const Function& fn, const CalibrationDataset& dataset, const 
                 ": bind the parameters first (quantize(mod, params), --params FILE.npz)",
             call.args[0]->span);
       }
-      threshold = weightThreshold(c->data, cfg.weightScale);
+      const auto axis = weightAxis.find(sq.get());
+      if (axis != weightAxis.end() && axis->second && *axis->second < c->data.ndim()) {
+        const float validRange = std::pow(2.0f, static_cast<float>(cfg.nbitOf(kind) - 1));
+        NDArray scales = perChannelScales(c->data, *axis->second, validRange);
+        const float largest = maxScale(scales);
+        const Expr values[3] = {makeConstant(std::move(scales)),
+                                scalarConstant(-(validRange - 1), DataType::float32()),
+                                scalarConstant(validRange - 1, DataType::float32())};
+        for (size_t i = 1; i < 4; ++i)
+          if (const auto* v = call.args[i]->as<VarNode>()) bound[v] = values[i - 1];
+        if (chosen) chosen->push_back({static_cast<int>(kind), largest * validRange, largest});
+        continue;
+      }
+      threshold = weightThreshold(c->data, cfg.weightScale == "power2" ? "power2" : "max");
     } else if (cfg.calibrateMode != "global_scale") {
       threshold = statistics.at(next++);
     }

@@ -73,7 +73,7 @@ void QConfig::validate() const {
   checkBits("nbit_weight", nbitWeight, dtypeWeight);
   checkBits("nbit_activation", nbitActivation, dtypeActivation);
   checkOneOf("calibrate_mode", calibrateMode, {"global_scale", "kl_divergence", "percentile"});
-  checkOneOf("weight_scale", weightScale, {"power2", "max"});
+  checkOneOf("weight_scale", weightScale, {"power2", "max", "per_channel_max"});
   checkOneOf("rounding", rounding, {"UPWARD", "TONEAREST"});
   checkOneOf("partition_conversions", partitionConversions,
              {"disabled", "enabled", "fully_integral"});

@@ -29,7 +29,10 @@ struct QConfig {
   DataType dtypeActivation = DataType::int32();
   std::string calibrateMode = "global_scale";  ///< or "kl_divergence", "percentile"
   double globalScale = 8.0;
-  std::string weightScale = "power2";  ///< or "max"
+  /// "power2" (TVM's default), "max", or "per_channel_max" (Tessera's extension: one max scale
+  /// per output channel of a conv2d or dense weight, requantized per channel right after the
+  /// product; docs/design/quantization.md).
+  std::string weightScale = "power2";
   bool skipDenseLayer = true;
   /// Indices (in visit order) of the conv2d layers left in float; nullopt: none.
   std::optional<std::vector<int64_t>> skipConvLayers = std::nullopt;

@@ -9,6 +9,7 @@
 #include "relay/op/op_common.h"
 #include "relay/op/quantize.h"
 #include "relay/op/tensor.h"
+#include "relay/quantize/per_channel.h"
 #include "relay/quantize/qconfig.h"
 #include "relay/quantize/quantize_util.h"
 #include "support/diagnostic.h"
@@ -16,11 +17,15 @@
 namespace tessera::relay::quantize {
 
 Expr QRealizeIntExpr::realize() const {
-  return multiply(cast(data, DataType::float32()), scalarConstant(domScale, DataType::float32()));
+  Expr scale = channelScales ? Expr(makeConstant(*channelScales))
+                             : scalarConstant(domScale, DataType::float32());
+  return multiply(cast(data, DataType::float32()), std::move(scale));
 }
 
-RewriteValue realizedExpr(Expr data, float domScale, DataType dtype) {
-  return RewriteValue(std::make_shared<const QRealizeIntExpr>(std::move(data), domScale, dtype));
+RewriteValue realizedExpr(Expr data, float domScale, DataType dtype,
+                          std::optional<NDArray> channelScales) {
+  return RewriteValue(std::make_shared<const QRealizeIntExpr>(std::move(data), domScale, dtype,
+                                                              std::move(channelScales)));
 }
 
 void registerRealizeFunction(const std::string& op, ForwardRewriteFn rule, int level) {
@@ -113,8 +118,13 @@ Expr narrowCast(Expr data, DataType from, DataType to) {
   return cast(std::move(data), to);
 }
 
+/// A quantized value with one scale (per-channel weights reach only productRealize).
 const QRealizeIntExpr* quantized(const RewriteValue& v) {
-  return v.as<QRealizeIntExpr>();
+  const auto* q = v.as<QRealizeIntExpr>();
+  if (q && q->channelScales)
+    throwDiagnostic("quantize_realize",
+                    "a weight with per-channel scales reaches an op other than conv2d or dense");
+  return q;
 }
 
 void requireNoTemp(const Args& args, const CallNode& call) {
@@ -124,8 +134,25 @@ void requireNoTemp(const Args& args, const CallNode& call) {
                                               " is quantized but the rule expects it is not");
 }
 
+/// A simulated quantize whose dom_scale holds one scale per channel: a weight, quantized in
+/// float (constant-folded later) and carried with its scales to its conv2d or dense.
+Result perChannelQuantizeRealize(const CallNode& call, const Args& args, const NDArray& scales) {
+  if (args[0].as<QRealizeIntExpr>())
+    throwDiagnostic("quantize_realize", "per-channel scales on an already quantized value");
+  requireNoTemp(args, call);
+  const double lo = scalarValue(args[2].realize()), hi = scalarValue(args[3].realize());
+  NDArray inverse = NDArray::empty(scales.shape(), DataType::float32());
+  for (int64_t i = 0; i < scales.numel(); ++i)
+    inverse.setFloat(i, 1.0f / static_cast<float>(scales.getFloat(i)));
+  Expr data = multiply(args[0].realize(), makeConstant(std::move(inverse)));
+  return realizedExpr(clip(round(data), lo, hi), maxScale(scales), DataType::float32(), scales);
+}
+
 Result simulatedQuantizeRealize(const CallNode& call, const Args& args) {
   const QConfig& cfg = currentQConfig();
+  if (const auto* c = args[1].realize()->as<ConstantNode>();
+      c && c->hasData() && c->data.ndim() > 0)
+    return perChannelQuantizeRealize(call, args, c->data);
   const float scale = static_cast<float>(scalarValue(args[1].realize()));
   const double lo = scalarValue(args[2].realize()), hi = scalarValue(args[3].realize());
   if (const QRealizeIntExpr* in = quantized(args[0])) {
@@ -150,13 +177,14 @@ Result simulatedQuantizeRealize(const CallNode& call, const Args& args) {
   return realizedExpr(clip(round(data), lo, hi), scale, DataType::float32());
 }
 
+
 // conv2d, dense, batch_matmul: int8 x int8 -> int32, scale = product of the operands' scales.
 template <typename A>
 Result productRealize(const CallNode& call, const Args& args) {
   // Both operands quantized, or the product stays float on dequantized operands (TVM's dense
   // rule; e.g. a classifier after global_avg_pool2d stopped quantization).
   const QRealizeIntExpr* lhs = quantized(args[0]);
-  const QRealizeIntExpr* rhs = quantized(args[1]);
+  const auto* rhs = args[1].as<QRealizeIntExpr>();  // may have per-channel scales
   if (!lhs || !rhs) return std::nullopt;
   const QConfig& cfg = currentQConfig();
   Expr l = narrowCast(lhs->data, lhs->dtype, cfg.dtypeInput);
@@ -165,8 +193,15 @@ Result productRealize(const CallNode& call, const Args& args) {
                                          : narrowCast(rhs->data, rhs->dtype, cfg.dtypeWeight);
   A attrs = attrsOrDefault<A>(call.attrs.get());
   attrs.outDtype = cfg.dtypeActivation;
-  return realizedExpr(makeCall(call.op, {l, r}, makeAttrs(attrs), call.span),
-                      lhs->domScale * rhs->domScale, cfg.dtypeActivation);
+  Expr product = makeCall(call.op, {l, r}, makeAttrs(attrs), call.span);
+  if (rhs->channelScales) {
+    const auto* type = call.checkedType ? call.checkedType->as<TensorTypeNode>() : nullptr;
+    if (!type) throwDiagnostic("quantize_realize", "realize needs the types (run InferType)");
+    const int rank = type->ndim();
+    product = requantizePerChannel(std::move(product), *rhs->channelScales,
+                                   productChannelAxis(call, rank), rank);
+  }
+  return realizedExpr(std::move(product), lhs->domScale * rhs->domScale, cfg.dtypeActivation);
 }
 
 /// Both operands of a binary op, when both are quantized; nullopt when neither is (an internal

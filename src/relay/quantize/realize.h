@@ -5,24 +5,36 @@
 // function's result. Rules are the op attribute "FQRealizeRewrite".
 #pragma once
 
+#include <optional>
+
 #include "relay/op_registry.h"
 #include "relay/quantize/forward_rewrite.h"
 #include "relay/transform/pass.h"
 #include "runtime/data_type.h"
+#include "runtime/ndarray.h"
 
 namespace tessera::relay::quantize {
 
 class QRealizeIntExpr : public TempExpr {
  public:
-  QRealizeIntExpr(Expr data, float domScale, DataType dtype)
-      : data(std::move(data)), domScale(domScale), dtype(dtype) {}
+  QRealizeIntExpr(Expr data, float domScale, DataType dtype,
+                  std::optional<NDArray> channelScales = std::nullopt)
+      : data(std::move(data)),
+        domScale(domScale),
+        dtype(dtype),
+        channelScales(std::move(channelScales)) {}
   Expr realize() const override;
   const Expr data;
+  /// The scale; with channelScales, their largest.
   const float domScale;
   const DataType dtype;
+  /// A per-channel weight's scales (weight_scale="per_channel_max", quantize/per_channel.h),
+  /// shaped to broadcast over `data`; only the conv2d and dense rules accept such a value.
+  const std::optional<NDArray> channelScales;
 };
 
-RewriteValue realizedExpr(Expr data, float domScale, DataType dtype);
+RewriteValue realizedExpr(Expr data, float domScale, DataType dtype,
+                          std::optional<NDArray> channelScales = std::nullopt);
 
 inline constexpr OpAttrMap<ForwardRewriteFn> kRealizeRules{"FQRealizeRewrite"};
 void registerRealizeFunction(const std::string& op, ForwardRewriteFn rule, int level = 10);
