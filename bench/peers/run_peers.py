@@ -15,8 +15,9 @@ engine reports the wall time of single inferences:
   * ort: ort_worker.js, onnxruntime-node on the same .onnx file, intraOpNumThreads.
   * tessera_int8 (with --engines): `tessera quantize` (KL-divergence calibration on the reference
     input and 3 seeded random ones, every conv2d quantized), compiled and run as tessera is.
-  * tessera_int8_pc (with --engines): the same with per-channel weight scales (`--weight-scale
-    per_channel_max`, Tessera's extension of relay.quantize).
+  * tessera_int8_pc (with --engines): the same with Tessera's precision options beyond
+    relay.quantize: per-channel weight scales, uint8 for values after relu, rounded average
+    pooling (`--weight-scale per_channel_max --unsigned-inputs true --rounding TONEAREST`).
   * torch_int8 (with --engines): torch_worker.py int8, PyTorch's post-training static
     quantization on its oneDNN engine (torchvision's quantizable CNNs).
 Every engine's output is first checked against PyTorch's reference (max abs diff in the report).
@@ -52,7 +53,7 @@ ENGINES = ["tessera", "eager", "torchscript", "ort", "tessera_int8", "tessera_in
 DEFAULT_ENGINES = ["tessera", "eager", "torchscript", "ort"]
 TITLES = {"tessera": "Tessera", "eager": "PyTorch eager", "torchscript": "TorchScript",
           "ort": "ONNX Runtime", "tessera_int8": "Tessera int8",
-          "tessera_int8_pc": "Tessera int8 per-channel", "torch_int8": "PyTorch int8"}
+          "tessera_int8_pc": "Tessera int8 (per-channel, uint8)", "torch_int8": "PyTorch int8"}
 TESSERAS = ["tessera", "tessera_int8", "tessera_int8_pc"]  # engines run through the tessera CLI
 INT8_SAMPLES = 4  # calibration inputs of `tessera quantize` (as many as PyTorch's int8 gets)
 TESSERA_BLOCK = 3  # runs per `tessera run --bench` call: min, median, max are then every sample
@@ -454,8 +455,9 @@ def main():
             if "tessera" in engines:
                 compileInfo[m]["tessera"] = compileModel(args.tessera, onnx, compiled["tessera"])
                 log(f"{m}: tessera compile {compileInfo[m]['tessera'][0]:.2f} s")
-            for t, flags in (("tessera_int8", ()),
-                             ("tessera_int8_pc", ("--weight-scale", "per_channel_max"))):
+            precise = ("--weight-scale", "per_channel_max", "--unsigned-inputs", "true",
+                       "--rounding", "TONEAREST")
+            for t, flags in (("tessera_int8", ()), ("tessera_int8_pc", precise)):
                 if t not in engines:
                     continue
                 compileInfo[m][t] = quantizeModel(args.tessera, onnx, known[m],

@@ -41,6 +41,8 @@ QuantizeOptions parseQuantizeOptions(Args& args) {
       throw UsageError{"--global-scale expects a number, not '" + *v + "'"};
     }
   }
+  if (auto v = args.value("--unsigned-inputs"))
+    c.unsignedInputs = booleanOf("--unsigned-inputs", *v);
   if (auto v = args.value("--skip-dense-layer"))
     c.skipDenseLayer = booleanOf("--skip-dense-layer", *v);
   if (auto v = args.value("--skip-conv-layers")) {

@@ -24,7 +24,10 @@
   "  --global-scale S       threshold of every activation in global_scale mode (default 8)\n"      \
   "  --weight-scale W       power2 (default), max, or per_channel_max (one scale per output\n"      \
   "                         channel of each conv2d/dense weight)\n"                                \
-  "  --rounding R           UPWARD (default) or TONEAREST\n"                                       \
+  "  --unsigned-inputs B    false (default) or true: quantize values that cannot be negative\n"  \
+  "                         (after relu) to uint8 [0, 255] instead of int8 [-127, 127]\n"         \
+  "  --rounding R           UPWARD (default) or TONEAREST (also: average pooling of int8\n"      \
+  "                         values rounds instead of truncating)\n"                              \
   "  --nbit-input N, --nbit-weight N, --nbit-activation N   bit widths (8, 8, 32)\n"               \
   "  --simulate             keep float simulation (do_simulation) instead of integer arithmetic\n" \
   "  --partition-conversions P  disabled (default), enabled (split @main into @quantize_inputs,\n" \

@@ -201,11 +201,17 @@ Function calibrate(const Function& fn, const CalibrationDataset& dataset, const 
     } else if (cfg.calibrateMode != "global_scale") {
       threshold = statistics.at(next++);
     }
-    const float validRange = std::pow(2.0f, static_cast<float>(cfg.nbitOf(kind) - 1));
+    // The symmetric range [-(2^(n-1) - 1), 2^(n-1) - 1], or with unsigned_inputs, for a value
+    // that cannot be negative, [0, 2^n - 1] (steps half as large).
+    const bool unsignedRange =
+        cfg.unsignedInputs && kind == QAnnotateKind::kInput && cannotBeNegative(call.args[0]);
+    const float validRange =
+        std::pow(2.0f, static_cast<float>(cfg.nbitOf(kind) - (unsignedRange ? 0 : 1)));
     const float domScale = threshold / validRange;
-    const Expr values[3] = {scalarConstant(domScale, DataType::float32()),
-                            scalarConstant(-(validRange - 1), DataType::float32()),
-                            scalarConstant(validRange - 1, DataType::float32())};
+    const Expr values[3] = {
+        scalarConstant(domScale, DataType::float32()),
+        scalarConstant(unsignedRange ? 0 : -(validRange - 1), DataType::float32()),
+        scalarConstant(validRange - 1, DataType::float32())};
     for (size_t i = 1; i < 4; ++i)
       if (const auto* v = call.args[i]->as<VarNode>()) bound[v] = values[i - 1];
     if (chosen) chosen->push_back({static_cast<int>(kind), threshold, domScale});

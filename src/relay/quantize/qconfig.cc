@@ -68,6 +68,11 @@ DataType QConfig::dtypeOf(QAnnotateKind kind) const {
   invalid("kind", "IDENTITY has no dtype");
 }
 
+DataType QConfig::inputDtype(bool unsignedRange) const {
+  return unsignedRange ? DataType(DataType::Code::kUInt, dtypeInput.bits(), dtypeInput.lanes())
+                       : dtypeInput;
+}
+
 void QConfig::validate() const {
   checkBits("nbit_input", nbitInput, dtypeInput);
   checkBits("nbit_weight", nbitWeight, dtypeWeight);
@@ -104,7 +109,9 @@ std::string QConfig::str() const {
     << ", round_for_shift=" << (roundForShift ? "True" : "False")
     << ", debug_enabled_ops=" << (debugEnabledOps ? list(*debugEnabledOps) : "None")
     << ", rounding=" << rounding << ", calibrate_chunk_by=" << calibrateChunkBy
-    << ", partition_conversions=" << partitionConversions << ")";
+    << ", partition_conversions=" << partitionConversions;
+  if (unsignedInputs) s << ", unsigned_inputs=True";
+  s << ")";
   return s.str();
 }
 

@@ -33,6 +33,11 @@ struct QConfig {
   /// per output channel of a conv2d or dense weight, requantized per channel right after the
   /// product; docs/design/quantization.md).
   std::string weightScale = "power2";
+  /// Tessera's extension: an INPUT value that cannot be negative (a relu's output, or pooling,
+  /// reshaping or adding such values) is quantized to the unsigned range [0, 2^nbit_input - 1]
+  /// of dtype_input's unsigned twin (uint8): twice the levels of the symmetric range, as
+  /// PyTorch's quint8 activations. Printed by str() only when set.
+  bool unsignedInputs = false;
   bool skipDenseLayer = true;
   /// Indices (in visit order) of the conv2d layers left in float; nullopt: none.
   std::optional<std::vector<int64_t>> skipConvLayers = std::nullopt;
@@ -51,6 +56,8 @@ struct QConfig {
 
   int nbitOf(QAnnotateKind kind) const;
   DataType dtypeOf(QAnnotateKind kind) const;
+  /// dtype_input, or its unsigned twin for a value quantized to the unsigned range.
+  DataType inputDtype(bool unsignedRange) const;
   /// Throws DiagnosticError "qconfig" naming the field for an impossible configuration.
   void validate() const;
   /// "qconfig(nbit_input=8, ...)", as TVM prints it.

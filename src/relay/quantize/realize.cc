@@ -22,10 +22,10 @@ Expr QRealizeIntExpr::realize() const {
   return multiply(cast(data, DataType::float32()), std::move(scale));
 }
 
-RewriteValue realizedExpr(Expr data, float domScale, DataType dtype,
+RewriteValue realizedExpr(Expr data, float domScale, DataType dtype, bool unsignedRange,
                           std::optional<NDArray> channelScales) {
-  return RewriteValue(std::make_shared<const QRealizeIntExpr>(std::move(data), domScale, dtype,
-                                                              std::move(channelScales)));
+  return RewriteValue(std::make_shared<const QRealizeIntExpr>(
+      std::move(data), domScale, dtype, unsignedRange, std::move(channelScales)));
 }
 
 void registerRealizeFunction(const std::string& op, ForwardRewriteFn rule, int level) {
@@ -88,16 +88,16 @@ bool keepsRange(const std::string& op) {
   return std::find(std::begin(kOps), std::end(kOps), op) != std::end(kOps);
 }
 
-/// True when every value of `e` provably lies in [-bound, bound]: a clip within it, reached
-/// through casts and range-keeping ops.
-bool boundedBy(const Expr& e, double bound) {
+/// True when every value of `e` provably lies in [lo, hi]: a clip within it, reached through
+/// casts and range-keeping ops.
+bool boundedBy(const Expr& e, double lo, double hi) {
   for (const ExprNode* node = e.get();;) {
     const auto* call = node->as<CallNode>();
     const auto* op = call ? call->op->as<OpNode>() : nullptr;
     if (!op || call->args.empty()) return false;
     if (op->name == "clip") {
       const auto& a = attrsOrDefault<ClipAttrs>(call->attrs.get());
-      return a.aMin >= -bound && a.aMax <= bound;
+      return a.aMin >= lo && a.aMax <= hi;
     }
     if (op->name != "cast" && !keepsRange(op->name)) return false;
     node = call->args[0].get();
@@ -109,12 +109,17 @@ bool boundedBy(const Expr& e, double bound) {
 /// one there; this keeps the guarantee for rules that do not).
 Expr narrowCast(Expr data, DataType from, DataType to) {
   if (from == to) return data;
-  const bool narrows = to.isInt() && (from.isFloat() || from.bits() > to.bits());
+  // A float, a wider integer, or (to an unsigned type) a signed one may not fit.
+  const bool narrows = to.isInteger() &&
+                       (from.isFloat() || from.bits() > to.bits() || (to.isUInt() && from.isInt()));
   if (!narrows) return cast(std::move(data), to);
   const QConfig& cfg = currentQConfig();
-  const int bits = to == cfg.dtypeInput ? cfg.nbitInput : to.bits();
-  const double bound = std::ldexp(1.0, bits - 1) - 1;
-  if (!boundedBy(data, bound)) data = clip(std::move(data), -bound, bound);
+  const bool isInput = to == cfg.dtypeInput || to == cfg.inputDtype(true);
+  const int bits = isInput ? cfg.nbitInput : to.bits();
+  // Symmetric for signed types (as TVM's clips), [0, 2^bits - 1] for unsigned ones.
+  const double hi = std::ldexp(1.0, to.isUInt() ? bits : bits - 1) - 1;
+  const double lo = to.isUInt() ? 0 : -hi;
+  if (!boundedBy(data, lo, hi)) data = clip(std::move(data), lo, hi);
   return cast(std::move(data), to);
 }
 
@@ -145,7 +150,8 @@ Result perChannelQuantizeRealize(const CallNode& call, const Args& args, const N
   for (int64_t i = 0; i < scales.numel(); ++i)
     inverse.setFloat(i, 1.0f / static_cast<float>(scales.getFloat(i)));
   Expr data = multiply(args[0].realize(), makeConstant(std::move(inverse)));
-  return realizedExpr(clip(round(data), lo, hi), maxScale(scales), DataType::float32(), scales);
+  return realizedExpr(clip(round(data), lo, hi), maxScale(scales), DataType::float32(), false,
+                      scales);
 }
 
 Result simulatedQuantizeRealize(const CallNode& call, const Args& args) {
@@ -155,9 +161,17 @@ Result simulatedQuantizeRealize(const CallNode& call, const Args& args) {
     return perChannelQuantizeRealize(call, args, c->data);
   const float scale = static_cast<float>(scalarValue(args[1].realize()));
   const double lo = scalarValue(args[2].realize()), hi = scalarValue(args[3].realize());
+  // With unsigned_inputs, a value that cannot be negative is quantized to [0, 2^nbit - 1].
+  const bool unsignedRange = lo >= 0 && hi > std::ldexp(1.0, cfg.nbitInput - 1) - 1;
   if (const QRealizeIntExpr* in = quantized(args[0])) {
     Expr data = in->data;
-    if (in->domScale == scale) return realizedExpr(clip(data, lo, hi), scale, in->dtype);
+    DataType dtype = in->dtype;
+    if (unsignedRange && dtype.bits() < cfg.dtypeActivation.bits()) {
+      // An int8 value (of max pooling) cannot hold the unsigned range: rescale it in int32.
+      data = cast(std::move(data), cfg.dtypeActivation);
+      dtype = cfg.dtypeActivation;
+    }
+    if (in->domScale == scale) return realizedExpr(clip(data, lo, hi), scale, dtype, unsignedRange);
     const float ratio = scale / in->domScale;
     if (const std::optional<int> n = exactLog2(ratio)) {
       if (*n > 0) {
@@ -167,16 +181,15 @@ Result simulatedQuantizeRealize(const CallNode& call, const Args& args) {
       } else {
         data = leftShift(data, scalarConstant(-*n, cfg.dtypeActivation));
       }
-      return realizedExpr(clip(data, lo, hi), scale, in->dtype);
+      return realizedExpr(clip(data, lo, hi), scale, dtype, unsignedRange);
     }
     data = fixedPointMultiplyBy(cast(data, DataType::int64()), in->domScale / scale);
-    return realizedExpr(cast(clip(data, lo, hi), in->dtype), scale, in->dtype);
+    return realizedExpr(cast(clip(data, lo, hi), dtype), scale, dtype, unsignedRange);
   }
   requireNoTemp(args, call);
   Expr data = multiply(args[0].realize(), scalarConstant(1.0f / scale, DataType::float32()));
-  return realizedExpr(clip(round(data), lo, hi), scale, DataType::float32());
+  return realizedExpr(clip(round(data), lo, hi), scale, DataType::float32(), unsignedRange);
 }
-
 
 // conv2d, dense, batch_matmul: int8 x int8 -> int32, scale = product of the operands' scales.
 template <typename A>
@@ -187,7 +200,7 @@ Result productRealize(const CallNode& call, const Args& args) {
   const auto* rhs = args[1].as<QRealizeIntExpr>();  // may have per-channel scales
   if (!lhs || !rhs) return std::nullopt;
   const QConfig& cfg = currentQConfig();
-  Expr l = narrowCast(lhs->data, lhs->dtype, cfg.dtypeInput);
+  Expr l = narrowCast(lhs->data, lhs->dtype, cfg.inputDtype(lhs->unsignedRange));
   // TVM casts the weight even when it already has the weight dtype.
   Expr r = rhs->dtype == cfg.dtypeWeight ? cast(rhs->data, cfg.dtypeWeight)
                                          : narrowCast(rhs->data, rhs->dtype, cfg.dtypeWeight);
@@ -241,7 +254,8 @@ std::vector<Expr> unify(const std::vector<Expr>& refArgs,
     if (!(args[i]->dtype == dtype))
       d = narrowCast(d, args[i]->dtype, dtype);
     else if (sq && sq->kind == static_cast<int>(QAnnotateKind::kInput))
-      d = cast(stopFusion(cast(d, cfg.dtypeInput)), dtype);  // an int8 boundary
+      d = cast(stopFusion(cast(d, cfg.inputDtype(args[i]->unsignedRange))),
+               dtype);  // an int8 boundary
     out.push_back(d);
   }
   *scale = args.size() == 2
@@ -272,8 +286,11 @@ Result concatenateRealize(const CallNode& call, const Args& args) {
   for (const QRealizeIntExpr* f : fields)
     if (!f) throwDiagnostic("quantize_realize", "concatenate: only some fields are quantized");
   const QConfig& cfg = currentQConfig();
-  const DataType t = fields.size() == 2 && fields[1]->dtype == cfg.dtypeInput ? cfg.dtypeInput
-                                                                              : cfg.dtypeActivation;
+  bool anyUnsigned = false;
+  for (const QRealizeIntExpr* f : fields) anyUnsigned |= f->unsignedRange;
+  const DataType t = fields.size() == 2 && fields[1]->dtype == cfg.dtypeInput && !anyUnsigned
+                         ? cfg.dtypeInput
+                         : cfg.dtypeActivation;
   const auto* refTuple = call.args[0]->as<TupleNode>();
   if (!refTuple) throwDiagnostic("quantize_realize", "concatenate of a non-literal tuple");
   float scale = 0;
@@ -286,37 +303,75 @@ Result clipRealize(const CallNode& call, const Args& args) {
   if (!in) return std::nullopt;
   const auto& a = attrsOrDefault<ClipAttrs>(call.attrs.get());
   const double s = in->domScale;
-  return realizedExpr(clip(in->data, a.aMin / s, a.aMax / s), in->domScale, in->dtype);
+  return realizedExpr(clip(in->data, a.aMin / s, a.aMax / s), in->domScale, in->dtype,
+                      in->unsignedRange);
 }
 
 Result identityRealize(const CallNode& call, const Args& args) {
   const QRealizeIntExpr* in = quantized(args[0]);
   if (!in) return std::nullopt;
-  return realizedExpr(forwardOp(call, {in->data}), in->domScale, in->dtype);
+  return realizedExpr(forwardOp(call, {in->data}), in->domScale, in->dtype, in->unsignedRange);
 }
 
 // max pooling runs on the int8 values themselves.
 Result castInputRealize(const CallNode& call, const Args& args) {
   const QRealizeIntExpr* in = quantized(args[0]);
   if (!in) return std::nullopt;
-  const DataType t = currentQConfig().dtypeInput;
-  return realizedExpr(forwardOp(call, {narrowCast(in->data, in->dtype, t)}), in->domScale, t);
+  const DataType t = currentQConfig().inputDtype(in->unsignedRange);
+  return realizedExpr(forwardOp(call, {narrowCast(in->data, in->dtype, t)}), in->domScale, t,
+                      in->unsignedRange);
 }
 
-// average pooling sums, so it runs in the activation dtype.
+/// How many taps one output of an average pooling sums (0 when unknown).
+int64_t poolTaps(const CallNode& call) {
+  const auto* op = call.op->as<OpNode>();
+  if (op->name == "nn.avg_pool2d") {
+    int64_t n = 1;
+    for (int64_t k : attrsOrDefault<nn::AvgPool2DAttrs>(call.attrs.get()).poolSize) n *= k;
+    return n;
+  }
+  const auto* t =
+      call.args[0]->checkedType ? call.args[0]->checkedType->as<TensorTypeNode>() : nullptr;
+  const std::vector<int64_t> dims =
+      t ? staticDims(call.args[0]->checkedType) : std::vector<int64_t>{};
+  const std::string& layout = attrsOrDefault<nn::GlobalPool2DAttrs>(call.attrs.get()).layout;
+  if (dims.size() != 4 || layout.size() != 4) return 0;
+  return dims[layout.find('H')] * dims[layout.find('W')];
+}
+
+// average pooling sums, so it runs in the activation dtype. The division truncates (TVM's
+// integer division); with rounding="TONEAREST", values within 8 bits first gain up to 8
+// fraction bits, so the truncation costs at most 1/256 of a step instead of a whole one.
 Result avgPoolRealize(const CallNode& call, const Args& args) {
   const QRealizeIntExpr* in = quantized(args[0]);
   if (!in) return std::nullopt;
-  const DataType t = currentQConfig().dtypeActivation;
+  const QConfig& cfg = currentQConfig();
+  const DataType t = cfg.dtypeActivation;
   Expr data = in->dtype == t ? in->data : cast(in->data, t);
-  return realizedExpr(forwardOp(call, {data}), in->domScale, t);
+  float scale = in->domScale;
+  const int64_t taps = poolTaps(call);
+  const bool within8Bits =
+      in->dtype.bits() <= 8 || in->unsignedRange || boundedBy(in->data, -255, 255);
+  if (cfg.rounding == "TONEAREST" && within8Bits && taps > 0 && t.bits() == 32) {
+    int shift = 8;  // the sum of `taps` values of 8 + shift bits must fit int32
+    while (shift > 0 && 255.0 * std::ldexp(1.0, shift) * static_cast<double>(taps) >= 0x1p31)
+      --shift;
+    if (shift > 0) {
+      data = leftShift(std::move(data), scalarConstant(shift, t));
+      scale = std::ldexp(scale, -shift);
+    }
+  }
+  return realizedExpr(forwardOp(call, {data}), scale, t,
+                      in->unsignedRange && scale == in->domScale);
 }
 
 Result castHintRealize(const CallNode& call, const Args& args) {
   const QRealizeIntExpr* in = quantized(args[0]);
   if (!in) return std::nullopt;
-  const DataType t = attrsOrDefault<CastHintAttrs>(call.attrs.get()).dtype;
-  return realizedExpr(narrowCast(in->data, in->dtype, t), in->domScale, t);
+  const QConfig& cfg = currentQConfig();
+  DataType t = attrsOrDefault<CastHintAttrs>(call.attrs.get()).dtype;
+  if (in->unsignedRange && t == cfg.dtypeInput) t = cfg.inputDtype(true);
+  return realizedExpr(narrowCast(in->data, in->dtype, t), in->domScale, t, in->unsignedRange);
 }
 
 }  // namespace

@@ -17,23 +17,27 @@ namespace tessera::relay::quantize {
 
 class QRealizeIntExpr : public TempExpr {
  public:
-  QRealizeIntExpr(Expr data, float domScale, DataType dtype,
+  QRealizeIntExpr(Expr data, float domScale, DataType dtype, bool unsignedRange = false,
                   std::optional<NDArray> channelScales = std::nullopt)
       : data(std::move(data)),
         domScale(domScale),
         dtype(dtype),
+        unsignedRange(unsignedRange),
         channelScales(std::move(channelScales)) {}
   Expr realize() const override;
   const Expr data;
   /// The scale; with channelScales, their largest.
   const float domScale;
   const DataType dtype;
+  /// The values lie in [0, 2^nbit_input - 1] (qconfig unsigned_inputs): narrowed to the unsigned
+  /// input dtype (QConfig::inputDtype), not to dtype_input.
+  const bool unsignedRange;
   /// A per-channel weight's scales (weight_scale="per_channel_max", quantize/per_channel.h),
   /// shaped to broadcast over `data`; only the conv2d and dense rules accept such a value.
   const std::optional<NDArray> channelScales;
 };
 
-RewriteValue realizedExpr(Expr data, float domScale, DataType dtype,
+RewriteValue realizedExpr(Expr data, float domScale, DataType dtype, bool unsignedRange = false,
                           std::optional<NDArray> channelScales = std::nullopt);
 
 inline constexpr OpAttrMap<ForwardRewriteFn> kRealizeRules{"FQRealizeRewrite"};

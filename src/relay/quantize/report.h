@@ -13,12 +13,12 @@
 namespace tessera::relay::quantize {
 
 struct LayerReport {
-  std::string name;     ///< "nn.relu #3 -> INPUT": the op producing the value, and the kind
-  std::string kind;     ///< INPUT / ACTIVATION
-  float threshold = 0;  ///< the real value mapped to the top of the range
-  float domScale = 0;   ///< threshold / 2^(nbit-1)
-  double clipped = 0;   ///< fraction of values beyond the range
-  double sqnrDb = 0;    ///< 10 log10(sum x^2 / sum (x - q)^2); +inf when exact
+  std::string name;       ///< "nn.relu #3 -> INPUT": the op producing the value, and the kind
+  std::string kind;       ///< INPUT / ACTIVATION
+  float threshold = 0;    ///< the real value mapped to the top of the range
+  float domScale = 0;     ///< threshold / 2^(nbit-1)
+  double clipped = 0;     ///< fraction of values beyond the range
+  double sqnrDb = 0;      ///< 10 log10(sum x^2 / sum (x - q)^2); +inf when exact
   bool measured = false;  ///< clipped and sqnrDb were measured (there was calibration data)
 };
 

@@ -1,7 +1,8 @@
-// The check that a realized module never narrows a value to int8 unbounded: every cast to int8
-// of a wider integer or a float is reached from a clip within [-127, 127] through casts and
-// range-keeping ops (relu, pooling, reshapes, stop_fusion). An unclipped int32 sum cast to int8
-// wraps around instead of saturating. Shared by the unit and the model tests.
+// The check that a realized module never narrows a value to int8 (or uint8) unbounded: every
+// cast to int8 of a wider integer or a float is reached from a clip within [-127, 127] (to uint8:
+// of any other type, from a clip within [0, 255]) through casts and range-keeping ops (relu,
+// pooling, reshapes, stop_fusion). An unclipped int32 sum cast to int8 wraps around instead of
+// saturating. Shared by the unit and the model tests.
 #pragma once
 
 #include <algorithm>
@@ -26,8 +27,8 @@ inline const OpNode* opOf(const CallNode& call) {
   return call.op->as<OpNode>();
 }
 
-/// Whether the values of `e` provably lie in [-127, 127].
-inline bool clippedToInt8(const Expr& e) {
+/// Whether the values of `e` provably lie in [lo, hi].
+inline bool clippedTo(const Expr& e, double lo, double hi) {
   static const char* const kKeepRange[] = {"cast",
                                            "nn.relu",
                                            "reshape",
@@ -45,7 +46,7 @@ inline bool clippedToInt8(const Expr& e) {
     if (!op || call->args.empty()) return false;
     if (op->name == "clip") {
       const auto* a = attrsAs<relay::ClipAttrs>(call->attrs.get());
-      return a && a->aMin >= -127 && a->aMax <= 127;
+      return a && a->aMin >= lo && a->aMax <= hi;
     }
     if (std::find_if(std::begin(kKeepRange), std::end(kKeepRange),
                      [&](const char* k) { return op->name == k; }) == std::end(kKeepRange))
@@ -67,14 +68,20 @@ inline ::testing::AssertionResult noUnclippedInt8Cast(const relay::IRModule& mod
     const auto* attrs = attrsAs<relay::CastAttrs>(call->attrs.get());
     const auto* from =
         call->args[0]->checkedType ? call->args[0]->checkedType->as<TensorTypeNode>() : nullptr;
-    if (!attrs || !(attrs->dtype == DataType::int8()) || !from) return;
-    if (from->dtype.isInt() && from->dtype.bits() <= 8) return;  // not narrowing
+    if (!attrs || !from) return;
+    const bool toUnsigned = attrs->dtype == DataType::uint8();
+    if (!(attrs->dtype == DataType::int8()) && !toUnsigned) return;
+    const bool narrowing = from->dtype.isFloat() || from->dtype.bits() > 8 ||
+                           (toUnsigned ? from->dtype.isInt() : from->dtype.isUInt());
+    if (!narrowing) return;
     ++count;
-    if (clippedToInt8(call->args[0]) || !bad.empty()) return;
+    if ((toUnsigned ? clippedTo(call->args[0], 0, 255) : clippedTo(call->args[0], -127, 127)) ||
+        !bad.empty())
+      return;
     const auto* arg = call->args[0]->as<CallNode>();
     const OpNode* argOp = arg ? opOf(*arg) : nullptr;
     bad = "cast(" + (argOp ? argOp->name + "(...)" : std::string("...")) + ": " +
-          from->dtype.name() + ", dtype=\"int8\")";
+          from->dtype.name() + ", dtype=\"" + attrs->dtype.name() + "\")";
   });
   if (checked) *checked = count;
   if (!bad.empty()) return ::testing::AssertionFailure() << "unclipped cast to int8: " << bad;

@@ -54,7 +54,7 @@ QConfig randomConfig(std::mt19937& rng) {
   c.calibrateMode =
       maybe<std::string>(rng, {"global_scale", "kl_divergence", "percentile"}, {"max", ""});
   c.globalScale = maybe<double>(rng, {8, 1, 0.5, 1e30}, {0, -2});
-  c.weightScale = maybe<std::string>(rng, {"power2", "max"}, {"min"});
+  c.weightScale = maybe<std::string>(rng, {"power2", "max", "per_channel_max"}, {"min"});
   c.skipDenseLayer = std::bernoulli_distribution(0.5)(rng);
   c.skipConvLayers = maybe<std::optional<std::vector<int64_t>>>(
       rng,
@@ -68,6 +68,7 @@ QConfig randomConfig(std::mt19937& rng) {
       rng, {std::nullopt, std::nullopt, std::vector<std::string>{"nn.conv2d"},
             std::vector<std::string>{"nn.conv2d", "add", "nn.relu"}, std::vector<std::string>{}});
   c.calibrateChunkBy = maybe<int>(rng, {-1, 1, 2}, {0});
+  c.unsignedInputs = std::bernoulli_distribution(0.4)(rng);
   return c;
 }
 

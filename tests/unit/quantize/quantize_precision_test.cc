@@ -1,11 +1,15 @@
-// Per-channel weight scales (qconfig weight_scale="per_channel_max", quantize/per_channel.h): the
-// scales calibrate chooses, where realize requantizes, and the accuracy gained on a weight whose
-// output channels differ in magnitude by 100x, on the interpreter and compiled.
+// Tessera's precision extensions of relay.quantize (docs/design/quantization.md):
+//  * per-channel weight scales (weight_scale="per_channel_max", quantize/per_channel.h): the
+//    scales calibrate chooses, where realize requantizes, and the accuracy gained on a weight
+//    with an outlier, on the interpreter and compiled;
+//  * unsigned_inputs: values that cannot be negative quantized to uint8 [0, 255];
+//  * rounding="TONEAREST" average pooling that keeps fraction bits instead of truncating.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "driver/compiled_runner.h"
+#include "narrowing_check.h"
 #include "relay/builder.h"
 #include "relay/op/quantize.h"
 #include "relay/quantize/annotate.h"
@@ -13,6 +17,7 @@
 #include "relay/quantize/partition.h"
 #include "relay/quantize/per_channel.h"
 #include "relay/quantize/quantize.h"
+#include "relay/quantize/quantize_util.h"
 #include "relay/text/printer.h"
 #include "relay/type_infer.h"
 #include "relay/visit.h"
@@ -225,6 +230,150 @@ TEST(QuantizePerChannel, TheOptionIsValidated) {
   cfg.weightScale = "per_channel";
   const Diagnostic d = test::diagnosticOf([&] { cfg.validate(); });
   EXPECT_NE(d.message.find("weight_scale"), std::string::npos) << d.message;
+}
+
+// --- unsigned_inputs -------------------------------------------------------------------------
+
+TEST(QuantizeUnsigned, CannotBeNegativeFollowsTheStructure) {
+  const Expr x = var("x", {1, 2, 4, 4});
+  const Expr r = nn::relu(x);
+  nn::MaxPool2DAttrs pool;
+  pool.poolSize = {2, 2};
+  EXPECT_TRUE(cannotBeNegative(r));
+  EXPECT_FALSE(cannotBeNegative(x));
+  EXPECT_TRUE(cannotBeNegative(nn::maxPool2d(r, pool)));
+  EXPECT_TRUE(cannotBeNegative(add(r, nn::relu(var("y", {1, 2, 4, 4})))));
+  EXPECT_FALSE(cannotBeNegative(add(r, x)));
+  EXPECT_TRUE(cannotBeNegative(clip(x, 0, 6)));
+  EXPECT_FALSE(cannotBeNegative(clip(x, -1, 1)));
+  EXPECT_TRUE(cannotBeNegative(concatenate({r, r}, 1)));
+  EXPECT_TRUE(
+      cannotBeNegative(multiply(r, constant(test::tensorOf({1}, DataType::float32(), {2})))));
+  EXPECT_FALSE(
+      cannotBeNegative(multiply(r, constant(test::tensorOf({1}, DataType::float32(), {-2})))));
+  // A shared sum nested 40 deep is decided without walking every path.
+  Expr deep = r;
+  for (int i = 0; i < 40; ++i) deep = add(deep, deep);
+  EXPECT_TRUE(cannotBeNegative(deep));
+}
+
+// conv2d of relu(x): the conv reads values that cannot be negative.
+IRModule reluConvModel() {
+  Conv2DAttrs attrs;
+  attrs.padding = {1, 1, 1, 1};
+  attrs.channels = 4;
+  attrs.kernelSize = std::vector<int64_t>{3, 3};
+  const Expr y = nn::conv2d(nn::relu(var("x", {1, 3, 6, 6})),
+                            constant(test::randomTensor({4, 3, 3, 3}, DataType::float32(), 11)),
+                            attrs);
+  return inferTypes(IRModule::fromExpr(function(y)));
+}
+
+double relativeL2(const NDArray& got, const NDArray& ref) {
+  ChannelError e;
+  e.add(got, ref);
+  double err = 0, norm = 0;
+  for (size_t c = 0; c < e.err.size(); ++c) err += e.err[c], norm += e.norm[c];
+  return std::sqrt(err / norm);
+}
+
+// Percentile thresholds (the largest magnitude, here): the quantization step, not clipping,
+// makes the error.
+QConfig percentile(const std::string& weightScale) {
+  QConfig cfg = config(weightScale);
+  cfg.calibrateMode = "percentile";
+  return cfg;
+}
+
+TEST(QuantizeUnsigned, ValuesAfterReluBecomeUint8WithHalfTheStep) {
+  const IRModule float_ = reluConvModel();
+  IRModule signed_, unsigned_;
+  {
+    QConfigScope scope(percentile("max"));
+    signed_ = quantize(float_, {}, dataset());
+  }
+  {
+    QConfig cfg = percentile("max");
+    cfg.unsignedInputs = true;
+    QConfigScope scope(cfg);
+    EXPECT_NE(cfg.str().find(", unsigned_inputs=True)"), std::string::npos) << cfg.str();
+    unsigned_ = quantize(float_, {}, dataset());
+  }
+  EXPECT_EQ(config("max").str().find("unsigned_inputs"), std::string::npos);
+  // The conv reads the relu's output as uint8, and every cast to uint8 is clipped to [0, 255]
+  // first.
+  const std::string text = printModule(unsigned_);
+  EXPECT_NE(text.find("Tensor[(1, 3, 6, 6), uint8]"), std::string::npos) << text;
+  EXPECT_NE(text.find("a_max=255f"), std::string::npos) << text;
+  EXPECT_TRUE(test::noUnclippedInt8Cast(unsigned_));
+  EXPECT_EQ(printModule(signed_).find("uint8"), std::string::npos);
+
+  const driver::ModuleRunner compiled = driver::compiledRunner();
+  double eSigned = 0, eUnsigned = 0;
+  for (uint64_t seed = 0; seed < 4; ++seed) {
+    const NDArray x = test::randomTensor({1, 3, 6, 6}, DataType::float32(), 300 + seed);
+    const NDArray ref = runOnInterpreter(float_, {{"x", x}}).at(0);
+    const NDArray got = runOnInterpreter(unsigned_, {{"x", x}}).at(0);
+    eUnsigned += relativeL2(got, ref);
+    eSigned += relativeL2(runOnInterpreter(signed_, {{"x", x}}).at(0), ref);
+    EXPECT_TRUE(test::allClose(compiled(unsigned_, {{"x", x}}).at(0), got, 1e-5, 1e-6));
+  }
+  // The function's int8 result dominates this model's error, so the input's finer step shows
+  // as no loss here (ResNet-18: tests/models/quantize_resnet18_test.cc).
+  SCOPED_TRACE("unsigned " + std::to_string(eUnsigned) + ", signed " + std::to_string(eSigned));
+  EXPECT_LE(eUnsigned, eSigned);
+  // Half the step: the input is multiplied by 256 / threshold instead of 128 / threshold.
+  const auto inverseScale = [](const std::string& t) {
+    const size_t at = t.find("multiply(%0, ");
+    EXPECT_NE(at, std::string::npos) << t;
+    return at == std::string::npos ? 0.0 : std::stod(t.substr(at + 13));
+  };
+  EXPECT_NEAR(inverseScale(text), 2 * inverseScale(printModule(signed_)), 1e-2);
+}
+
+// --- average pooling under rounding="TONEAREST" ------------------------------------------------
+
+// conv2d, relu, global_avg_pool2d over 6x6: the pool's input is an int8 value.
+IRModule poolModel() {
+  Conv2DAttrs attrs;
+  attrs.padding = {1, 1, 1, 1};
+  attrs.channels = 8;
+  attrs.kernelSize = std::vector<int64_t>{3, 3};
+  Expr y = nn::conv2d(var("x", {1, 3, 6, 6}),
+                      constant(test::randomTensor({8, 3, 3, 3}, DataType::float32(), 21)), attrs);
+  return inferTypes(IRModule::fromExpr(function(nn::globalAvgPool2d(nn::relu(y)))));
+}
+
+TEST(QuantizeRounding, ToNearestAveragePoolingKeepsFractionBits) {
+  const IRModule float_ = poolModel();
+  IRModule truncating, rounding;
+  {
+    QConfigScope scope(config("max"));
+    truncating = quantize(float_, {}, dataset());
+  }
+  {
+    QConfig cfg = config("max");
+    cfg.rounding = "TONEAREST";
+    QConfigScope scope(cfg);
+    rounding = quantize(float_, {}, dataset());
+  }
+  // 8 fraction bits before the 36-tap sum (TVM's truncating division stays under UPWARD).
+  const std::string text = printModule(rounding);
+  EXPECT_NE(text.find("left_shift("), std::string::npos) << text;
+  EXPECT_EQ(printModule(truncating).find("left_shift("), std::string::npos);
+  const driver::ModuleRunner compiled = driver::compiledRunner();
+  double eTruncating = 0, eRounding = 0;
+  for (uint64_t seed = 0; seed < 4; ++seed) {
+    const NDArray x = test::randomTensor({1, 3, 6, 6}, DataType::float32(), 400 + seed);
+    const NDArray ref = runOnInterpreter(float_, {{"x", x}}).at(0);
+    const NDArray got = runOnInterpreter(rounding, {{"x", x}}).at(0);
+    eRounding += relativeL2(got, ref);
+    eTruncating += relativeL2(runOnInterpreter(truncating, {{"x", x}}).at(0), ref);
+    EXPECT_TRUE(test::allClose(compiled(rounding, {{"x", x}}).at(0), got, 1e-5, 1e-6));
+  }
+  SCOPED_TRACE("rounding " + std::to_string(eRounding) + ", truncating " +
+               std::to_string(eTruncating));
+  EXPECT_LT(eRounding, 0.5 * eTruncating);
 }
 
 }  // namespace
