@@ -22,6 +22,10 @@ int64_t convBlock(int64_t channels) {
 
 }  // namespace
 
+bool mixedInt8(DataType data, DataType weight) {
+  return data == DataType::uint8() && weight == DataType::int8();
+}
+
 WeightPacking packingOf(const CallNode& call) {
   const auto* op = call.op->as<OpNode>();
   if (!op || call.args.size() != 2) return {};
@@ -30,7 +34,10 @@ WeightPacking packingOf(const CallNode& call) {
   if (!dataType || !weightType) return {};
   const auto* data = dataType->as<TensorTypeNode>();
   const auto* weight = weightType->as<TensorTypeNode>();
-  if (!data || !weight || data->dtype != weight->dtype) return {};
+  // One dtype, or uint8 data with an int8 weight (relay.quantize with unsigned_inputs): the
+  // packed computes cast both operands to the output dtype.
+  if (!data || !weight || !(data->dtype == weight->dtype || mixedInt8(data->dtype, weight->dtype)))
+    return {};
   const std::optional<std::vector<int64_t>> w = staticShape(weight->shape);
   if (!w) return {};
   if (op->name == "nn.dense") {

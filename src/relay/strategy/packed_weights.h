@@ -31,6 +31,10 @@ struct WeightPacking {
   bool operator==(const WeightPacking&) const = default;
 };
 
+/// uint8 data with an int8 weight: the one pair of different operand dtypes the packed products
+/// take (they cast both operands to the output dtype).
+bool mixedInt8(DataType data, DataType weight);
+
 /// How the weight (argument 1) of a call would be packed, were it constant: an nn.dense, or an
 /// nn.conv2d in NCHW/OIHW with groups 1 (Winograd for 3x3 stride-1 ones with enough channels),
 /// whose weight dtype equals the data's; kNone otherwise. Decided from the arguments' types (they

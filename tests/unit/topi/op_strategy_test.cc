@@ -125,6 +125,34 @@ TEST(X86Strategy, ConvolutionsGetTheirKernels) {
             "layout NHWC/HWIO (the x86 kernels take NCHW/OIHW)");
 }
 
+// uint8 data with an int8 weight (relay.quantize with unsigned_inputs) gets the packed kernels as
+// int8 x int8 does (the int8 rows first where the target has VNNI); other mixes do not.
+TEST(X86Strategy, Uint8DataWithAnInt8WeightIsPacked) {
+  const target::Target avx2 = target::Target::parse("llvm -mcpu=haswell");
+  relay::Conv2DAttrs attrs;
+  attrs.padding = {1, 1};
+  attrs.kernelSize = std::vector<int64_t>{3, 3};
+  attrs.channels = 32;
+  attrs.outDtype = DataType::int32();
+  for (const DataType dataType : {DataType::int8(), DataType::uint8()}) {
+    const relay::Call conv =
+        typedCall(relay::nn::conv2d(relay::var("x", {1, 16, 14, 14}, dataType),
+                                    relay::var("w", {32, 16, 3, 3}, DataType::int8()), attrs));
+    EXPECT_EQ(choose(conv, avx2, /*weightConstant=*/true).chosenName(), "conv2d_nchw_pack.x86")
+        << dataType.name();
+  }
+  const relay::Call int8Weight =
+      typedCall(relay::nn::conv2d(relay::var("x", {1, 16, 14, 14}, DataType::int8()),
+                                  relay::var("w", {32, 16, 3, 3}, DataType::uint8()), attrs));
+  EXPECT_EQ(choose(int8Weight, avx2, true).chosenName(), "conv2d_nchw.x86");
+  relay::DenseAttrs dense;
+  dense.outDtype = DataType::int32();
+  const relay::Call product =
+      typedCall(relay::nn::dense(relay::var("x", {4, 64}, DataType::uint8()),
+                                 relay::var("w", {32, 64}, DataType::int8()), dense));
+  EXPECT_EQ(choose(product, avx2, true).chosenName(), "dense_pack.x86");
+}
+
 // Each kernel of a build names its implementation, and the explanation shows it.
 TEST(X86Strategy, BuildRecordsTheChoiceOfEveryKernel) {
   const relay::IRModule mod =

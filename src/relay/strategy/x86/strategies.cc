@@ -57,7 +57,7 @@ Tensors packedWeightCompute(const StrategyCall& c, const Tensors& in) {
 Applicability runtimePackable(const StrategyCall& c) {
   const TensorTypeNode* a = argType(c.call, 0);
   const TensorTypeNode* b = argType(c.call, 1);
-  if (!a || !b || a->dtype != b->dtype)
+  if (!a || !b || !(a->dtype == b->dtype || mixedInt8(a->dtype, b->dtype)))
     return Applicability::no("the operands have different dtypes");
   const std::optional<std::vector<int64_t>> bs = staticShape(b->shape);
   if (!bs || bs->size() < 2 || a->shape.size() < 2)
