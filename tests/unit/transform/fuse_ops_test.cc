@@ -153,11 +153,11 @@ TEST(FuseOps, TwoConvsNeverShareAGroup) {
 // elementwise tails join their groups (DCGAN's deconvolution, resnet_3d's convolution).
 TEST(FuseOps, TransposedAnd3dConvolutionsFuseTheirElementwiseTails) {
   const IRModule deconv = parseModule(
-      R"(def @main(%x: Tensor[(1, 4, 4, 4), float32], %w: Tensor[(4, 2, 4, 4), float32], %b: Tensor[(2), float32]) {
+      R"(def @main(%x: Tensor[(1, 4, 4, 4), float32], %w: Tensor[(4, 2, 4, 4), float32], %b: Tensor[(2), float32], %v: Tensor[(2, 2, 4, 4), float32]) {
   %0 = nn.conv2d_transpose(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1]);
   %1 = nn.bias_add(%0, %b);
   %2 = nn.relu(%1);
-  nn.conv2d_transpose(%2, %w, strides=[2, 2], padding=[1, 1, 1, 1])
+  nn.conv2d_transpose(%2, %v, strides=[2, 2], padding=[1, 1, 1, 1])
 })");
   const IRModule fusedDeconv = runFuse(deconv);
   EXPECT_EQ(
