@@ -44,6 +44,16 @@ Tensor conv2dNchw(const Tensor& data, const Tensor& weight, const Conv2DParams& 
 /// stride-1 conv2dNchw with the kernel flipped and its channels swapped within each group.
 Tensor conv2dTransposeNchw(const Tensor& data, const Tensor& weight, const Conv2DParams& p,
                            std::array<int64_t, 2> outputPadding);
+/// 3-D convolution: data NCDHW, weight OIDHW (I = in channels / groups); `padding` is (front,
+/// top, left, back, bottom, right). As TVM's conv3d_ncdhw: `pad_temp` then `conv3d_ncdhw`.
+struct Conv3DParams {
+  std::array<int64_t, 3> strides = {1, 1, 1};
+  std::array<int64_t, 6> padding = {0, 0, 0, 0, 0, 0};
+  std::array<int64_t, 3> dilation = {1, 1, 1};
+  int64_t groups = 1;
+  DataType outDtype = DataType::voidType();  ///< void: the data's dtype
+};
+Tensor conv3dNcdhw(const Tensor& data, const Tensor& weight, const Conv3DParams& p);
 /// data NHWC, weight HWIO.
 Tensor conv2dNhwc(const Tensor& data, const Tensor& weight, const Conv2DParams& p);
 /// Depthwise: groups = channels.
@@ -128,6 +138,9 @@ Tensor maxPool2d(const Tensor& data, const Pool2DParams& p);
 Tensor avgPool2d(const Tensor& data, const Pool2DParams& p);
 Tensor globalPool2d(const Tensor& data, bool isMax, const std::string& layout);
 Tensor adaptiveAvgPool2d(const Tensor& data, std::array<int64_t, 2> outSize,
+                         const std::string& layout);
+/// The 3-D form (D, H and W of `layout`); TVM's global_avg_pool3d is output size (1, 1, 1).
+Tensor adaptiveAvgPool3d(const Tensor& data, std::array<int64_t, 3> outSize,
                          const std::string& layout);
 
 // --- normalisation (topi/nn_norm.cc) -----------------------------------------------------------

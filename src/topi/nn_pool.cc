@@ -144,45 +144,45 @@ Tensor globalPool2d(const Tensor& data, bool isMax, const std::string& layout) {
   return isMax ? maxPool2d(data, p) : avgPool2d(data, p);
 }
 
-Tensor adaptiveAvgPool2d(const Tensor& data, std::array<int64_t, 2> outSize,
-                         const std::string& layoutName) {
-  std::optional<Layout> layout = Layout::parse(layoutName);
-  if (!layout || layout->indexOf('H') < 0 || layout->indexOf('W') < 0)
-    throwDiagnostic("topi_pool", "adaptive_avg_pool2d: layout " + layoutName + " has no H and W");
-  const size_t ha = static_cast<size_t>(layout->indexOf('H')),
-               wa = static_cast<size_t>(layout->indexOf('W'));
-  const int64_t h = constDim(data.shape()[ha], "adaptive_avg_pool2d");
-  const int64_t w = constDim(data.shape()[wa], "adaptive_avg_pool2d");
-  const int64_t oh = outSize[0], ow = outSize[1];
-  // Window of output cell y: [floor(y*H/OH), ceil((y+1)*H/OH)); the widest one bounds the axis.
-  auto widest = [](int64_t in, int64_t out) {
+namespace {
+
+// Adaptive average pooling over the given spatial axes of `data` (any rank, any layout): the
+// window of output cell i along an axis is [floor(i*In/Out), ceil((i+1)*In/Out)), and the widest
+// window bounds that axis's reduction.
+Tensor adaptiveAvgPool(const Tensor& data, const std::vector<size_t>& axes,
+                       const std::vector<int64_t>& outSize, const std::string& op) {
+  std::vector<int64_t> in;
+  for (size_t a : axes) in.push_back(constDim(data.shape()[a], op));
+  auto widest = [](int64_t extent, int64_t out) {
     int64_t best = 0;
     for (int64_t y = 0; y < out; ++y)
-      best = std::max(best, ((y + 1) * in + out - 1) / out - y * in / out);
+      best = std::max(best, ((y + 1) * extent + out - 1) / out - y * extent / out);
     return best;
   };
-  IterVar ry = te::reduceAxis(0, widest(h, oh), "rv0");
-  IterVar rx = te::reduceAxis(0, widest(w, ow), "rv1");
+  std::vector<IterVar> reduce;
+  for (size_t k = 0; k < axes.size(); ++k)
+    reduce.push_back(te::reduceAxis(0, widest(in[k], outSize[k]), "rv" + std::to_string(k)));
   std::vector<PrimExpr> shape = data.shape();
-  shape[ha] = tir::intImm(oh);
-  shape[wa] = tir::intImm(ow);
-  auto begin = [](const PrimExpr& y, int64_t in, int64_t out) {
-    return tir::floordiv(mulIdx(y, in), tir::intImm(out));
+  for (size_t k = 0; k < axes.size(); ++k) shape[axes[k]] = tir::intImm(outSize[k]);
+  auto begin = [&](const PrimExpr& y, size_t k) {
+    return tir::floordiv(mulIdx(y, in[k]), tir::intImm(outSize[k]));
   };
-  auto end = [](const PrimExpr& y, int64_t in, int64_t out) {
-    return tir::floordiv(addIdx(mulIdx(addIdx(y, 1), in), out - 1), tir::intImm(out));
+  auto end = [&](const PrimExpr& y, size_t k) {
+    return tir::floordiv(addIdx(mulIdx(addIdx(y, 1), in[k]), outSize[k] - 1),
+                         tir::intImm(outSize[k]));
   };
   const DataType t = data.dtype();
   Tensor sum = te::compute(
       shape,
       [&](const std::vector<Var>& o) {
         std::vector<PrimExpr> idx(o.begin(), o.end());
-        PrimExpr rb = begin(o[ha], h, oh), cb = begin(o[wa], w, ow);
-        idx[ha] = addIdx(rb, PrimExpr(ry.var));
-        idx[wa] = addIdx(cb, PrimExpr(rx.var));
-        PrimExpr cond = tir::logicalAnd(tir::lt(idx[ha], end(o[ha], h, oh)),
-                                        tir::lt(idx[wa], end(o[wa], w, ow)));
-        return te::sum(data(idx), {ry, rx}, te::ReduceOptions{.where = cond});
+        PrimExpr cond;
+        for (size_t k = 0; k < axes.size(); ++k) {
+          idx[axes[k]] = addIdx(begin(o[axes[k]], k), PrimExpr(reduce[k].var));
+          const PrimExpr inside = tir::lt(idx[axes[k]], end(o[axes[k]], k));
+          cond = cond ? tir::logicalAnd(cond, inside) : inside;
+        }
+        return te::sum(data(idx), reduce, te::ReduceOptions{.where = cond});
       },
       te::ComputeOptions{.name = "adaptive_pool_sum",
                          .tag = "adaptive_pool_sum",
@@ -190,13 +190,43 @@ Tensor adaptiveAvgPool2d(const Tensor& data, std::array<int64_t, 2> outSize,
   return te::compute(
       shape,
       [&](const std::vector<Var>& o) {
-        PrimExpr rows = tir::sub(end(o[ha], h, oh), begin(o[ha], h, oh));
-        PrimExpr cols = tir::sub(end(o[wa], w, ow), begin(o[wa], w, ow));
-        return tir::truncdiv(sum(std::vector<PrimExpr>(o.begin(), o.end())),
-                             tir::cast(t, tir::mul(rows, cols)));
+        PrimExpr count;
+        for (size_t k = 0; k < axes.size(); ++k) {
+          const PrimExpr extent = tir::sub(end(o[axes[k]], k), begin(o[axes[k]], k));
+          count = count ? tir::mul(count, extent) : extent;
+        }
+        return tir::truncdiv(sum(std::vector<PrimExpr>(o.begin(), o.end())), tir::cast(t, count));
       },
       te::ComputeOptions{
           .name = "adaptive_pool_avg", .tag = "elemwise", .indexNames = axisNames(shape.size())});
+}
+
+// The positions of `letters` in a layout where none of them is split; a diagnostic otherwise.
+std::vector<size_t> spatialAxes(const std::string& layoutName, const std::string& letters,
+                                const std::string& op) {
+  std::optional<Layout> layout = Layout::parse(layoutName);
+  std::vector<size_t> axes;
+  for (char c : letters) {
+    if (!layout || layout->indexOf(c) < 0 || layout->subFactor(c) != 0)
+      throwDiagnostic("topi_pool", op + ": layout " + layoutName + " has no unsplit " + letters);
+    axes.push_back(static_cast<size_t>(layout->indexOf(c)));
+  }
+  return axes;
+}
+
+}  // namespace
+
+Tensor adaptiveAvgPool2d(const Tensor& data, std::array<int64_t, 2> outSize,
+                         const std::string& layout) {
+  const std::string op = "adaptive_avg_pool2d";
+  return adaptiveAvgPool(data, spatialAxes(layout, "HW", op), {outSize[0], outSize[1]}, op);
+}
+
+Tensor adaptiveAvgPool3d(const Tensor& data, std::array<int64_t, 3> outSize,
+                         const std::string& layout) {
+  const std::string op = "adaptive_avg_pool3d";
+  return adaptiveAvgPool(data, spatialAxes(layout, "DHW", op), {outSize[0], outSize[1], outSize[2]},
+                         op);
 }
 
 }  // namespace tessera::topi

@@ -8,11 +8,11 @@ namespace tessera::relay {
 void registerBuiltinOps(OpRegistry& registry) {
   using Family = void (*)(OpRegistry&);
   static constexpr Family kFamilies[] = {
-      registerConvOps,       registerDenseOps,    registerNormOps,     registerPoolOps,
-      registerActivationOps, registerNnShapeOps,  registerUnaryOps,    registerBinaryOps,
-      registerReduceOps,     registerShapeOps,    registerSelectOps,   registerCastOps,
-      registerCreationOps,   registerQuantizeOps, registerArgwhereOps, registerUniqueOps,
-      registerVisionOps,     registerConvTransposeOps,
+      registerConvOps,       registerDenseOps,         registerNormOps,     registerPoolOps,
+      registerActivationOps, registerNnShapeOps,       registerUnaryOps,    registerBinaryOps,
+      registerReduceOps,     registerShapeOps,         registerSelectOps,   registerCastOps,
+      registerCreationOps,   registerQuantizeOps,      registerArgwhereOps, registerUniqueOps,
+      registerVisionOps,     registerConvTransposeOps, registerConv3dOps,   registerPool3dOps,
   };
   for (Family family : kFamilies) family(registry);
 }

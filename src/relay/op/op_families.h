@@ -5,9 +5,11 @@ namespace tessera::relay {
 
 class OpRegistry;
 
-void registerConvOps(OpRegistry& r);   // nn_conv.cc: nn.conv2d
+void registerConvOps(OpRegistry& r);           // nn_conv.cc: nn.conv2d
 void registerConvTransposeOps(OpRegistry& r);  // nn_conv_transpose.cc: nn.conv2d_transpose
-void registerDenseOps(OpRegistry& r);  // nn_dense.cc: nn.dense, nn.batch_matmul
+void registerConv3dOps(OpRegistry& r);         // nn_conv3d.cc: nn.conv3d
+void registerPool3dOps(OpRegistry& r);         // nn_pool3d.cc: nn.adaptive_avg_pool3d
+void registerDenseOps(OpRegistry& r);          // nn_dense.cc: nn.dense, nn.batch_matmul
 void registerNormOps(
     OpRegistry& r);  // nn_norm.cc: nn.batch_norm, nn.layer_norm, nn.bias_add, nn.dropout
 void registerPoolOps(OpRegistry& r);  // nn_pool.cc: max/avg/global/adaptive pooling

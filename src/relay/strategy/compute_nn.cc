@@ -5,6 +5,7 @@
 
 #include "ir/layout.h"
 #include "relay/op/nn.h"
+#include "relay/op/nn_conv3d.h"
 #include "relay/op/nn_conv_transpose.h"
 #include "relay/strategy/strategy_util.h"
 #include "support/check.h"
@@ -142,6 +143,15 @@ void registerPools() {
          topi::constDim(out[static_cast<size_t>(layout.indexOf('W'))], "adaptive_avg_pool2d")},
         a.layout);
   });
+  setUnary("nn.adaptive_avg_pool3d", [](const Attrs& attrs, const Tensor& x, const Type& outType) {
+    const auto& a = attrsOf<AdaptivePool3DAttrs>(attrs);
+    const Layout layout = *Layout::parse(a.layout);
+    const std::vector<tir::PrimExpr> out = staticShapeOf(outType, "nn.adaptive_avg_pool3d");
+    auto extent = [&](char axis) {
+      return topi::constDim(out[static_cast<size_t>(layout.indexOf(axis))], "adaptive_avg_pool3d");
+    };
+    return topi::adaptiveAvgPool3d(x, {extent('D'), extent('H'), extent('W')}, a.layout);
+  });
 }
 
 }  // namespace
@@ -170,9 +180,21 @@ Tensors conv2dTransposeCompute(const Attrs& attrs, const Tensors& in, const Type
       topi::conv2dTransposeNchw(in.at(0), in.at(1), p, {a.outputPadding[0], a.outputPadding[1]})};
 }
 
+Tensors conv3dCompute(const Attrs& attrs, const Tensors& in, const Type& outType) {
+  const auto& a = attrsOf<Conv3DAttrs>(attrs);
+  topi::Conv3DParams p;
+  p.strides = {a.strides[0], a.strides[1], a.strides[2]};
+  p.padding = *nn::expandPadding3d(a.padding);
+  p.dilation = {a.dilation[0], a.dilation[1], a.dilation[2]};
+  p.groups = a.groups;
+  p.outDtype = tensorTypeOf(outType).dtype;
+  return {topi::conv3dNcdhw(in.at(0), in.at(1), p)};
+}
+
 void registerNnComputes() {
   setCompute("nn.conv2d", conv2dCompute);
   setCompute("nn.conv2d_transpose", conv2dTransposeCompute);
+  setCompute("nn.conv3d", conv3dCompute);
   setCompute("nn.dense", [](const Attrs&, const Tensors& in, const Type& outType) {
     return Tensors{topi::dense(in.at(0), in.at(1), tensorTypeOf(outType).dtype)};
   });

@@ -3,6 +3,8 @@
 // functions (relay.quantize's partition_conversions makes one: @quantize_inputs, @quantized_main,
 // @dequantize_outputs). A function on a call cycle (a loop written as recursion) cannot be
 // inlined; it stays a function, with its own non-recursive calls inlined, for the VM to run.
+// A function literal called where it stands (`fn (%x) { ... }(%a)`, how relay.testing's lstm calls
+// each cell) is inlined the same way, unless it is a fused, composite or external function.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -49,11 +51,25 @@ std::set<std::string> reachable(const std::map<std::string, std::set<std::string
 class Inliner {
  public:
   Inliner(const IRModule& module, std::set<std::string> recursive)
-      : module_(module), recursive_(std::move(recursive)) {}
+      : module_(module), recursive_(std::move(recursive)) {
+    for (const auto& [name, fn] : module.functions())
+      postOrderVisit(fn->body, [&](const Expr& e) {
+        if (const auto* c = e->as<CallNode>(); c && c->op->as<FunctionNode>())
+          ++literalCalls_[c->op.get()];
+      });
+  }
 
   Expr inlineCalls(const Expr& body) {
     return rewriteBottomUp(body, [&](const Expr& node, const std::vector<Expr>& children) {
       const auto* call = node->as<CallNode>();
+      if (call && isInlinableLiteral(call->op)) {
+        // children[0] is the literal with the calls in its own body already inlined.
+        const auto* literal = children[0]->as<FunctionNode>();
+        std::unordered_map<const ExprNode*, Expr> args;
+        for (size_t i = 0; i < literal->params.size() && i + 1 < children.size(); ++i)
+          args[literal->params[i].get()] = children[i + 1];
+        return replaceNodes(literal->body, args);
+      }
       const auto* global = call ? call->op->as<GlobalVarNode>() : nullptr;
       if (!global) return withChildren(node, children);
       const Function& callee = module_.lookup(global->name);
@@ -71,6 +87,17 @@ class Inliner {
   }
 
  private:
+  // A literal's body is spliced in where it is called, so only a literal that is the callee of
+  // one call: spliced in twice, its let variables would be bound twice in one scope.
+  bool isInlinableLiteral(const Expr& op) const {
+    const auto* fn = op->as<FunctionNode>();
+    if (!fn || fn->attrs.has("Primitive") || fn->attrs.has("Composite") ||
+        fn->attrs.has("Compiler"))
+      return false;
+    auto it = literalCalls_.find(op.get());
+    return it != literalCalls_.end() && it->second == 1;
+  }
+
   const Expr& inlinedBody(const std::string& name, const Function& callee) {
     if (auto it = bodies_.find(name); it != bodies_.end()) return it->second;
     Expr body = inlineCalls(callee->body);
@@ -80,6 +107,7 @@ class Inliner {
   const IRModule& module_;
   std::set<std::string> recursive_;
   std::unordered_map<std::string, Expr> bodies_;
+  std::unordered_map<const ExprNode*, int> literalCalls_;  // calls per function literal callee
 };
 
 Function withBody(const Function& fn, const Expr& body) {

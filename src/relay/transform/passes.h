@@ -72,7 +72,8 @@ Pass bindParamsPass(std::map<std::string, NDArray> params);
 /// (the module itself when @main calls none, or only functions partitioned for a device's code
 /// generator: Composite or Compiler). A function on a call cycle (recursion: how a loop is written)
 /// is kept and called, with its own other calls inlined; such a module runs on the VM
-/// (driver/build_vm.h). build() runs it first, since it compiles @main alone.
+/// (driver/build_vm.h). build() runs it first, since it compiles @main alone. A function literal
+/// that is the callee of exactly one call (relay.testing's lstm cells) is inlined there too.
 IRModule inlineGlobalCalls(const IRModule& module);
 
 /// FuseOps (level 0): post-dominator fusion into Primitive=1 functions; no fusion at opt level 0.

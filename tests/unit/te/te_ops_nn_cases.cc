@@ -35,6 +35,29 @@ std::vector<OpCase> build() {
                .atol = tol});
   // The op's own TE compute (dilate + pad, flipped-kernel conv); at opt level 3 Legalize replaces
   // it first (build_conv_transpose_test.cc).
+  // nn.conv3d's own compute (generic schedule): strides, asymmetric padding, dilation, groups.
+  const std::string vol = "%x: Tensor[(1, 4, 5, 6, 7), float32]";
+  c.push_back({.name = "conv3d_stride_asym_pad",
+               .text = fn(vol + ", %w: Tensor[(3, 4, 3, 2, 3), float32]",
+                          "nn.conv3d(%x, %w, strides=[2, 1, 2], padding=[1, 0, 1, 0, 1, 1])"),
+               .rtol = tol,
+               .atol = tol});
+  c.push_back({.name = "conv3d_groups_dilation",
+               .text = fn(vol + ", %w: Tensor[(6, 2, 2, 3, 2), float32]",
+                          "nn.conv3d(%x, %w, padding=[1, 1, 1, 1, 1, 1], dilation=[2, 1, 3], "
+                          "groups=2)"),
+               .rtol = tol,
+               .atol = tol});
+  // Non-dividing output sizes: windows of different widths that overlap.
+  c.push_back({.name = "adaptive_avg_pool3d",
+               .text = fn(vol, "nn.adaptive_avg_pool3d(%x, output_size=[2, 4, 3])"),
+               .rtol = tol,
+               .atol = tol});
+  c.push_back(
+      {.name = "global_avg_pool3d_ndhwc",
+       .text = fn(vol, "nn.adaptive_avg_pool3d(%x, output_size=[1, 1, 1], layout=\"NDHWC\")"),
+       .rtol = tol,
+       .atol = tol});
   c.push_back({.name = "conv2d_transpose_stride2_outpad",
                .text = fn(img + ", %w: Tensor[(4, 3, 3, 3), float32]",
                           "nn.conv2d_transpose(%x, %w, strides=[2, 2], output_padding=[1, 0], "

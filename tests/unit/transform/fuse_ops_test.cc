@@ -1,5 +1,5 @@
-// FuseOps: TVM's grouping on a ResNet-style block and an MLP, opt level 0, the depth limit,
-// stop_fusion, and differential checks with the interpreter.
+// FuseOps: TVM's grouping on a ResNet-style block, an MLP and transposed / 3-D convolutions, opt
+// level 0, the depth limit, stop_fusion, and differential checks with the interpreter.
 #include <gtest/gtest.h>
 
 #include <unordered_map>
@@ -147,6 +147,34 @@ TEST(FuseOps, TwoConvsNeverShareAGroup) {
   nn.conv2d(%0, %w)
 })");
   EXPECT_EQ(fusedGroups(runFuse(m)), (std::vector<std::string>{"nn.conv2d", "nn.conv2d"}));
+}
+
+// nn.conv2d_transpose and nn.conv3d are kOutEWiseFusable like nn.conv2d (as in TVM): their
+// elementwise tails join their groups (DCGAN's deconvolution, resnet_3d's convolution).
+TEST(FuseOps, TransposedAnd3dConvolutionsFuseTheirElementwiseTails) {
+  const IRModule deconv = parseModule(
+      R"(def @main(%x: Tensor[(1, 4, 4, 4), float32], %w: Tensor[(4, 2, 4, 4), float32], %b: Tensor[(2), float32], %v: Tensor[(2, 2, 4, 4), float32]) {
+  %0 = nn.conv2d_transpose(%x, %w, strides=[2, 2], padding=[1, 1, 1, 1]);
+  %1 = nn.bias_add(%0, %b);
+  %2 = nn.relu(%1);
+  nn.conv2d_transpose(%2, %v, strides=[2, 2], padding=[1, 1, 1, 1])
+})");
+  const IRModule fusedDeconv = runFuse(deconv);
+  EXPECT_EQ(
+      fusedGroups(fusedDeconv),
+      (std::vector<std::string>{"nn.conv2d_transpose nn.bias_add nn.relu", "nn.conv2d_transpose"}));
+  EXPECT_TRUE(test::sameBehaviour(deconv, fusedDeconv));
+  const IRModule conv3d = parseModule(
+      R"(def @main(%x: Tensor[(1, 2, 3, 4, 4), float32], %w: Tensor[(3, 2, 3, 3, 3), float32], %c: Tensor[(3, 1, 1, 1), float32]) {
+  %0 = nn.conv3d(%x, %w, padding=[1, 1, 1, 1, 1, 1]);
+  %1 = add(%0, %c);
+  %2 = nn.relu(%1);
+  nn.adaptive_avg_pool3d(%2, output_size=[1, 1, 1])
+})");
+  const IRModule fused3d = runFuse(conv3d);
+  EXPECT_EQ(fusedGroups(fused3d),
+            (std::vector<std::string>{"nn.conv3d add nn.relu", "nn.adaptive_avg_pool3d"}));
+  EXPECT_TRUE(test::sameBehaviour(conv3d, fused3d));
 }
 
 // No recursion over the graph: a long elementwise chain fuses into max_depth-sized groups.
