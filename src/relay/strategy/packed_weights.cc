@@ -165,7 +165,9 @@ std::optional<std::vector<te::Tensor>> runtimePackedCompute(const CallNode& call
                                                             const std::vector<te::Tensor>& in,
                                                             const Type& outType) {
   const auto* op = call.op->as<OpNode>();
-  if (!op || in.size() != 2 || in[0].dtype() != in[1].dtype()) return std::nullopt;
+  if (!op || in.size() != 2 ||
+      !(in[0].dtype() == in[1].dtype() || mixedInt8(in[0].dtype(), in[1].dtype())))
+    return std::nullopt;
   if (in[0].ndim() < 2 || in[1].ndim() < 2) return std::nullopt;
   bool transposeB = true;
   if (op->name == "nn.batch_matmul") {
