@@ -11,6 +11,16 @@ Models (built here with the onnx package, seeded weights):
 Each case runs both engines in interleaved rounds (one process per engine per round, `--runs`
 timed runs each after a warm-up); the report gives the median over all runs, and the ratio.
 Outputs are compared first (max abs diff). Writes a markdown table (--out).
+
+Timing every engine the same way: the harnesses differ. Tessera's `tessera run --bench` times the
+executor's call on inputs already in place; ONNX Runtime is timed around `session.run` in Node
+(ort_time.js), which also marshals the inputs and copies the output into a JS array on each call.
+So each engine's harness is also timed, in the same rounds, on a trivial model with the same
+inputs and output (the output an Identity of the data input): the per-call cost of the harness
+and of the engine's entry. The "net" columns subtract it (median case minus median trivial) and
+the ratio compares the nets; the raw medians are kept beside them. Subtracting the trivial model
+also removes ONNX Runtime's own fixed cost per run and the Identity's copy, so the net slightly
+favours ONNX Runtime.
 Usage: /usr/bin/python3 bench/control_flow_bench.py [--rounds 3] [--runs 20] [--threads 1]
 """
 import argparse
@@ -72,17 +82,30 @@ def if_model(seed):
     return h.make_model(g, opset_imports=[h.make_opsetid("", 13)])
 
 
+def trivial_model(inputs, data, out_shape):
+    """A model with the inputs of a case (name -> (onnx dtype, shape)) whose output is an Identity
+    of input `data` of shape `out_shape`: what the engine's harness costs per call."""
+    graph_inputs = [h.make_tensor_value_info(name, dtype, shape) for name, (dtype, shape) in inputs.items()]
+    g = h.make_graph([h.make_node("Identity", [data], ["y"])], "trivial", graph_inputs,
+                     [h.make_tensor_value_info("y", T.FLOAT, out_shape)])
+    return h.make_model(g, opset_imports=[h.make_opsetid("", 13)])
+
+
 def cases():
     rng = np.random.default_rng(0)
     out = []
     for name, width in [("rnn_loop", 64), ("mlp_loop", 512)]:
         x = rng.standard_normal((1, width)).astype(np.float32)
+        trivial = trivial_model({"M": (T.INT64, []), "x": (T.FLOAT, [1, width])}, "x", [1, width])
         for trips in [1, 100, 1000]:
             out.append((f"{name} M={trips}", f"{name}", loop_model(width, 1),
-                        {"M": np.array(trips, np.int64), "x": x}))
+                        {"M": np.array(trips, np.int64), "x": x}, f"{name}_trivial", trivial))
     x = rng.standard_normal((1, 64, 56, 56)).astype(np.float32)
+    trivial = trivial_model({"c": (T.BOOL, []), "x": (T.FLOAT, [1, 64, 56, 56])}, "x",
+                            [1, 64, 56, 56])
     for c in [True, False]:
-        out.append((f"if_cnn c={str(c).lower()}", "if_cnn", if_model(2), {"c": np.array(c), "x": x}))
+        out.append((f"if_cnn c={str(c).lower()}", "if_cnn", if_model(2), {"c": np.array(c), "x": x},
+                    "if_cnn_trivial", trivial))
     return out
 
 
@@ -125,33 +148,49 @@ def main():
     args = parser.parse_args()
     work = pathlib.Path(tempfile.mkdtemp(prefix="tessera_cf_"))
     compiled = {}
-    results = []
-    for label, key, model, inputs in cases():
+
+    def prepare(key, model, vm):
         model_path = work / f"{key}.onnx"
         if key not in compiled:
             onnx.save(model, model_path)
             out_dir = work / f"{key}_dir"
             text = subprocess.run([args.tessera, "compile", str(model_path), "-o", str(out_dir)],
                                   check=True, capture_output=True, text=True).stdout
-            assert "VM program" in text, text
+            assert ("VM program" in text) == vm, text
             compiled[key] = out_dir
-        t_ms, o_ms = [], []
+        return model_path, compiled[key]
+
+    results = []
+    for label, key, model, inputs, trivial_key, trivial in cases():
+        model_path, model_dir = prepare(key, model, True)
+        trivial_path, trivial_dir = prepare(trivial_key, trivial, False)
+        ms = {("tessera", False): [], ("ort", False): [], ("tessera", True): [], ("ort", True): []}
         diff = None
         for r in range(args.rounds):
             order = [0, 1] if r % 2 == 0 else [1, 0]
             for engine in order:
-                if engine == 0:
-                    ms, t_out = run_tessera(args.tessera, str(compiled[key]), inputs, work, args.runs,
-                                            args.threads)
-                    t_ms.append(ms)
-                else:
-                    ms, o_out = run_ort(model_path, inputs, work, args.runs, args.threads)
-                    o_ms.append(ms)
-            diff = float(np.max(np.abs(t_out.reshape(-1) - o_out.reshape(-1))))
-        t, o = statistics.median(t_ms), statistics.median(o_ms)
-        results.append((label, t, o, diff))
-        print(f"{label}: tessera {t:.4f} ms, onnxruntime {o:.4f} ms, ratio {t / o:.2f}, diff {diff:.2e}",
-              flush=True)
+                for is_trivial in (False, True):
+                    path, directory = (trivial_path, trivial_dir) if is_trivial else (model_path, model_dir)
+                    if engine == 0:
+                        t, t_out = run_tessera(args.tessera, str(directory), inputs, work, args.runs,
+                                               args.threads)
+                        ms[("tessera", is_trivial)].append(t)
+                    else:
+                        t, o_out = run_ort(path, inputs, work, args.runs, args.threads)
+                        ms[("ort", is_trivial)].append(t)
+                    if not is_trivial:
+                        if engine == 0:
+                            last_t = t_out
+                        else:
+                            last_o = o_out
+            diff = float(np.max(np.abs(last_t.reshape(-1) - last_o.reshape(-1))))
+        med = {k: statistics.median(v) for k, v in ms.items()}
+        net_t = med[("tessera", False)] - med[("tessera", True)]
+        net_o = med[("ort", False)] - med[("ort", True)]
+        results.append((label, med, net_t, net_o, diff))
+        print(f"{label}: tessera {med[('tessera', False)]:.4f} ms (trivial {med[('tessera', True)]:.4f}), "
+              f"onnxruntime {med[('ort', False)]:.4f} ms (trivial {med[('ort', True)]:.4f}), "
+              f"net ratio {net_t / net_o:.2f}, diff {diff:.2e}", flush=True)
 
     cpu = open("/proc/cpuinfo").read()
     family = re.search(r"cpu family\s*:\s*(\d+)", cpu).group(1)
@@ -162,11 +201,19 @@ def main():
              f"ONNX Runtime {ort_version} (onnxruntime-node).",
              f"Command: `/usr/bin/python3 bench/control_flow_bench.py --rounds {args.rounds} --runs {args.runs} "
              f"--threads {args.threads}`", "",
-             "Median ms per inference over interleaved rounds (each round: one process per engine, "
-             f"{args.runs} timed runs after a warm-up). Ratio = Tessera / ONNX Runtime (below 1: Tessera faster).", "",
-             "| case | Tessera (VM) ms | ONNX Runtime ms | ratio | max abs diff |", "|---|---:|---:|---:|---:|"]
-    for label, t, o, diff in results:
-        lines.append(f"| {label} | {t:.4f} | {o:.4f} | {t / o:.2f} | {diff:.1e} |")
+             "Median ms per inference over interleaved rounds (each round: one process per engine and "
+             f"model, {args.runs} timed runs after a warm-up). Raw: the case as each harness times it "
+             "(Tessera: the executor call in-process; ONNX Runtime: `session.run` in Node, with its "
+             "input/output marshalling). Trivial: the same harness on a model with the same inputs and "
+             "output that only copies the data input (Identity): the per-call cost of harness and entry. "
+             "Net = raw - trivial, for both engines; ratio = Tessera net / ONNX Runtime net (below 1: "
+             "Tessera faster).", "",
+             "| case | Tessera raw | Tessera trivial | Tessera net | ORT raw | ORT trivial | ORT net | "
+             "ratio (net) | max abs diff |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for label, med, net_t, net_o, diff in results:
+        lines.append(f"| {label} | {med[('tessera', False)]:.4f} | {med[('tessera', True)]:.4f} | "
+                     f"{net_t:.4f} | {med[('ort', False)]:.4f} | {med[('ort', True)]:.4f} | "
+                     f"{net_o:.4f} | {net_t / net_o:.2f} | {diff:.1e} |")
     text = "\n".join(lines) + "\n"
     print(text)
     if args.out:
