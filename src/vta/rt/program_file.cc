@@ -186,6 +186,16 @@ Stats simulate(const Program& program) {
   return simulateProgram(program).stats;
 }
 
+std::vector<Instruction> decodeInstructions(const Program& program) {
+  const IsaLayout layout(program.config);
+  std::vector<Instruction> insns;
+  insns.reserve(program.instructions.size());
+  for (size_t i = 0; i < program.instructions.size(); ++i) {
+    insns.push_back(layout.decode(program.instructions[i], i));
+  }
+  return insns;
+}
+
 std::string disassemble(const Program& program, bool withUops) {
   std::ostringstream os;
   uint64_t dramBytes = 0;

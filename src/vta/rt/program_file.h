@@ -54,6 +54,10 @@ SimulationResult simulateProgram(const Program& program);
 /// The counters of simulateProgram (what `tessera vta sim` prints with Stats::format()).
 Stats simulate(const Program& program);
 
+/// The decoded instruction stream of `program` (a bad word is a DiagnosticError naming it), for the
+/// timing model and the trace writer.
+std::vector<Instruction> decodeInstructions(const Program& program);
+
 /// A listing of `program`: a header (configuration model, instruction count, DRAM segments) and
 /// one line per instruction; with `withUops`, each LOAD UOP is followed by the micro-ops it loads.
 std::string disassemble(const Program& program, bool withUops = false);
