@@ -213,6 +213,20 @@ std::string_view memTypeName(MemType type) {
   return "?";
 }
 
+const char* stageName(Stage stage) {
+  switch (stage) {
+    case Stage::kLoad:
+      return "load";
+    case Stage::kCompute:
+      return "compute";
+    case Stage::kStore:
+      return "store";
+    case Stage::kNone:
+      break;
+  }
+  return "?";
+}
+
 std::string_view aluOpcodeName(AluOpcode op) {
   switch (op) {
     case AluOpcode::kMin:

@@ -30,6 +30,8 @@ std::string_view opcodeName(Opcode op);
 std::string_view memTypeName(MemType type);
 /// "MIN", "MAX", "ADD", "SHR", "MUL".
 std::string_view aluOpcodeName(AluOpcode op);
+/// The module a stage names: "load", "compute", "store" ("?" for kNone).
+const char* stageName(Stage stage);
 
 /// The dependency flags of spec §2.2 (bits 3..6 of every instruction).
 struct DepFlags {

@@ -56,20 +56,6 @@ uint64_t* pushQueue(TokenQueues& q, Stage module, bool prev) {
   return nullptr;
 }
 
-const char* moduleName(Stage m) {
-  switch (m) {
-    case Stage::kLoad:
-      return "load";
-    case Stage::kCompute:
-      return "compute";
-    case Stage::kStore:
-      return "store";
-    case Stage::kNone:
-      break;
-  }
-  return "?";
-}
-
 // Spec §2.2: the load module has no previous stage and the store module no next stage.
 void checkFlagsForModule(const Instruction& insn, size_t index) {
   const Stage m = insn.module();
@@ -201,7 +187,7 @@ void Simulator::schedule(std::span<const Instruction> program, RunOptions option
     const size_t index = queues[q][head[q]];
     const Instruction& insn = program[index];
     firstStuck = std::min(firstStuck, index);
-    blocked << "; " << moduleName(m) << " module waits at " << instructionContext(insn, index);
+    blocked << "; " << stageName(m) << " module waits at " << instructionContext(insn, index);
     if (insn.dep.popPrev) blocked << " pop_prev";
     if (insn.dep.popNext) blocked << " pop_next";
   }

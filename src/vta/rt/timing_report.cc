@@ -9,20 +9,6 @@
 namespace tessera::vta {
 namespace {
 
-const char* moduleName(Stage m) {
-  switch (m) {
-    case Stage::kLoad:
-      return "load";
-    case Stage::kCompute:
-      return "compute";
-    case Stage::kStore:
-      return "store";
-    case Stage::kNone:
-      break;
-  }
-  return "?";
-}
-
 double ratio(uint64_t part, uint64_t whole) {
   return whole == 0 ? 0.0 : static_cast<double>(part) / static_cast<double>(whole);
 }
@@ -71,7 +57,7 @@ std::string TimingReport::format(size_t maxSegments) const {
   out += "\tmodule     insns        busy   util   wait-token         idle\n";
   for (Stage m : kModules) {
     const ModuleTiming& mt = module(m);
-    std::snprintf(line, sizeof line, "\t%-8s %7llu %11llu %5.1f%% %12llu %12llu\n", moduleName(m),
+    std::snprintf(line, sizeof line, "\t%-8s %7llu %11llu %5.1f%% %12llu %12llu\n", stageName(m),
                   static_cast<unsigned long long>(mt.instructions),
                   static_cast<unsigned long long>(mt.busy), 100.0 * utilisation(m),
                   static_cast<unsigned long long>(mt.waitTotal()),
@@ -100,7 +86,7 @@ std::string TimingReport::format(size_t maxSegments) const {
   for (size_t i = 0; i < segments.size() && i < maxSegments; ++i) {
     const CriticalSegment& s = segments[i];
     std::snprintf(line, sizeof line, "\t  %-8s insns %zu..%zu (%llu on the path), %llu cycles\n",
-                  moduleName(s.module), s.first, s.last,
+                  stageName(s.module), s.first, s.last,
                   static_cast<unsigned long long>(s.instructions),
                   static_cast<unsigned long long>(s.cycles));
     out += line;
@@ -127,18 +113,18 @@ std::string TimingReport::toJson() const {
     for (int q = 0; q < kTokenQueueCount; ++q) {
       if (mt.wait[q] != 0) waits[tokenQueueName(TokenQueue(q))] = mt.wait[q];
     }
-    mods[moduleName(m)] = {{"instructions", mt.instructions},
-                           {"busy_cycles", mt.busy},
-                           {"utilisation", utilisation(m)},
-                           {"wait_cycles", waits},
-                           {"idle_cycles", mt.idle}};
+    mods[stageName(m)] = {{"instructions", mt.instructions},
+                          {"busy_cycles", mt.busy},
+                          {"utilisation", utilisation(m)},
+                          {"wait_cycles", waits},
+                          {"idle_cycles", mt.idle}};
   }
   j["modules"] = mods;
   j["gemm_cycles"] = gemmCycles;
   j["gemm_utilisation"] = gemmUtilisation();
   nlohmann::ordered_json path = nlohmann::ordered_json::array();
   for (const CriticalSegment& s : criticalSegments()) {
-    path.push_back({{"module", moduleName(s.module)},
+    path.push_back({{"module", stageName(s.module)},
                     {"first", s.first},
                     {"last", s.last},
                     {"instructions", s.instructions},
