@@ -172,7 +172,14 @@ Function calibrate(const Function& fn, const CalibrationDataset& dataset, const 
   for (const Expr& sq : nodes) {
     const auto& call = *sq->as<CallNode>();
     const auto kind = static_cast<QAnnotateKind>(sqAttrs(sq)->kind);
+    // The symmetric range [-(2^(n-1) - 1), 2^(n-1) - 1], or with unsigned_inputs, for a value
+    // that cannot be negative, [0, 2^n - 1] (steps half as large).
+    const bool unsignedRange =
+        cfg.unsignedInputs && kind == QAnnotateKind::kInput && cannotBeNegative(call.args[0]);
+    const float validRange =
+        std::pow(2.0f, static_cast<float>(cfg.nbitOf(kind) - (unsignedRange ? 0 : 1)));
     float threshold = static_cast<float>(cfg.globalScale);
+    std::optional<NDArray> channelScales;  // weight_scale "per_channel_max"
     if (kind == QAnnotateKind::kWeight) {
       const auto* c = call.args[0]->as<ConstantNode>();
       if (!c || !c->hasData()) {
@@ -185,31 +192,19 @@ Function calibrate(const Function& fn, const CalibrationDataset& dataset, const 
             call.args[0]->span);
       }
       const auto axis = weightAxis.find(sq.get());
-      if (axis != weightAxis.end() && axis->second && *axis->second < c->data.ndim()) {
-        const float validRange = std::pow(2.0f, static_cast<float>(cfg.nbitOf(kind) - 1));
-        NDArray scales = perChannelScales(c->data, *axis->second, validRange);
-        const float largest = maxScale(scales);
-        const Expr values[3] = {makeConstant(std::move(scales)),
-                                scalarConstant(-(validRange - 1), DataType::float32()),
-                                scalarConstant(validRange - 1, DataType::float32())};
-        for (size_t i = 1; i < 4; ++i)
-          if (const auto* v = call.args[i]->as<VarNode>()) bound[v] = values[i - 1];
-        if (chosen) chosen->push_back({static_cast<int>(kind), largest * validRange, largest});
-        continue;
-      }
-      threshold = weightThreshold(c->data, cfg.weightScale == "power2" ? "power2" : "max");
+      if (axis != weightAxis.end() && axis->second && *axis->second < c->data.ndim())
+        channelScales = perChannelScales(c->data, *axis->second, validRange);
+      else
+        threshold = weightThreshold(c->data, cfg.weightScale == "power2" ? "power2" : "max");
     } else if (cfg.calibrateMode != "global_scale") {
       threshold = statistics.at(next++);
     }
-    // The symmetric range [-(2^(n-1) - 1), 2^(n-1) - 1], or with unsigned_inputs, for a value
-    // that cannot be negative, [0, 2^n - 1] (steps half as large).
-    const bool unsignedRange =
-        cfg.unsignedInputs && kind == QAnnotateKind::kInput && cannotBeNegative(call.args[0]);
-    const float validRange =
-        std::pow(2.0f, static_cast<float>(cfg.nbitOf(kind) - (unsignedRange ? 0 : 1)));
-    const float domScale = threshold / validRange;
+    // Per channel, the reported threshold and scale are the largest channel's.
+    const float domScale = channelScales ? maxScale(*channelScales) : threshold / validRange;
+    if (channelScales) threshold = domScale * validRange;
     const Expr values[3] = {
-        scalarConstant(domScale, DataType::float32()),
+        channelScales ? Expr(makeConstant(std::move(*channelScales)))
+                      : scalarConstant(domScale, DataType::float32()),
         scalarConstant(unsignedRange ? 0 : -(validRange - 1), DataType::float32()),
         scalarConstant(validRange - 1, DataType::float32())};
     for (size_t i = 1; i < 4; ++i)
