@@ -35,6 +35,8 @@ class Args {
   std::optional<std::string> value(const std::string& name);
   /// The remaining positional arguments; a leftover `--option` is a UsageError.
   std::vector<std::string> positionals();
+  /// The first remaining argument (a subcommand such as `vta pack`), or "" when none is left.
+  std::string first() const { return args_.empty() ? std::string() : args_.front(); }
 
  private:
   std::vector<std::string> args_;

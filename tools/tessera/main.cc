@@ -24,6 +24,7 @@ const char* const kMainUsage =
     "  tir FILE        print a module's kernels as TensorIR (scheduled by a trace, lowered)\n"
     "  demo            build seed 003's conv+batch_norm+relu block, print it and run it\n"
     "  vta sim|disasm  run a VTA program on the functional simulator, or disassemble it\n"
+    "  vta pack        pack a quantized module to VTA's layouts (graph_pack)\n"
     "  help [COMMAND]  show help for a command\n"
     "\n"
     "Every command accepts --help.\n";

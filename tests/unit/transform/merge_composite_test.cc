@@ -72,7 +72,7 @@ std::string expectedSeedText() {
   while (text.rfind("//", 0) == 0) text = text.substr(text.find('\n') + 1);
   static const std::regex kSpan(" span=[^ ]+");
   // The seed prints the module after its WithVTAFunctionTransform too, which adds ConvAttrs (see
-  // examples/with_vta_function_transform, whose test compares the whole file).
+  // src/vta/graph/vta_composite.h, whose test in tests/unit/vta compares the whole file).
   static const std::regex kConvAttrs(", ConvAttrs=\\{[^}]*\\}");
   return std::regex_replace(std::regex_replace(text, kSpan, ""), kConvAttrs, "");
 }
