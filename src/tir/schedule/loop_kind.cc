@@ -19,7 +19,7 @@ namespace {
 bool isThreadAxis(const std::string& axis) {
   static const char* const kAxes[] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z", "threadIdx.x",
                                       "threadIdx.y", "threadIdx.z", "vthread.x",  "vthread.y",
-                                      "vthread.z",   "vthread"};
+                                      "vthread.z",   "vthread",     "cthread"};
   for (const char* a : kAxes) {
     if (axis == a) return true;
   }
@@ -83,7 +83,8 @@ void Schedule::bind(const LoopRV& loop, const std::string& threadAxis) {
     throwScheduleError(
         "bind",
         "'" + threadAxis +
-            "' is not a thread axis (expected blockIdx.x/y/z, threadIdx.x/y/z or vthread.x/y/z)");
+            "' is not a thread axis (expected blockIdx.x/y/z, threadIdx.x/y/z, vthread.x/y/z or "
+            "cthread)");
   }
   checkParallelizable("bind", path, threadAxis.rfind("threadIdx.", 0) == 0);
   setKind(*impl_, path, ForKind::kThreadBinding, threadAxis);

@@ -70,6 +70,8 @@ const std::vector<PassRow>& pipeline() {
       // one (all of them under tir.disable_vectorize), which code generation relies on.
       row("VectorizeLoop", 2, kMandatory,
           [](F f, C ctx) { return vectorizeLoop(f, ctx.configFlag("tir.disable_vectorize")); }),
+      // Mandatory: code generation has no notion of a virtual thread.
+      row("InjectVirtualThread", 2, kMandatory, [](F f, C) { return injectVirtualThread(f); }),
       row(
           "StorageRewrite", 2, kOptional, [](F f, C) { return storageRewrite(f); },
           "tir.disable_storage_rewrite"),

@@ -74,6 +74,11 @@ class OpaqueBlockLowerer : public IRMutator {
         makeVar(op->threadTag.empty() ? op->loopVar->name : op->threadTag, op->loopVar->dtype);
     substituted_[op->loopVar.get()] = isZero(min) ? PrimExpr(thread) : add(thread, min);
     Stmt body = visitStmt(op->body);
+    // Virtual threads (vthread*, and VTA's cthread) run in one program: InjectVirtualThread
+    // replicates their work; real thread axes are launched.
+    const std::string& tag = op->threadTag;
+    if (tag.rfind("vthread", 0) == 0 || tag == "cthread")
+      return attrStmt(thread, "virtual_thread", extent, body);
     return attrStmt(thread, "thread_extent", extent, body);
   }
 

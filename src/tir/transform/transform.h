@@ -42,6 +42,9 @@ PrimFunc loopPartition(const PrimFunc& func);
 /// Rewrites `vectorized` loops of constant extent as Ramp/Broadcast vector code; a loop that cannot
 /// be vectorized becomes serial. With `disable`, every vectorized loop becomes serial.
 PrimFunc vectorizeLoop(const PrimFunc& func, bool disable = false);
+/// InjectVirtualThread: `virtual_thread` scopes (loops bound to vthread* or cthread) become
+/// explicit per-thread copies of the work and of the buffers (inject_virtual_thread.cc).
+PrimFunc injectVirtualThread(const PrimFunc& func);
 /// Hoists allocations out of serial loops up to the closest parallel loop or the function body.
 PrimFunc storageRewrite(const PrimFunc& func);
 /// Moves `if` statements whose condition does not depend on a loop out of that loop.

@@ -202,7 +202,7 @@ TEST(LowerPipeline, PrintAfterAndUserPassesFromTheConfigRunInOrder) {
   expected.push_back("MyPhase3");
   EXPECT_EQ(printedPasses(printed.str()), expected);
   EXPECT_EQ(tf::lowerPassNames().front(), "LowerInitBlock");
-  EXPECT_EQ(tf::lowerPassNames().size(), 20u);
+  EXPECT_EQ(tf::lowerPassNames().size(), 21u);
 }
 
 TEST(LowerPipeline, ConfigSwitchesRowsOffAndDisabledPassesAreSkipped) {
