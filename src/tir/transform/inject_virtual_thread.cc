@@ -99,6 +99,21 @@ class VirtualThreadInjector : public IRMutator {
     return bufferLoad(load->buffer, {offsetIndex(load->indices, *stride)});
   }
 
+  // An address of a per-thread buffer (`tir.tvm_access_ptr(data, offset, extent, mask)`, as
+  // tensor intrinsics pass tiles) moves with the thread's copy.
+  PrimExpr visitCall(const CallNode* op, const PrimExpr& self) override {
+    PrimExpr e = IRMutator::visitCall(op, self);
+    const auto* c = e->as<CallNode>();
+    if (c->op != "tir.tvm_access_ptr" || c->args.size() < 2) return e;
+    const auto* data = c->args[0]->as<VarNode>();
+    auto it = data ? remap_.find(data) : remap_.end();
+    if (it == remap_.end()) return e;
+    seen_ = true;
+    std::vector<PrimExpr> args = c->args;
+    args[1] = add(args[1], mul(thread_, it->second));
+    return call(c->dtype, c->op, args);
+  }
+
   Stmt visitBufferStore(const BufferStoreNode* op, const Stmt& self) override {
     if (touched_.count(op->buffer->data.get())) seen_ = true;
     Stmt s = IRMutator::visitBufferStore(op, self);

@@ -32,6 +32,11 @@ class MatchBufferLowerer : public IRMutator {
       // The view's data pointer is the source's (e.g. in an extern call's argument).
       views_[m.buffer.get()] = {visitRegion(src)};
       dataMap_[m.buffer->data.get()] = views_[m.buffer.get()].source.buffer->data;
+      // A view declared with a variable elem_offset (a tensor intrinsic that passes addresses,
+      // as VTA's micro-ops do) gets the element offset of the region's origin in the source.
+      if (m.buffer->elemOffset)
+        if (const auto* v = m.buffer->elemOffset->as<VarNode>())
+          dataMap_[v] = originOffset(views_[m.buffer.get()].source);
     }
     Stmt visited = IRMutator::visitBlock(op, self);
     if (op->matchBuffers.empty()) return visited;
@@ -92,6 +97,19 @@ class MatchBufferLowerer : public IRMutator {
     for (size_t d = 0; d < region.size(); ++d)
       out.push_back(d < lead ? region[d].min : offsetIndex(region[d].min, indices[d - lead]));
     return out;
+  }
+
+  // Row-major element offset of the region's minimum (plus the source's own elem_offset).
+  static PrimExpr originOffset(const BufferRegion& region) {
+    const Buffer& b = region.buffer;
+    PrimExpr offset = b->elemOffset ? b->elemOffset : intImm(0);
+    PrimExpr stride = intImm(1);
+    for (size_t d = region.region.size(); d-- > 0;) {
+      const PrimExpr step = b->strides.empty() ? stride : b->strides[d];
+      offset = offset + region.region[d].min * step;
+      stride = stride * b->shape[d];
+    }
+    return offset;
   }
 
   // origin + index, keeping a vector index a Ramp (a contiguous access for codegen).

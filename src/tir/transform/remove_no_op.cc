@@ -19,13 +19,15 @@ bool isNoOp(const Stmt& s) {
   return false;
 }
 
-// Whether evaluating `e` can have an effect: extern and packed calls and runtime builtins
-// (`tir.call_extern`, `tir.call_packed`, `tir.tvm_*`) may; math intrinsics may not.
+// Whether evaluating `e` can have an effect: extern and packed calls, runtime builtins
+// (`tir.call_extern`, `tir.call_packed`, `tir.tvm_*`) and accelerator builtins (`vta.*`, which
+// queue micro-ops and instructions) may; math intrinsics may not.
 bool hasSideEffect(const PrimExpr& e) {
   bool effect = false;
   postOrderVisitExpr(e, [&](const PrimExpr& x) {
     const auto* c = x->as<CallNode>();
-    if (c && (c->op.find("call") != std::string::npos || c->op.find("tvm_") != std::string::npos))
+    if (c && (c->op.find("call") != std::string::npos || c->op.find("tvm_") != std::string::npos ||
+              c->op.rfind("vta.", 0) == 0))
       effect = true;
   });
   return effect;

@@ -1,0 +1,178 @@
+// VTA's packed convolution: the TE graph of seed 004 (spec vta.md §7.1) and its schedule in
+// TensorIR primitives. Each step names the TE call of the seed it replaces; TensorIR's compute_at
+// moves a producer under a consumer's loop, so the stages after the convolution are attached
+// from the last one backwards where TE attached them in any order.
+#include "vta/topi/conv2d_packed.h"
+
+#include "support/diagnostic.h"
+#include "te/create_prim_func.h"
+#include "te/reduce.h"
+#include "te/tensor.h"
+#include "topi/nn.h"
+#include "vta/tir/gemm_intrin.h"
+
+namespace tessera::vta {
+
+using tir::PrimExpr;
+
+namespace {
+
+std::vector<PrimExpr> toExprs(const std::vector<tir::Var>& vars) {
+  return {vars.begin(), vars.end()};
+}
+
+}  // namespace
+
+tir::PrimFunc conv2dPackedFunc(const Config& c, const Conv2dPackedShape& s) {
+  const int64_t b = c.batch(), ci = c.blockIn(), co = c.blockOut();
+  const int64_t outH = (s.height + 2 * s.pad - s.kernel) / s.stride + 1;
+  const int64_t outW = (s.width + 2 * s.pad - s.kernel) / s.stride + 1;
+  const te::Tensor data = te::placeholder(
+      {s.batch / b, s.inChannels / ci, s.height, s.width, b, ci}, DataType::int8(), "data");
+  const te::Tensor kernel =
+      te::placeholder({s.outChannels / co, s.inChannels / ci, s.kernel, s.kernel, co, ci},
+                      DataType::int8(), "kernel");
+  // data_buf = topi.nn.pad(data, [0, 0, pad, pad, 0, 0]); kernel_buf = a copy (the SRAM stage).
+  const te::Tensor dataBuf =
+      topi::pad(data, {0, 0, s.pad, s.pad, 0, 0}, {0, 0, s.pad, s.pad, 0, 0}, nullptr, "data_buf");
+  const te::Tensor kernelBuf = te::compute(
+      kernel.shape(), [&](const std::vector<tir::Var>& i) { return kernel(toExprs(i)); },
+      "kernel_buf");
+  const te::IterVar ic = te::reduceAxis(0, s.inChannels / ci, "ic");
+  const te::IterVar dy = te::reduceAxis(0, s.kernel, "dy");
+  const te::IterVar dx = te::reduceAxis(0, s.kernel, "dx");
+  const te::IterVar icT = te::reduceAxis(0, ci, "ic_tns");
+  const DataType i32 = DataType::int32();
+  const std::vector<int64_t> outShape = {s.batch / b, s.outChannels / co, outH, outW, b, co};
+  const te::Tensor conv = te::compute(
+      outShape,
+      [&](tir::Var bo, tir::Var cOut, tir::Var i, tir::Var j, tir::Var bi, tir::Var cIn) {
+        PrimExpr x = dataBuf(bo, ic.var, i * tir::intImm(s.stride) + dy.var,
+                             j * tir::intImm(s.stride) + dx.var, bi, icT.var);
+        PrimExpr w = kernelBuf(cOut, ic.var, dy.var, dx.var, cIn, icT.var);
+        return te::sum(tir::cast(i32, x) * tir::cast(i32, w), {ic, dy, dx, icT});
+      },
+      "res_conv");
+  const te::Tensor shr = te::compute(
+      outShape,
+      [&](const std::vector<tir::Var>& i) {
+        return tir::call(i32, "tir.shift_right", {conv(toExprs(i)), tir::intImm(s.shift)});
+      },
+      "res_shr");
+  const te::Tensor resMax = te::compute(
+      outShape,
+      [&](const std::vector<tir::Var>& i) { return tir::max(shr(toExprs(i)), tir::intImm(0)); },
+      "res_max");
+  const te::Tensor resMin = te::compute(
+      outShape,
+      [&](const std::vector<tir::Var>& i) {
+        return tir::min(resMax(toExprs(i)), tir::intImm(127));
+      },
+      "res_min");
+  const te::Tensor res = te::compute(
+      outShape,
+      [&](const std::vector<tir::Var>& i) {
+        return tir::cast(DataType::int8(), resMin(toExprs(i)));
+      },
+      "res");
+  return te::createPrimFunc({data, kernel, res});
+}
+
+namespace {
+
+using tir::BlockRV;
+using tir::LoopRV;
+constexpr std::monostate kRest{};
+
+// The loops a block owns after compute_at: the last `rank` of its loops.
+std::vector<LoopRV> ownLoops(tir::Schedule& sch, const BlockRV& block, size_t rank) {
+  std::vector<LoopRV> all = sch.getLoops(block);
+  return {all.end() - static_cast<std::ptrdiff_t>(rank), all.end()};
+}
+
+// VTA moves whole tiles: a knob that does not divide its extent would need a predicate on DMA
+// and GEMM work, which the accelerator has no form for.
+void checkTiles(const Config& c, const Conv2dPackedShape& s, const Conv2dPackedKnobs& k) {
+  const int64_t outH = (s.height + 2 * s.pad - s.kernel) / s.stride + 1;
+  const int64_t outW = (s.width + 2 * s.pad - s.kernel) / s.stride + 1;
+  auto divides = [](const char* knob, int64_t value, const char* what, int64_t extent) {
+    if (value <= 0 || extent % value != 0)
+      throwDiagnostic("vta_schedule", std::string("conv2d_packed: ") + knob + "=" +
+                                          std::to_string(value) + " does not divide the " + what +
+                                          " (" + std::to_string(extent) + ")");
+  };
+  if (s.batch % c.batch() || s.inChannels % c.blockIn() || s.outChannels % c.blockOut())
+    throwDiagnostic("vta_schedule",
+                    "conv2d_packed: batch " + std::to_string(s.batch) + ", channels " +
+                        std::to_string(s.inChannels) + " -> " + std::to_string(s.outChannels) +
+                        " are not whole VTA blocks (" + std::to_string(c.batch()) + ", " +
+                        std::to_string(c.blockIn()) + ", " + std::to_string(c.blockOut()) + ")");
+  divides("tile_b", k.tileB, "batch blocks", s.batch / c.batch());
+  divides("tile_co", k.tileCo, "output-channel blocks", s.outChannels / c.blockOut());
+  divides("tile_h", k.tileH, "output rows", outH);
+  divides("tile_w", k.tileW, "output columns", outW);
+  divides("tile_ci", k.tileCi, "input-channel blocks", s.inChannels / c.blockIn());
+  divides("oc_nthread", k.ocThreads, "output-channel tiles",
+          s.outChannels / c.blockOut() / k.tileCo);
+  divides("h_nthread", k.hThreads, "row tiles", outH / k.tileH);
+}
+
+void pragma(tir::Schedule& sch, const LoopRV& loop, const char* name) {
+  sch.annotate(loop, std::string("pragma_") + name, AttrValue::integer(1));
+}
+
+}  // namespace
+
+void scheduleConv2dPacked(tir::Schedule& sch, const Config& config, const Conv2dPackedShape& s,
+                          const Conv2dPackedKnobs& k, bool tensorize) {
+  checkTiles(config, s, k);
+  const BlockRV res = sch.getBlock("res");
+  // b, oc, y, x, b_tns, oc_tns = s[res].op.axis; split each by its tile; reorder.
+  const std::vector<LoopRV> axes = sch.getLoops(res);
+  const std::vector<LoopRV> b = sch.split(axes[0], {kRest, k.tileB});
+  const std::vector<LoopRV> oc = sch.split(axes[1], {kRest, k.tileCo});
+  const std::vector<LoopRV> y = sch.split(axes[2], {kRest, k.tileH});
+  const std::vector<LoopRV> x = sch.split(axes[3], {kRest, k.tileW});
+  sch.reorder({b[0], oc[0], y[0], x[0], b[1], oc[1], y[1], x[1], axes[4], axes[5]});
+  // Virtual threads: split the outer channel (row) tile, move the thread part outermost and bind
+  // it to cthread (`s[res].bind(tx, te.thread_axis("cthread"))`).
+  for (auto [loop, threads] : {std::pair{oc[0], k.ocThreads}, std::pair{y[0], k.hThreads}}) {
+    if (threads <= 1) continue;
+    const std::vector<LoopRV> t = sch.split(loop, {kRest, threads});
+    sch.reorder({t[1], b[0]});
+    sch.bind(t[1], "cthread");
+  }
+  // s[res_conv|res_shr|res_max|res_min].compute_at(s[res], x_out), consumers first.
+  for (const char* stage : {"res_min", "res_max", "res_shr", "res_conv"})
+    sch.computeAt(sch.getBlock(stage), x[0], /*preserveUnitLoops=*/true);
+  // The channel reduction in tiles of tileCi blocks, then the seed's conv loop order.
+  const BlockRV conv = sch.getBlock("res_conv");
+  const std::vector<LoopRV> c = ownLoops(sch, conv, 10);  // 6 spatial, ic, dy, dx, ic_tns
+  const std::vector<LoopRV> ic = sch.split(c[6], {kRest, k.tileCi});
+  sch.reorder({ic[0], c[0], c[1], c[2], ic[1], c[7], c[8], c[3], c[4], c[5], c[9]});
+  // SRAM scopes of every stage.
+  sch.setScope(sch.getBlock("data_buf"), 0, "local.inp_buffer");
+  sch.setScope(sch.getBlock("kernel_buf"), 0, "local.wgt_buffer");
+  for (const char* stage : {"res_conv", "res_shr", "res_min", "res_max"})
+    sch.setScope(sch.getBlock(stage), 0, "local.acc_buffer");
+  // The data and kernel tiles are loaded per reduction step, by DMA.
+  for (const char* stage : {"data_buf", "kernel_buf"}) {
+    const BlockRV block = sch.getBlock(stage);
+    sch.computeAt(block, ic[0], /*preserveUnitLoops=*/true);
+    pragma(sch, ownLoops(sch, block, 6)[0], "dma_copy");
+  }
+  pragma(sch, axes[4], "dma_copy");  // s[res].pragma(s[res].op.axis[4], env.dma_copy)
+  // The accumulator is zeroed before the reduction, by reset GEMMs.
+  const BlockRV init = sch.decomposeReduction(conv, ic[0]);
+  if (tensorize) {
+    registerGemmIntrinsics(config);
+    sch.tensorize(c[4], gemmIntrinName(config));  // s[res_conv].tensorize(b_tns, env.gemm)
+    // The init's nest has the row loop only when a row iter var uses it (BATCH > 1).
+    const size_t tileLoops = config.batch() > 1 ? 2 : 1;
+    sch.tensorize(ownLoops(sch, init, tileLoops)[0], gemmResetIntrinName(config));
+  }
+  for (const char* stage : {"res_shr", "res_min", "res_max"})
+    pragma(sch, ownLoops(sch, sch.getBlock(stage), 6)[0], "alu");
+}
+
+}  // namespace tessera::vta
