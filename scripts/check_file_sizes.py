@@ -11,7 +11,7 @@ EXCEPTIONS = {}
 
 def main() -> int:
     over = []
-    for folder in ("src", "tools", "tests", "examples", "bench"):
+    for folder in ("src", "tools", "python", "tests", "examples", "bench"):
         for path in sorted((ROOT / folder).rglob("*")):
             if path.suffix not in (".cc", ".h"):
                 continue

@@ -2,9 +2,9 @@
 """Checks that the build points only down the layer stack written in docs/design/layering.md.
 
 The levels come from the table in that document (one row per folder: level, folder, libraries).
-Checked: every #include in src/ and tools/, every tessera_* library named in a
-target_link_libraries of src/ and tools/, the forbidden same-level pairs, and that no CMakeLists.txt
-collects sources with file(GLOB). Run from anywhere; exits 1 listing the offending lines.
+Checked: every #include in src/, tools/ and python/, every tessera_* library named in a
+target_link_libraries of those folders, the forbidden same-level pairs, that only python/ includes
+pybind11 or Python.h, and that no CMakeLists.txt collects sources with file(GLOB). Run from anywhere; exits 1 listing the offending lines.
 """
 import pathlib
 import re
@@ -17,9 +17,12 @@ ROW = re.compile(r"^\|\s*(\d+)\s*\|\s*`([^`]+)`\s*\|([^|]*)\|")
 LIBRARY = re.compile(r"`(tessera[a-z0-9_]*)`")
 FORBIDDEN_ROW = re.compile(r"^-\s*`([^`]+)`\s*->\s*`([^`]+)`")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
-ADD_TARGET = re.compile(r"add_(?:library|executable)\(\s*(tessera[a-z0-9_]*)")
+ADD_TARGET = re.compile(r"(?:add_library|add_executable|pybind11_add_module)\(\s*(tessera[a-z0-9_]*)")
 LINK = re.compile(r"target_link_libraries\(\s*(tessera[a-z0-9_]*)([^)]*)\)", re.S)
 GLOB = re.compile(r"file\(\s*GLOB", re.I)
+PYTHON_INCLUDE = re.compile(r'^\s*#\s*include\s+[<"](pybind11/|Python\.h)')
+# Top-level folders whose code is checked; each is one row of the table (src/ has many).
+CLIENT_FOLDERS = ("tools", "python")
 
 
 def section(text: str, name: str) -> list:
@@ -58,19 +61,24 @@ def folder_of(levels: dict, rel_path: str) -> str:
 
 
 def source_folder(levels: dict, path: pathlib.Path) -> str:
-    if path.is_relative_to(ROOT / "tools"):
-        return "tools"
+    for client in CLIENT_FOLDERS:
+        if path.is_relative_to(ROOT / client):
+            return client
     return folder_of(levels, str(path.parent.relative_to(ROOT / "src")))
 
 
 def check_includes(levels, forbidden, errors) -> int:
-    files = [p for d in ("src", "tools") for ext in ("*.h", "*.cc") for p in (ROOT / d).rglob(ext)]
+    files = [p for d in ("src",) + CLIENT_FOLDERS for ext in ("*.h", "*.cc")
+             for p in (ROOT / d).rglob(ext)]
     for path in sorted(files):
         src = source_folder(levels, path)
         if not src:
             errors.append(f"{path.relative_to(ROOT)}: folder has no level in {LAYERING_DOC.name}")
             continue
         for number, line in enumerate(path.read_text().splitlines(), 1):
+            if PYTHON_INCLUDE.match(line) and src != "python":
+                errors.append(f"{path.relative_to(ROOT)}:{number}: only python/ may include "
+                              f"pybind11 or Python.h")
             match = INCLUDE.match(line)
             if not match:
                 continue
@@ -84,7 +92,8 @@ def check_includes(levels, forbidden, errors) -> int:
 
 
 def check_links(levels, library_folder, forbidden, errors) -> int:
-    cmake_files = sorted(p for d in ("src", "tools") for p in (ROOT / d).rglob("CMakeLists.txt"))
+    cmake_files = sorted(p for d in ("src",) + CLIENT_FOLDERS
+                         for p in (ROOT / d).rglob("CMakeLists.txt"))
     edges = 0
     for path in cmake_files:
         text = path.read_text()

@@ -1,0 +1,22 @@
+"""Tessera for Python: the C++ compiler under TVM 0.16's names.
+
+``import tessera`` is a thin binding (``tessera._core``, pybind11) over Tessera's C++ library, laid
+out as TVM's Python package: ``tessera.relay`` (graph IR, ops, passes, build, quantize),
+``tessera.transform`` (PassContext, Sequential), ``tessera.nd`` (NDArray, DLPack),
+``tessera.contrib.graph_executor``, ``tessera.register_func``. A TVM script runs after replacing
+``tvm`` with ``tessera``. What is bound and how: docs/design/python-package.md.
+"""
+from . import _ffi
+from .error import DiagnosticError, InternalError, TesseraError, TVMError
+from .runtime import Device, cpu, device, context
+from . import ndarray as nd
+from ._ffi import register_func, get_global_func, list_global_func_names, remove_global_func
+from . import ir
+from .ir import IRModule, structural_equal, structural_hash
+from . import target
+from . import transform
+from . import relay
+from . import parser
+from . import contrib
+
+__version__ = "0.1.0"

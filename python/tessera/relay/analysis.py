@@ -1,0 +1,8 @@
+"""tessera.relay.analysis (TVM's tvm.relay.analysis)."""
+from .. import _core
+
+
+def free_vars(expr):
+    """The free variables of ``expr`` in first-use order (post order, callee before
+    arguments)."""
+    return _core.free_vars(expr)

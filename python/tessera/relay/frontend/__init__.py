@@ -1,0 +1,2 @@
+"""tessera.relay.frontend: model importers (TVM's tvm.relay.frontend)."""
+from .onnx import from_onnx
