@@ -9,6 +9,7 @@
 #include "tir/schedule/trace.h"
 #include "tir/structural_equal.h"
 #include "tir/transform/lower.h"
+#include "vta/tir/passes.h"
 #include "vta/topi/conv2d_packed.h"
 
 namespace tessera::vta {
@@ -72,6 +73,47 @@ TEST(VtaConv2dSchedule, Seed004LayerTensorizesIntoVtaScopes) {
   tir::Schedule replay(conv2dPackedFunc(config, seed));
   tir::applyTrace(replay, sch.trace());
   EXPECT_TRUE(tir::structuralEqual(sch.func(), replay.func()));
+}
+
+// vta.build_config's passes on seed 004 (spec §6.5, §6.8, §6.9): the micro-op scopes are lifted
+// out of the tile loops, replicated whole per virtual thread, addressed in SRAM entries, and the
+// GEMM kernels fold their two outer loops into hardware loops with the spec's factors.
+TEST(VtaLowering, Seed004GemmKernelsFoldAsTheSpecSays) {
+  const Config config = Config::defaults();
+  const Conv2dPackedShape seed;
+  tir::Schedule sch(conv2dPackedFunc(config, seed));
+  scheduleConv2dPacked(sch, config, seed, {});
+  tir::transform::PassContext ctx;
+  addVtaLowerPasses(ctx, config);
+  const std::string text = test::script(tir::transform::lower(sch.func(), ctx));
+  // Reset kernel: (co 8, i 7, j 14) -> loops (8: dst 98), (7: dst 14), 14 micro-ops.
+  EXPECT_NE(text.find("\"VTAUopLoopBegin\", 8, 98, 0, 0)"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"VTAUopLoopBegin\", 7, 14, 0, 0)"), std::string::npos) << text;
+  // Main kernel: co folds (98, 0, 9), i folds (14, 16, 0); dy, dx, j stay host loops.
+  EXPECT_NE(text.find("\"VTAUopLoopBegin\", 8, 98, 0, 9)"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"VTAUopLoopBegin\", 7, 14, 16, 0)"), std::string::npos) << text;
+  EXPECT_EQ(count(text, "\"VTAUopLoopEnd\""), 7u) << text;  // 2 reset, 2 GEMM, 3 ALU
+  // Each thread's kernel names its own tiles: 784 ACC, 144 INP and 72 WGT entries apart.
+  for (const char* perThread : {"cthread_s * 784", "cthread_s * 144", "cthread_s * 72"})
+    EXPECT_NE(text.find(perThread), std::string::npos) << perThread << "\n" << text;
+  EXPECT_EQ(text.find("tvm_access_ptr"), std::string::npos) << text;
+  EXPECT_NE(text.find("for cthread_s in range(2):"), std::string::npos) << text;
+  // DMA (spec §7.1): weights 9 x 8 entries with stride 144 from ic·9 + 1152·t; inputs 14 columns
+  // by 9 rows less the image border's pad rows, stride 14, one column of padding each side; the
+  // result stored one entry at a time.
+  EXPECT_EQ(count(text, "\"VTALoadBuffer2D\""), 4u) << text;  // data and kernel, per thread
+  EXPECT_NE(text.find("ax6_0 * 9 + 1152, 9, 8, 144, 0, 0, 0, 0, 72, 1)"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("cthread_s * 1568 + i1_1 * 196 + i2_0 * 98 + i2_1 * 14 + i3_1, 1, 1, 1)"),
+            std::string::npos)
+      << text;
+  // ALU (spec §6.4): the three stages share one accumulator region and run in place, one loop of
+  // 784 entries each: >> 8 (SHR), max 0 (MAX), min 127 (MIN).
+  for (const char* op : {"T.vta.uop_push(1, 0, cthread_s * 784, cthread_s * 784, 0, 3, 1, 8)",
+                         "T.vta.uop_push(1, 0, cthread_s * 784, cthread_s * 784, 0, 1, 1, 0)",
+                         "T.vta.uop_push(1, 0, cthread_s * 784, cthread_s * 784, 0, 0, 1, 127)"})
+    EXPECT_NE(text.find(op), std::string::npos) << op << "\n" << text;
+  EXPECT_EQ(count(text, "\"VTAUopLoopBegin\", 784, 1, 1, 0)"), 3u) << text;
 }
 
 TEST(VtaConv2dSchedule, KnobsThatDoNotTileTheLayerAreErrors) {
