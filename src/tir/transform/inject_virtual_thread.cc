@@ -11,7 +11,8 @@
 //    innermost level where that happens: unrolled into N consecutive copies with t = 0..N-1 when
 //    it holds no loop and N < 16, else wrapped in `for t.s in range(N)`. Loops that do not depend
 //    on the thread stay shared around the copies. Under `cthread`, `coproc_scope` and
-//    `coproc_uop_scope` statements are replicated whole (VTA's queue scopes).
+//    `coproc_uop_scope` statements are replicated whole (VTA's queue scopes), and so is every
+//    evaluated call (VTA's dependency calls between them).
 #include <unordered_map>
 #include <unordered_set>
 
@@ -170,6 +171,13 @@ class VirtualThreadInjector : public IRMutator {
       return ifThenElse(cond, thenCase, elseCase);
     }
     if (const auto* alloc = self->as<AllocateNode>()) return visitAllocate(*alloc, self);
+    if (self->as<EvaluateNode>() && !allowShare_) {
+      // TVM replicates every evaluated call under a non-sharing tag: VTA's dependency pushes and
+      // pops outside queue scopes belong to each thread's stream.
+      Stmt s = IRMutator::visitOtherStmt(self);
+      seen_ = true;
+      return s;
+    }
     if (const auto* decl = self->as<DeclBufferNode>()) {
       auto it = remap_.find(decl->buffer->data.get());
       if (it != remap_.end())

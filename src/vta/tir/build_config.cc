@@ -41,6 +41,9 @@ void addVtaLowerPasses(tir::transform::PassContext& ctx, const Config& config) {
   const Pass liftQueue = makePrimFuncPass(
       {"vta.LiftCoProcScope", 0, {}},
       [](const PrimFunc& f, PassContext&) { return liftAttrScope(f, "coproc_scope"); });
+  const Pass coprocSync =
+      makePrimFuncPass({"vta.InjectCoProcSync", 0, {}},
+                       [](const PrimFunc& f, PassContext&) { return injectCoProcSync(f); });
   const Pass access =
       makePrimFuncPass({"vta.LowerDeviceStorageAccessInfo" + shapeSuffix(config), 0, {}},
                        [config](const PrimFunc& f, PassContext&) {
@@ -62,6 +65,7 @@ void addVtaLowerPasses(tir::transform::PassContext& ctx, const Config& config) {
   tir::transform::addLowerPass(ctx, 1, registered(aluScope));
   tir::transform::addLowerPass(ctx, 1, registered(liftUop));
   tir::transform::addLowerPass(ctx, 1, registered(liftQueue));
+  tir::transform::addLowerPass(ctx, 1, registered(coprocSync));
   tir::transform::addLowerPass(ctx, 2, registered(alu));
   tir::transform::addLowerPass(ctx, 3, registered(access));
   tir::transform::addLowerPass(ctx, 3, registered(fold));

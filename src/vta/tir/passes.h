@@ -31,6 +31,11 @@ tir::PrimFunc injectAluIntrin(const tir::PrimFunc& func, const Config& config);
 /// ones over sequences (lift_attr_scope.cc).
 tir::PrimFunc liftAttrScope(const tir::PrimFunc& func, const std::string& key);
 
+/// InjectCoProcSync (§6.6): dependency tokens between the load, compute and store queues
+/// (`vta.coproc_dep_push` / `vta.coproc_dep_pop`) and the final `vta.coproc_sync()`
+/// (inject_coproc_sync.cc).
+tir::PrimFunc injectCoProcSync(const tir::PrimFunc& func);
+
 /// LowerDeviceStorageAccessInfo (§6.8): `tir.tvm_access_ptr` of an SRAM buffer becomes its
 /// entry index (element offset / scalars per entry of the scope), and SRAM allocations, which
 /// have no host address, are dropped. DiagnosticError (code "vta_lower") for an offset that is

@@ -29,7 +29,7 @@ std::vector<FieldCase> headerCases() {
 
 std::vector<FieldCase> memCases() {
   auto c = headerCases();
-  auto u32 = [](uint32_t Instruction::* m) {
+  auto u32 = [](uint32_t Instruction::*m) {
     return [m](Instruction& i, uint64_t v) { i.*m = static_cast<uint32_t>(v); };
   };
   c.push_back({"memory_type", [](Instruction& i, uint64_t v) { i.memType = MemType(v); }});
@@ -47,7 +47,7 @@ std::vector<FieldCase> memCases() {
 
 std::vector<FieldCase> computeCases(bool alu) {
   auto c = headerCases();
-  auto u32 = [](uint32_t Instruction::* m) {
+  auto u32 = [](uint32_t Instruction::*m) {
     return [m](Instruction& i, uint64_t v) { i.*m = static_cast<uint32_t>(v); };
   };
   c.push_back({"reset_reg", [](Instruction& i, uint64_t v) { i.resetReg = v; }});
@@ -132,7 +132,7 @@ void checkAllFormats(const Config& cfg) {
   // Micro-ops: each index at its limit.
   for (size_t f = 0; f < 3; ++f) {
     Uop uop;
-    uint32_t Uop::* members[] = {&Uop::dstIdx, &Uop::srcIdx, &Uop::wgtIdx};
+    uint32_t Uop::*members[] = {&Uop::dstIdx, &Uop::srcIdx, &Uop::wgtIdx};
     uop.*members[f] = static_cast<uint32_t>(layout.uopFields()[f].maxValue());
     EXPECT_EQ(layout.decodeUop(layout.encodeUop(uop)), uop);
     uop.*members[f] += 1;

@@ -16,7 +16,9 @@ struct NamedConfig {
 };
 
 // Keeps CTest's test names readable (gtest would otherwise print the parameter's bytes).
-void PrintTo(const NamedConfig& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const NamedConfig& c, std::ostream* os) {
+  *os << c.name;
+}
 
 class VtaNonDefault : public ::testing::TestWithParam<NamedConfig> {};
 

@@ -7,6 +7,14 @@
 
 namespace tessera::vta::test {
 
+int32_t laneMin(int bits) {
+  return bits >= 32 ? -(1 << 30) : -(1 << (bits - 1));
+}
+
+int32_t laneMax(int bits) {
+  return bits >= 32 ? (1 << 30) - 1 : (1 << (bits - 1)) - 1;
+}
+
 std::vector<int32_t> randomInts(size_t n, int32_t lo, int32_t hi, uint32_t seed) {
   std::mt19937 gen(seed);
   std::uniform_int_distribution<int32_t> dist(lo, hi);

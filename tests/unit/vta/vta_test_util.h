@@ -13,6 +13,9 @@ namespace tessera::vta::test {
 
 /// Uniform random integers in [lo, hi] from a fixed-seed generator (deterministic tests).
 std::vector<int32_t> randomInts(size_t n, int32_t lo, int32_t hi, uint32_t seed);
+/// Value range of an input/weight lane of `bits` (int8: [-128, 127]).
+int32_t laneMin(int bits);
+int32_t laneMax(int bits);
 
 /// Packs lane values into bytes with `bits` per lane, little-endian, as VTA entries are laid out
 /// (spec §4.1); values are truncated to `bits`.

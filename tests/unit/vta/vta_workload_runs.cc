@@ -6,13 +6,6 @@
 namespace tessera::vta::test {
 namespace {
 
-// Value range of an input/weight lane of `bits` (int8: [-128, 127]).
-int32_t laneMin(int bits) {
-  return bits >= 32 ? -(1 << 30) : -(1 << (bits - 1));
-}
-int32_t laneMax(int bits) {
-  return bits >= 32 ? (1 << 30) - 1 : (1 << (bits - 1)) - 1;
-}
 int32_t clipMax(const Config& cfg) {
   return (1 << (cfg.inpWidth() - 1)) - 1;
 }
