@@ -123,6 +123,35 @@ void pragma(tir::Schedule& sch, const LoopRV& loop, const char* name) {
 
 }  // namespace
 
+Conv2dPackedKnobs defaultConv2dPackedKnobs(const Config& c, const Conv2dPackedShape& s) {
+  const int64_t outH = (s.height + 2 * s.pad - s.kernel) / s.stride + 1;
+  const int64_t outW = (s.width + 2 * s.pad - s.kernel) / s.stride + 1;
+  const int64_t ocBlocks = s.outChannels / c.blockOut();
+  Conv2dPackedKnobs k;
+  k.tileW = outW;
+  k.tileCi = 1;
+  k.hThreads = 1;
+  k.ocThreads = ocBlocks % 2 == 0 ? 2 : 1;
+  const int64_t threads = k.ocThreads;
+  const int64_t inCols = (outW - 1) * s.stride + s.kernel;
+  int64_t best = 0;
+  for (int64_t h = 1; h <= outH; ++h) {
+    if (outH % h) continue;
+    const int64_t inRows = (h - 1) * s.stride + s.kernel;
+    if (inRows * inCols * threads > c.inpBuffDepth()) continue;
+    for (int64_t co = 1; co <= ocBlocks / threads; ++co) {
+      if ((ocBlocks / threads) % co) continue;
+      if (co * h * outW * threads > c.accBuffDepth()) continue;
+      if (co * s.kernel * s.kernel * threads > c.wgtBuffDepth()) continue;
+      if (co * h > best) best = co * h, k.tileH = h, k.tileCo = co;
+    }
+  }
+  if (!best)
+    throwDiagnostic("vta_schedule", "conv2d_packed: not even one output row of " +
+                                        std::to_string(outW) + " columns fits VTA's SRAMs");
+  return k;
+}
+
 void scheduleConv2dPacked(tir::Schedule& sch, const Config& config, const Conv2dPackedShape& s,
                           const Conv2dPackedKnobs& k, bool tensorize) {
   checkTiles(config, s, k);

@@ -29,6 +29,13 @@ struct Conv2dPackedKnobs {
   int64_t ocThreads = 2, hThreads = 1;
 };
 
+/// TVM's fallback for a layer without a tuned record, made to fit the SRAMs: whole output rows
+/// (tile_w = output width), one input-channel block per reduction step, two virtual threads over
+/// output channels when there are at least two channel tiles, and the largest tile_h x tile_co
+/// whose accumulator, input and weight tiles (times the threads) fit ACC, INP and WGT.
+/// DiagnosticError (code "vta_schedule") when not even one row fits.
+Conv2dPackedKnobs defaultConv2dPackedKnobs(const Config& config, const Conv2dPackedShape& shape);
+
 /// create_prim_func of the seed's TE graph: stages data_buf (padding), kernel_buf (copy),
 /// res_conv, res_shr, res_max, res_min and res, with parameters (data, kernel, res).
 tir::PrimFunc conv2dPackedFunc(const Config& config, const Conv2dPackedShape& shape);
