@@ -116,6 +116,25 @@ TEST(VtaLowering, Seed004GemmKernelsFoldAsTheSpecSays) {
   EXPECT_EQ(count(text, "\"VTAUopLoopBegin\", 784, 1, 1, 0)"), 3u) << text;
 }
 
+// Knobs that tile the layer but whose tiles overflow an SRAM are a compile error naming the
+// memory and the sizes (spec §9), after virtual-thread replication.
+TEST(VtaLowering, SramOverflowIsAnError) {
+  const Config config = Config::defaults();
+  const Conv2dPackedShape seed;
+  Conv2dPackedKnobs big;
+  big.tileH = 14;  // 8 blocks x 14 x 14 x 2 threads = 3136 accumulator entries > 2048
+  tir::Schedule sch(conv2dPackedFunc(config, seed));
+  scheduleConv2dPacked(sch, config, seed, big);
+  tir::transform::PassContext ctx;
+  addVtaLowerPasses(ctx, config);
+  const Diagnostic d = test::diagnosticOf([&] { tir::transform::lower(sch.func(), ctx); });
+  EXPECT_EQ(d.code, "vta_lower");
+  EXPECT_NE(d.message.find("allocation exceeds bound of memory tag local.acc_buffer: 3136 entries "
+                           "needed, 2048 available"),
+            std::string::npos)
+      << d.message;
+}
+
 TEST(VtaConv2dSchedule, KnobsThatDoNotTileTheLayerAreErrors) {
   const Config config = Config::defaults();
   auto error = [&](Conv2dPackedKnobs knobs) {
