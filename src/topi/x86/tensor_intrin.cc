@@ -13,19 +13,6 @@ namespace {
 
 using namespace tir;
 
-BufferRegion pointRegion(const Buffer& b, const std::vector<PrimExpr>& index) {
-  BufferRegion r{b, {}};
-  for (const PrimExpr& i : index) r.region.push_back(Range{i, intImm(1)});
-  return r;
-}
-
-PrimFunc rootFunction(const std::vector<Buffer>& buffers, Stmt body) {
-  auto root = std::make_shared<BlockNode>();
-  root->name = "root";
-  root->body = std::move(body);
-  return makePrimFunc("main", buffers, blockRealize({}, boolImm(true), root));
-}
-
 struct DotBuffers {
   Buffer a = makeBuffer("A", {intImm(4)}, DataType::uint8());
   Buffer b = makeBuffer("B", {intImm(16), intImm(4)}, DataType::int8());
@@ -52,7 +39,7 @@ PrimFunc dotDescription(const Buffer& a, const Buffer& b, const Buffer& c, DotIn
                                                       cast(i32, bufferLoad(b, bi(vj, vk))),
                             {vj});
   Stmt nest = loopNest({j, k}, {intImm(16), intImm(4)}, blockRealize({j, k}, boolImm(true), block));
-  return rootFunction({a, b, c}, nest);
+  return intrinFunction({a, b, c}, nest);
 }
 
 // C[j] += int32(A[k]) * int32(B[j, k]): the data group shared by all lanes.
@@ -60,7 +47,9 @@ PrimFunc vnniDescription() {
   DotBuffers p;
   return dotDescription(
       p.a, p.b, p.c, [](const Var&, const Var& k) { return std::vector<PrimExpr>{k}; },
-      [](const Var& j, const Var& k) { return std::vector<PrimExpr>{j, k}; });
+      [](const Var& j, const Var& k) {
+        return std::vector<PrimExpr>{j, k};
+      });
 }
 
 // C[0:16] = vpdpbusd(C[0:16], the 4 bytes of A broadcast to every lane, B's 64 bytes).
@@ -75,7 +64,7 @@ PrimFunc vnniImplementation() {
   PrimExpr dot = call(i32x16, "tir.call_llvm_pure_intrin",
                       {stringImm("llvm.x86.avx512.vpdpbusd.512"), bufferLoad(p.c, {lanes}),
                        broadcast(group, 16), weights});
-  return rootFunction({p.a, p.b, p.c}, bufferStore(p.c, dot, {lanes}));
+  return intrinFunction({p.a, p.b, p.c}, bufferStore(p.c, dot, {lanes}));
 }
 
 struct SharedWeightBuffers {
@@ -88,7 +77,10 @@ struct SharedWeightBuffers {
 PrimFunc sharedWeightDescription() {
   SharedWeightBuffers p;
   return dotDescription(
-      p.a, p.b, p.c, [](const Var& j, const Var& k) { return std::vector<PrimExpr>{j, k}; },
+      p.a, p.b, p.c,
+      [](const Var& j, const Var& k) {
+        return std::vector<PrimExpr>{j, k};
+      },
       [](const Var&, const Var& k) { return std::vector<PrimExpr>{k}; });
 }
 
@@ -104,7 +96,7 @@ PrimFunc sharedWeightImplementation() {
   PrimExpr dot = call(i32x16, "tir.call_llvm_pure_intrin",
                       {stringImm("llvm.x86.avx512.vpdpbusd.512"), bufferLoad(p.c, {lanes}), data,
                        broadcast(weights, 16)});
-  return rootFunction({p.a, p.b, p.c}, bufferStore(p.c, dot, {lanes}));
+  return intrinFunction({p.a, p.b, p.c}, bufferStore(p.c, dot, {lanes}));
 }
 
 }  // namespace

@@ -35,13 +35,6 @@ struct AmxBuffers {
   }
 };
 
-PrimFunc rootFunction(const std::vector<Buffer>& buffers, Stmt body) {
-  auto root = std::make_shared<BlockNode>();
-  root->name = "root";
-  root->body = std::move(body);
-  return makePrimFunc("main", buffers, blockRealize({}, boolImm(true), root));
-}
-
 // for mo < pixels / 32, b < 2, lane < 16, mi < 32, c, ky, kx, g < 16: C[b, lane, 32 mo + mi] +=
 // amxConvProduct, as the compute's reduction block is written once the schedule has split its
 // pixels into units of 32 and decomposed the reduction.
@@ -98,8 +91,8 @@ PrimFunc description(const AmxConvGeometry& g, const AmxBuffers& p, DataType dat
                                        intImm(kAmxUnit)};
   nest.insert(nest.end(), loops.begin() + 3, loops.end());
   nestExtents.insert(nestExtents.end(), extents.begin() + 3, extents.end());
-  return rootFunction({p.w, p.d, p.c},
-                      loopNest(nest, nestExtents, blockRealize(values, boolImm(true), block)));
+  return intrinFunction({p.w, p.d, p.c},
+                        loopNest(nest, nestExtents, blockRealize(values, boolImm(true), block)));
 }
 
 PrimExpr addressOf(const Buffer& b, std::vector<PrimExpr> index) {
@@ -184,7 +177,7 @@ PrimFunc implementation(const AmxConvGeometry& g, const AmxBuffers& p, DataType 
   tiles->name = "amx_tiles";
   tiles->allocBuffers = {cfg};
   tiles->body = seq(body);
-  return rootFunction({p.w, p.d, p.c}, blockRealize({}, boolImm(true), tiles));
+  return intrinFunction({p.w, p.d, p.c}, blockRealize({}, boolImm(true), tiles));
 }
 
 }  // namespace

@@ -15,19 +15,6 @@ namespace {
 
 using namespace tir;
 
-BufferRegion pointRegion(const Buffer& b, const std::vector<PrimExpr>& index) {
-  BufferRegion r{b, {}};
-  for (const PrimExpr& i : index) r.region.push_back(Range{i, intImm(1)});
-  return r;
-}
-
-PrimFunc rootFunction(const std::vector<Buffer>& buffers, Stmt body) {
-  auto root = std::make_shared<BlockNode>();
-  root->name = "root";
-  root->body = std::move(body);
-  return makePrimFunc("main", buffers, blockRealize({}, boolImm(true), root));
-}
-
 // The three operand tiles in their SRAM scopes; with `offsets`, each has a variable elem_offset
 // that tensorize binds to the tile's position (the implementation passes it to the micro-op).
 struct Tiles {
@@ -89,7 +76,7 @@ PrimFunc gemmDescription(const Config& c) {
   Stmt nest =
       loopNest({row.loop, j, k}, {intImm(row.extent), intImm(c.blockOut()), intImm(c.blockIn())},
                blockRealize(bindings, boolImm(true), block));
-  return rootFunction({t.inp, t.wgt, t.out}, nest);
+  return intrinFunction({t.inp, t.wgt, t.out}, nest);
 }
 
 // for i, j: out[i, j] = 0.
@@ -113,7 +100,7 @@ PrimFunc resetDescription(const Config& c) {
   const Stmt realize = blockRealize(bindings, boolImm(true), block);
   Stmt nest = row.var ? loopNest({row.loop, j}, {intImm(row.extent), intImm(c.blockOut())}, realize)
                       : loopNest({j}, {intImm(c.blockOut())}, realize);
-  return rootFunction({t.out}, nest);
+  return intrinFunction({t.out}, nest);
 }
 
 Stmt gemmScope(PrimExpr uopPush) {
@@ -136,16 +123,16 @@ PrimExpr accessPtr(const Buffer& b, int mask) {
 PrimFunc gemmImplementation(const Config& c) {
   Tiles t(c, true);
   const PrimExpr zero = intImm(0);
-  return rootFunction({t.inp, t.wgt, t.out},
-                      gemmScope(call(DataType::int32(), "vta.uop_push",
-                                     {zero, zero, accessPtr(t.out, 3), accessPtr(t.inp, 1),
-                                      accessPtr(t.wgt, 1), zero, zero, zero})));
+  return intrinFunction({t.inp, t.wgt, t.out},
+                        gemmScope(call(DataType::int32(), "vta.uop_push",
+                                       {zero, zero, accessPtr(t.out, 3), accessPtr(t.inp, 1),
+                                        accessPtr(t.wgt, 1), zero, zero, zero})));
 }
 
 PrimFunc resetImplementation(const Config& c) {
   Tiles t(c, true);
   const PrimExpr zero = intImm(0);
-  return rootFunction(
+  return intrinFunction(
       {t.out},
       gemmScope(call(DataType::int32(), "vta.uop_push",
                      {zero, intImm(1), accessPtr(t.out, 2), zero, zero, zero, zero, zero})));

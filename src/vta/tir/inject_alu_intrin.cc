@@ -17,6 +17,7 @@
 #include "tir/transform/pass_util.h"
 #include "vta/rt/isa.h"
 #include "vta/tir/passes.h"
+#include "vta/tir/perfect_nest.h"
 
 namespace tessera::vta {
 
@@ -83,46 +84,19 @@ class AluInjector : public IRMutator {
 };
 
 // index = base + Σ factor_i · v_i, factors constant.
-std::pair<PrimExpr, std::vector<int64_t>> affine(const PrimExpr& e, const std::vector<Loop>& loops,
+std::pair<PrimExpr, std::vector<int64_t>> affine(const PrimExpr& e,
+                                                 const std::vector<NestLoop>& loops,
                                                  arith::Analyzer& analyzer) {
-  VarMap zero;
-  for (const Loop& l : loops) zero[l.var.get()] = intImm(0, l.var->dtype);
-  const PrimExpr base = analyzer.simplify(substitute(e, zero));
-  std::vector<int64_t> factors;
-  PrimExpr rebuilt = base;
-  for (const Loop& l : loops) {
-    VarMap one = zero;
-    one[l.var.get()] = intImm(1, l.var->dtype);
-    const int64_t* f = asConstInt(analyzer.simplify(substitute(e, one) - base));
-    if (!f) fail("an ALU index is not affine in its loops: " + toString(e));
-    factors.push_back(*f);
-    rebuilt = rebuilt + intImm(*f, l.var->dtype) * l.var;
-  }
-  if (!analyzer.canProveEqual(e, rebuilt)) fail("an ALU index is not affine: " + toString(e));
-  return {base, factors};
+  std::optional<AffineIndex> a = affineIndex(e, loops, analyzer);
+  if (!a) fail("an ALU index is not affine in its loops: " + toString(e));
+  return {a->base, a->coef};
 }
 
 Stmt AluInjector::inject(const Stmt& body) {
-  std::vector<Loop> loops;
-  VarMap unit;
-  Stmt s = body;
-  while (true) {
-    if (const auto* f = s->as<ForNode>()) {
-      const int64_t* e = asConstInt(f->extent);
-      if (!e || !isZero(f->min)) fail("an ALU loop needs a constant extent from 0");
-      if (*e == 1)
-        unit[f->loopVar.get()] = intImm(0, f->loopVar->dtype);
-      else
-        loops.push_back({f->loopVar, *e});
-      s = f->body;
-    } else if (const auto* d = s->as<DeclBufferNode>()) {
-      s = d->body;
-    } else if (const auto* l = s->as<LetStmtNode>()) {
-      s = substitute(l->body, {{l->var.get(), l->value}});
-    } else {
-      break;
-    }
-  }
+  PerfectNest nest = perfectNest(body, "vta_alu");
+  std::vector<NestLoop>& loops = nest.loops;
+  const VarMap& unit = nest.unit;
+  const Stmt& s = nest.leaf;
   const auto* store = s->as<BufferStoreNode>();
   if (!store || store->indices.size() != 1)
     fail("an alu nest must be a perfect loop nest around one store");

@@ -17,6 +17,7 @@
 #include "vta/rt/isa.h"
 #include "vta/tir/dma_pattern.h"
 #include "vta/tir/passes.h"
+#include "vta/tir/perfect_nest.h"
 
 namespace tessera::vta {
 
@@ -28,37 +29,16 @@ using namespace tir;
   throwDiagnostic("vta_dma", message);
 }
 
-struct Loop {
-  Var var;
-  int64_t extent;
-};
+using Loop = NestLoop;
 
-// `e` = base + Σ coef_i · v_i over the nest's variables (coefficients constant), or an error.
-struct Affine {
-  PrimExpr base;
-  std::vector<int64_t> coef;
-};
-
-Affine affineIn(const PrimExpr& e, const std::vector<Loop>& loops, arith::Analyzer& analyzer,
-                const char* what) {
-  VarMap zero;
-  for (const Loop& l : loops) zero[l.var.get()] = intImm(0, l.var->dtype);
-  Affine a{analyzer.simplify(substitute(e, zero)), {}};
-  PrimExpr rebuilt = a.base;
-  for (const Loop& l : loops) {
-    VarMap one = zero;
-    one[l.var.get()] = intImm(1, l.var->dtype);
-    const int64_t* c = asConstInt(analyzer.simplify(substitute(e, one) - a.base));
-    if (!c)
-      fail(std::string("the ") + what +
-           " index of a dma_copy is not affine in its loops: " + toString(e));
-    a.coef.push_back(*c);
-    rebuilt = rebuilt + intImm(*c, l.var->dtype) * l.var;
-  }
-  if (!analyzer.canProveEqual(e, rebuilt))
+// `e` = base + Σ coef_i · v_i over the nest's variables, or an error.
+AffineIndex affineIn(const PrimExpr& e, const std::vector<Loop>& loops, arith::Analyzer& analyzer,
+                     const char* what) {
+  std::optional<AffineIndex> a = affineIndex(e, loops, analyzer);
+  if (!a)
     fail(std::string("the ") + what +
          " index of a dma_copy is not affine in its loops: " + toString(e));
-  return a;
+  return *a;
 }
 
 // Per-loop valid range [lo, hi] from a conjunction of bounds on `v + c`; null bounds mean the
@@ -155,26 +135,10 @@ class DmaInjector : public IRMutator {
 
 Stmt DmaInjector::inject(const Stmt& nest) {
   // The perfect nest, unit loops substituted away, declarations and lets looked through.
-  std::vector<Loop> loops;
-  VarMap unit;
-  Stmt s = nest;
-  while (true) {
-    if (const auto* f = s->as<ForNode>()) {
-      const int64_t* e = asConstInt(f->extent);
-      if (!e || !isZero(f->min)) fail("a dma_copy loop needs a constant extent from 0");
-      if (*e == 1)
-        unit[f->loopVar.get()] = intImm(0, f->loopVar->dtype);
-      else
-        loops.push_back({f->loopVar, *e});
-      s = f->body;
-    } else if (const auto* d = s->as<DeclBufferNode>()) {
-      s = d->body;
-    } else if (const auto* l = s->as<LetStmtNode>()) {
-      s = substitute(l->body, {{l->var.get(), l->value}});
-    } else {
-      break;
-    }
-  }
+  const PerfectNest nestInfo = perfectNest(nest, "vta_dma");
+  const std::vector<Loop>& loops = nestInfo.loops;
+  const VarMap& unit = nestInfo.unit;
+  const Stmt& s = nestInfo.leaf;
   const auto* store = s->as<BufferStoreNode>();
   if (!store || store->indices.size() != 1)
     fail("cannot match copy pattern: a dma_copy nest must end in one flat store, found " +
@@ -196,8 +160,9 @@ Stmt DmaInjector::inject(const Stmt& nest) {
   const auto* load = value->as<BufferLoadNode>();
   if (!load || load->indices.size() != 1)
     fail("cannot match copy pattern: the copied value is " + toString(value));
-  const Affine dst = affineIn(substitute(store->indices[0], unit), loops, analyzer_, "destination");
-  const Affine src = affineIn(substitute(load->indices[0], unit), loops, analyzer_, "source");
+  const AffineIndex dst =
+      affineIn(substitute(store->indices[0], unit), loops, analyzer_, "destination");
+  const AffineIndex src = affineIn(substitute(load->indices[0], unit), loops, analyzer_, "source");
   const std::string dstScope = scopeOf(store->buffer->data), srcScope = scopeOf(load->buffer->data);
   const bool isLoad = srcScope == "global";
   if (isLoad == (dstScope == "global"))
@@ -208,7 +173,7 @@ Stmt DmaInjector::inject(const Stmt& nest) {
   if (!block || (!isLoad && sram != "local.acc_buffer"))
     fail("a dma_copy cannot " + std::string(isLoad ? "load into " : "store from ") + sram);
   // The SRAM side must be compact: row-major strides of the extents.
-  const Affine& onChip = isLoad ? dst : src;
+  const AffineIndex& onChip = isLoad ? dst : src;
   for (size_t i = loops.size(), stride = 1; i-- > 0; stride *= loops[i].extent)
     if (onChip.coef[i] != static_cast<int64_t>(stride))
       fail("the SRAM side of a dma_copy into " + sram + " is not compact");
@@ -229,7 +194,7 @@ Stmt DmaInjector::inject(const Stmt& nest) {
   // The DRAM side: shape minus padding, origin moved past the leading pads.
   std::vector<DmaDim> dram;
   PrimExpr dramOffset = isLoad ? src.base : dst.base;
-  const Affine& offChip = isLoad ? src : dst;
+  const AffineIndex& offChip = isLoad ? src : dst;
   for (size_t i = 0; i < loops.size(); ++i) {
     dram.push_back({analyzer_.simplify(intImm(loops[i].extent) - padBefore[i] - padAfter[i]),
                     offChip.coef[i]});

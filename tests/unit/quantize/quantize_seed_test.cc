@@ -18,21 +18,6 @@
 namespace tessera::relay::quantize {
 namespace {
 
-// The golden file without its `//` header and without `span=...` in comments.
-std::string goldenText(const std::string& file) {
-  const std::string text = test::readFile(test::sourcePath("tests/golden/text/" + file));
-  std::string out;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    const std::string line = text.substr(pos, end - pos);
-    if (line.rfind("//", 0) != 0) out += line + "\n";
-    pos = end + 1;
-  }
-  return std::regex_replace(out, std::regex(" span=[^ ]*:[0-9]+:[0-9]+"), "");
-}
-
 // Seed 000 quantizes inside `with tvm.transform.PassContext(opt_level=3)`.
 TEST(QuantizeSeeds, Seed000QuantizedModuleByteForByte) {
   QConfig cfg = QConfig::scoped();

@@ -3,12 +3,29 @@
 #pragma once
 
 #include <cmath>
+#include <regex>
+#include <string>
 
 #include "relay/builder.h"
 #include "relay/type_infer.h"
 #include "test_util.h"
 
 namespace tessera::relay::quantize {
+
+// A golden file of tests/golden/text without its `//` header and without `span=...` in comments.
+inline std::string goldenText(const std::string& file) {
+  const std::string text = test::readFile(test::sourcePath("tests/golden/text/" + file));
+  std::string out;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(pos, end - pos);
+    if (line.rfind("//", 0) != 0) out += line + "\n";
+    pos = end + 1;
+  }
+  return std::regex_replace(out, std::regex(" span=[^ ]*:[0-9]+:[0-9]+"), "");
+}
 
 inline Expr uniform(const std::vector<int64_t>& shape, double bound, uint64_t seed) {
   return constant(test::randomTensor(shape, DataType::float32(), seed, -bound, bound));

@@ -20,20 +20,6 @@ namespace {
 
 using namespace relay;
 
-std::string goldenText(const std::string& file) {
-  const std::string text = test::readFile(test::sourcePath("tests/golden/text/" + file));
-  std::string out;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    const std::string line = text.substr(pos, end - pos);
-    if (line.rfind("//", 0) != 0) out += line + "\n";
-    pos = end + 1;
-  }
-  return std::regex_replace(out, std::regex(" span=[^ ]*:[0-9]+:[0-9]+"), "");
-}
-
 IRModule seed000Quantized() {
   quantize::QConfig cfg = quantize::QConfig::scoped();
   cfg.skipConvLayers = std::vector<int64_t>{};
@@ -63,13 +49,13 @@ size_t count(const std::string& text, const std::string& what) {
 TEST(GraphPackSeed000, SecondPrintoutByteForByte) {
   const IRModule quantized = seed000Quantized();
   const IRModule packed = graphPackModule(quantized, {});
-  EXPECT_EQ(printModule(packed), goldenText("seed000_graph_pack.relay"));
+  EXPECT_EQ(printModule(packed), quantize::goldenText("seed000_graph_pack.relay"));
 }
 
 TEST(GraphPackSeed000, ThirdPrintoutByteForByte) {
   const IRModule packed = graphPackModule(seed000Quantized(), {});
   const IRModule composite = (*vtaCompositePass())(packed);
-  EXPECT_EQ(printModule(composite), goldenText("seed000_merge_composite.relay"));
+  EXPECT_EQ(printModule(composite), quantize::goldenText("seed000_merge_composite.relay"));
 }
 
 TEST(GraphPackSeed000, PackedModuleComputesTheSameValues) {

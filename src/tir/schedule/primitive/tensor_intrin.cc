@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "support/diagnostic.h"
+#include "tir/stmt.h"
 
 namespace tessera::tir {
 
@@ -49,6 +50,19 @@ void checkMatchingParams(const std::string& name, const PrimFunc& desc, const Pr
 }
 
 }  // namespace
+
+BufferRegion pointRegion(const Buffer& b, const std::vector<PrimExpr>& index) {
+  BufferRegion r{b, {}};
+  for (const PrimExpr& i : index) r.region.push_back(Range{i, intImm(1)});
+  return r;
+}
+
+PrimFunc intrinFunction(const std::vector<Buffer>& buffers, Stmt body) {
+  auto root = std::make_shared<BlockNode>();
+  root->name = "root";
+  root->body = std::move(body);
+  return makePrimFunc("main", buffers, blockRealize({}, boolImm(true), root));
+}
 
 void registerTensorIntrin(const std::string& name, PrimFunc desc, PrimFunc impl, bool override) {
   checkMatchingParams(name, desc, impl);

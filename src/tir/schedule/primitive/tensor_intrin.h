@@ -25,4 +25,11 @@ const TensorIntrin& getTensorIntrin(const std::string& name);
 /// The registered names, sorted.
 std::vector<std::string> tensorIntrinNames();
 
+// Helpers for writing descriptions and implementations.
+
+/// A one-element region of `b` at `index`.
+BufferRegion pointRegion(const Buffer& b, const std::vector<PrimExpr>& index);
+/// A function over `buffers` whose body sits in the root block, as create_prim_func makes them.
+PrimFunc intrinFunction(const std::vector<Buffer>& buffers, Stmt body);
+
 }  // namespace tessera::tir
