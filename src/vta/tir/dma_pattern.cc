@@ -76,7 +76,8 @@ Pattern2D pattern2D(const std::vector<DmaDim>& dims, int64_t block, bool allowFo
     fail("cannot detect 2d pattern over " + std::to_string(n) + " dimensions");
   }
   // BATCH > 1: the entry is the last two dimensions (batch x block lanes).
-  if (n >= 2 && d[n - 1].stride == 1 && d[n - 2].stride == *tir::asConstInt(d[n - 1].extent)) {
+  const int64_t* lanes = n >= 2 ? tir::asConstInt(d[n - 1].extent) : nullptr;
+  if (lanes && d[n - 1].stride == 1 && d[n - 2].stride == *lanes) {
     if (n == 2) return {one, one, one};
     if (n == 3 && d[0].stride == block) return {d[0].extent, one, d[0].extent};
     if (n == 4 && d[0].stride % block == 0)

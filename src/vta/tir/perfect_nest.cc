@@ -41,7 +41,8 @@ std::optional<AffineIndex> affineIndex(const PrimExpr& e, const std::vector<Nest
   for (const NestLoop& l : loops) {
     VarMap one = zero;
     one[l.var.get()] = intImm(1, l.var->dtype);
-    const int64_t* c = asConstInt(analyzer.simplify(substitute(e, one) - a.base));
+    const PrimExpr step = analyzer.simplify(substitute(e, one) - a.base);  // keeps *c alive
+    const int64_t* c = asConstInt(step);
     if (!c) return std::nullopt;
     a.coef.push_back(*c);
     rebuilt = rebuilt + intImm(*c, l.var->dtype) * l.var;
