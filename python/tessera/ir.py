@@ -2,6 +2,18 @@
 from . import _core
 
 IRModule = _core.IRModule
+_relay_from_expr = IRModule.from_expr
+
+
+def _from_expr(expr, functions=None, type_defs=None):
+    """A module whose "main" is ``expr``: a Relay module for a Relay function or expression, a
+    module of PrimFuncs (tir.IRModule) for a PrimFunc."""
+    if isinstance(expr, _core.PrimFunc):
+        return _core.TirModule.from_func(expr, "main")
+    return _relay_from_expr(expr)
+
+
+IRModule.from_expr = staticmethod(_from_expr)
 
 
 def _show(self, show_meta_data=False):

@@ -1,0 +1,39 @@
+// Shared declarations of the TensorIR, TE and Relax bindings (bind_tir.cc, bind_schedule.cc,
+// bind_relax.cc): the Python identities of TIR expressions and PrimFuncs, and their conversions.
+#pragma once
+
+#include <string>
+
+#include "binding.h"
+#include "te/tensor.h"
+#include "tir/expr.h"
+#include "tir/function.h"
+
+namespace tessera::python {
+
+/// A TIR expression as Python sees it (tir.PrimExpr; Var, IntImm, ... are the same class).
+struct PyPrimExpr {
+  tir::PrimExpr expr;
+};
+
+/// A PrimFunc as Python sees it (tir.PrimFunc).
+struct PyPrimFunc {
+  tir::PrimFunc func;
+};
+
+/// The dtype named `name`; DiagnosticError (code "dtype") when unknown.
+DataType tirDtype(const std::string& name);
+
+/// A Python value as a TIR expression: a PrimExpr, an IterVar (its variable), a bool, an int (an
+/// int32 immediate, or `like`'s dtype when that is an integer type) or a float (`like`'s dtype
+/// when that is a float type, else float32).
+tir::PrimExpr toPrimExpr(py::handle value, DataType like = DataType::int32());
+
+/// A shape or index list: each element through toPrimExpr.
+std::vector<tir::PrimExpr> toPrimExprs(py::handle values);
+
+void bindTir(py::module_& m);
+void bindSchedule(py::module_& m);
+void bindRelax(py::module_& m);
+
+}  // namespace tessera::python
