@@ -18,4 +18,5 @@ PYBIND11_MODULE(_core, m) {
   tp::bindQuantize(m);
   tp::bindTir(m);
   tp::bindSchedule(m);
+  tp::bindRelax(m);
 }

@@ -4,7 +4,7 @@
 out as TVM's Python package: ``tessera.relay`` (graph IR, ops, passes, build, quantize),
 ``tessera.transform`` (PassContext, Sequential), ``tessera.nd`` (NDArray, DLPack),
 ``tessera.contrib.graph_executor``, ``tessera.register_func``, ``tessera.te``, ``tessera.tir``
-(Schedule, build). A TVM script runs after replacing
+(Schedule, build), ``tessera.relax`` (BlockBuilder, VM). A TVM script runs after replacing
 ``tvm`` with ``tessera``. What is bound and how: docs/design/python-package.md.
 """
 from . import _ffi
@@ -21,6 +21,7 @@ from . import parser
 from . import contrib
 from . import te
 from . import tir
+from . import relax
 from .tir.build import build
 
 __version__ = "0.1.0"
