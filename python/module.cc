@@ -19,4 +19,5 @@ PYBIND11_MODULE(_core, m) {
   tp::bindTir(m);
   tp::bindSchedule(m);
   tp::bindRelax(m);
+  tp::bindPattern(m);
 }

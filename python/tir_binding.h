@@ -35,5 +35,8 @@ std::vector<tir::PrimExpr> toPrimExprs(py::handle values);
 void bindTir(py::module_& m);
 void bindSchedule(py::module_& m);
 void bindRelax(py::module_& m);
+/// The dataflow pattern language, MergeComposite and Python partition rules (bind_pattern.cc;
+/// here for tirDtype).
+void bindPattern(py::module_& m);
 
 }  // namespace tessera::python
