@@ -34,7 +34,7 @@ Expr exprOf(py::handle e) {
 
 std::vector<Pattern> toPatterns(py::handle items) {
   std::vector<Pattern> out;
-  for (py::handle p : items) out.push_back(p.cast<Pattern>());
+  for (py::handle p : items) out.push_back(castTo<Pattern>(p, "a dataflow pattern"));
   return out;
 }
 
@@ -92,7 +92,9 @@ void bindPatterns(py::module_& m) {
       .def("__or__", [](const Pattern& a, const Pattern& b) { return a | b; })
       .def("optional",
            [](const Pattern& p, py::function wrap) {
-             return p.optional([&wrap](const Pattern& x) { return wrap(x).cast<Pattern>(); });
+             return p.optional([&wrap](const Pattern& x) {
+               return castTo<Pattern>(wrap(x), "optional's function to return a pattern");
+             });
            })
       .def("has_attr",
            [](const Pattern& p, py::dict attrs) {
@@ -132,7 +134,7 @@ void bindPatterns(py::module_& m) {
                             "': check functions are not supported by Tessera's MergeComposite");
       if (t.size() < 2 || t.size() > 3)
         throw py::value_error("a pattern table row is (name, pattern) or (name, pattern, check)");
-      rows.emplace_back(t[0].cast<std::string>(), t[1].cast<Pattern>());
+      rows.emplace_back(t[0].cast<std::string>(), castTo<Pattern>(t[1], "a dataflow pattern"));
     }
     return PyPass{relay::mergeCompositePass(std::move(rows))};
   });

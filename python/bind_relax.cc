@@ -101,7 +101,7 @@ py::object moduleItem(const relax::IRModule& mod, const std::string& name) {
 
 relax::IRModule::Func toFunc(py::handle f) {
   if (py::isinstance<PyPrimFunc>(f)) return f.cast<const PyPrimFunc&>().func;
-  return f.cast<const PyRelaxFunc&>().func;
+  return castTo<const PyRelaxFunc&>(f, "a relax.Function or a tir.PrimFunc").func;
 }
 
 void bindRelaxExprs(py::module_& m) {
@@ -153,7 +153,7 @@ void bindRelaxExprs(py::module_& m) {
   m.def("relax_call_dps_packed", [](const std::string& func, py::handle args, py::handle outSinfo) {
     return wrapRelax(relax::callDpsPacked(func, toArgs(args), toSInfo(outSinfo)));
   });
-  m.def("relax_op", [](const std::string& op, py::args args, std::vector<int64_t> axes) {
+  m.def("relax_op", [](const std::string& op, py::list args, std::vector<int64_t> axes) {
     std::vector<Expr> a;
     for (py::handle x : args) a.push_back(toRelax(x));
     auto arity = [&](size_t n) {
@@ -180,7 +180,8 @@ void bindBlockBuilder(py::module_& m) {
             std::optional<std::vector<relax::Var>> ps;
             if (!params.is_none()) {
               ps.emplace();
-              for (py::handle p : params) ps->push_back(varOf(p.cast<const PyRelaxVar&>()));
+              for (py::handle p : params)
+                ps->push_back(varOf(castTo<const PyRelaxVar&>(p, "a relax.Var parameter")));
             }
             bb.function(name, ps, isPrivate);
           },
@@ -206,7 +207,7 @@ void bindBlockBuilder(py::module_& m) {
              relax::TeFunction te = [&f](const std::vector<te::Tensor>& tensors) {
                py::tuple ts(tensors.size());
                for (size_t i = 0; i < tensors.size(); ++i) ts[i] = py::cast(tensors[i]);
-               return f(*ts).cast<te::Tensor>();
+               return castTo<te::Tensor>(f(*ts), "the TE function to return a te.Tensor");
              };
              return wrapRelax(bb.emitTe(name, te, toArgs(args)));
            })
@@ -216,7 +217,8 @@ void bindBlockBuilder(py::module_& m) {
             std::optional<std::vector<relax::Var>> ps;
             if (!params.is_none()) {
               ps.emplace();
-              for (py::handle p : params) ps->push_back(varOf(p.cast<const PyRelaxVar&>()));
+              for (py::handle p : params)
+                ps->push_back(varOf(castTo<const PyRelaxVar&>(p, "a relax.Var parameter")));
             }
             return bb.emitFuncOutput(toRelax(output), ps);
           },
@@ -259,8 +261,12 @@ void bindRelaxModule(py::module_& m) {
            })
       .def("script", [](const relax::IRModule& mod) { return relax::toScript(mod); })
       .def("__str__", [](const relax::IRModule& mod) { return relax::toScript(mod); });
-  m.def("relax_bind_params", &relax::bindParams, py::arg("mod"), py::arg("func_name"),
-        py::arg("params"));
+  m.def(
+      "relax_bind_params",
+      [](const relax::IRModule& mod, const std::string& name, py::handle params) {
+        return relax::bindParams(mod, name, toParams(params));
+      },
+      py::arg("mod"), py::arg("func_name"), py::arg("params"));
   py::class_<relax::Executable, std::shared_ptr<relax::Executable>>(m, "RelaxExecutable",
                                                                     "What relax.build made");
   m.def(

@@ -4,6 +4,7 @@
 // schedule's DiagnosticError and leaves the schedule unchanged, as in C++.
 #include <memory>
 
+#include "tir/schedule/primitive/tensor_intrin.h"
 #include "tir/schedule/schedule.h"
 #include "tir/schedule/trace.h"
 #include "tir_binding.h"
@@ -28,24 +29,24 @@ SplitFactor toFactor(py::handle f) {
     if (!imm) throw py::type_error("a split factor must be None, an int or a sampled ExprRV");
     return imm->value;
   }
-  return f.cast<int64_t>();
+  return castTo<int64_t>(f, "a split factor (None, an int or a sampled ExprRV)");
 }
 
 std::vector<LoopRV> toLoops(const py::args& args) {
   // reorder(i, j) and reorder([i, j]) both appear in TVM code.
   if (args.size() == 1 && (py::isinstance<py::list>(args[0]) || py::isinstance<py::tuple>(args[0])))
-    return args[0].cast<std::vector<LoopRV>>();
-  return args.cast<std::vector<LoopRV>>();
+    return castTo<std::vector<LoopRV>>(args[0], "loops (LoopRV)");
+  return castTo<std::vector<LoopRV>>(args, "loops (LoopRV)");
 }
 
 std::optional<std::vector<int64_t>> toDecisionList(py::handle d) {
   if (d.is_none()) return std::nullopt;
-  return d.cast<std::vector<int64_t>>();
+  return castTo<std::vector<int64_t>>(d, "a decision (a list of ints)");
 }
 
 std::optional<int64_t> toDecision(py::handle d) {
   if (d.is_none()) return std::nullopt;
-  return d.cast<int64_t>();
+  return castTo<int64_t>(d, "a decision (an int)");
 }
 
 void bindRVs(py::module_& m) {
@@ -193,6 +194,17 @@ void bindSampling(py::class_<Schedule, SchedulePtr>& c) {
 void bindSchedule(py::module_& m) {
   bindRVs(m);
   bindTrace(m);
+  m.def(
+      "tensor_intrin_register",
+      [](const std::string& name, const PyPrimFunc& desc, const PyPrimFunc& impl, bool override) {
+        tir::registerTensorIntrin(name, desc.func, impl.func, override);
+      },
+      py::arg("name"), py::arg("desc"), py::arg("impl"), py::arg("override") = false);
+  m.def("tensor_intrin_get", [](const std::string& name) {
+    const tir::TensorIntrin& intrin = tir::getTensorIntrin(name);
+    return py::make_tuple(PyPrimFunc{intrin.desc}, PyPrimFunc{intrin.impl});
+  });
+  m.def("tensor_intrin_names", &tir::tensorIntrinNames);
   py::class_<Schedule, SchedulePtr> c(m, "Schedule", "Schedules one PrimFunc of a module");
   // seed=None (TVM's default) draws a seed from the system.
   c.def(py::init([](const tir::TirModule& mod, py::handle seed) {

@@ -21,6 +21,23 @@ struct PyPrimFunc {
   tir::PrimFunc func;
 };
 
+/// `value` as T, or a TypeError saying what was expected (a cast failing inside a binding would
+/// otherwise read as "incompatible function arguments": pybind11 takes it for an overload miss).
+template <typename T>
+T castTo(py::handle value, const std::string& expected) {
+  auto mismatch = [&] {
+    return py::type_error("expected " + expected + ", got " +
+                          std::string(py::str(value.get_type().attr("__name__"))));
+  };
+  try {
+    return value.template cast<T>();
+  } catch (const py::cast_error&) {
+    throw mismatch();
+  } catch (const py::reference_cast_error&) {  // None for a class type
+    throw mismatch();
+  }
+}
+
 /// The dtype named `name`; DiagnosticError (code "dtype") when unknown.
 DataType tirDtype(const std::string& name);
 

@@ -182,6 +182,37 @@ class RelaxTest(unittest.TestCase):
 
         self.run_mlp(self.mlp_module("env.linear", "env.relu", "env.linear").get())
 
+    def test_builder_misuse_raises(self):
+        x = relax.Var("x", relax.TensorStructInfo((2,), "float32"))
+        bb = relax.BlockBuilder()
+        with self.assertRaises(tessera.DiagnosticError):
+            bb.emit(relax.op.add(x, x))  # no function is open
+        with bb.function("main", [x]):
+            with self.assertRaises(TypeError):
+                bb.emit_te(lambda a: None, x)
+            with self.assertRaises(tessera.DiagnosticError):
+                bb.emit_output(x)  # outside a dataflow block
+            with self.assertRaises(tessera.DiagnosticError):
+                bb.get()  # main is still open
+            bb.emit_func_output(x)
+        with self.assertRaises(tessera.DiagnosticError):
+            relax.transform.BindParams("main", {"x": np.zeros(3, "float32")})(bb.get())
+        bound = relax.transform.BindParams("main", {"x": np.ones(2, "float32")})(bb.get())
+        self.assertEqual(len(bound["main"].params), 0)
+
+    def test_symbolic_shape(self):
+        x = relax.Var("x", relax.TensorStructInfo(("n",), "float32"))
+        bb = relax.BlockBuilder()
+        with bb.function("main", [x]):
+            with bb.dataflow():
+                y = bb.emit_output(relax.op.nn.relu(relax.op.add(x, x)))
+            bb.emit_func_output(y)
+        vm = relax.VirtualMachine(relax.build(bb.get()), tessera.cpu())
+        out = vm["main"](tessera.nd.array(np.array([-1, 2, 3], "float32")))
+        np.testing.assert_array_equal(out.numpy(), [0, 4, 6])
+        with self.assertRaises(tessera.DiagnosticError):
+            vm["nope"](out)
+
     def test_callback_exception_reaches_the_caller(self):
         @tessera.register_func("env.relu", override=True)
         def failing_relu(x, out):

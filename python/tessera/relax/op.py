@@ -4,22 +4,22 @@ from .. import _core
 
 def add(x1, x2):
     """Elementwise sum with broadcasting."""
-    return _core.relax_op("add", x1, x2, [])
+    return _core.relax_op("add", [x1, x2], [])
 
 
 def multiply(x1, x2):
     """Elementwise product with broadcasting."""
-    return _core.relax_op("multiply", x1, x2, [])
+    return _core.relax_op("multiply", [x1, x2], [])
 
 
 def matmul(x1, x2, out_dtype=None):
     """Matrix product."""
-    return _core.relax_op("matmul", x1, x2, [])
+    return _core.relax_op("matmul", [x1, x2], [])
 
 
 def permute_dims(x, axes=None):
     """Transpose (reversed axes by default)."""
-    return _core.relax_op("permute_dims", x, list(axes or []))
+    return _core.relax_op("permute_dims", [x], list(axes or []))
 
 
 class nn:  # pylint: disable=invalid-name,too-few-public-methods
@@ -28,4 +28,4 @@ class nn:  # pylint: disable=invalid-name,too-few-public-methods
     @staticmethod
     def relu(data):
         """max(x, 0)."""
-        return _core.relax_op("relu", data, [])
+        return _core.relax_op("relu", [data], [])

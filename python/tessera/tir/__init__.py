@@ -6,7 +6,7 @@ PrimFuncs (``tessera.IRModule.from_expr(prim_func)`` or ``IRModule({"main": f})`
 with every primitive of ``tir::Schedule`` and its ``trace``, and ``build`` (lower + LLVM).
 """
 from .. import _core
-from .schedule import Schedule, BlockRV, LoopRV, ExprRV, Trace
+from .schedule import Schedule, BlockRV, LoopRV, ExprRV, Trace, TensorIntrin
 from .build import build, lower, Module
 
 PrimExpr = _core.PrimExpr

@@ -38,3 +38,29 @@ def _show(self, *args, **kwargs):
 
 
 Schedule.show = _show
+
+
+class TensorIntrin:
+    """A tensor intrinsic for ``sch.tensorize``: a description PrimFunc (the computation matched)
+    and an implementation PrimFunc (what replaces it), with matching buffer parameters."""
+
+    def __init__(self, desc, impl):
+        self.desc = desc
+        self.impl = impl
+
+    @staticmethod
+    def register(name, desc, impl, override=False):
+        """Registers ``name`` (DiagnosticError ``tensor_intrin`` when taken or mismatched)."""
+        _core.tensor_intrin_register(name, desc, impl, override)
+
+    @staticmethod
+    def get(name, allow_missing=False):
+        """The intrinsic registered as ``name``."""
+        if allow_missing and name not in _core.tensor_intrin_names():
+            return None
+        return TensorIntrin(*_core.tensor_intrin_get(name))
+
+    @staticmethod
+    def names():
+        """Every registered name (not in TVM)."""
+        return _core.tensor_intrin_names()
