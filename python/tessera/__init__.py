@@ -20,6 +20,7 @@ from . import relay
 from . import parser
 from . import contrib
 from . import te
+from . import topi
 from . import tir
 from . import relax
 from .tir.build import build
