@@ -97,8 +97,19 @@ class GlobalVar:
         return f"I.GlobalVar({self.name_hint!r})"
 
 
-def _show(self, *args, **kwargs):
-    print(self.script())
+_core_script = IRModule.script
+
+
+def _script(self, show_meta=False, **kwargs):
+    """The module as TVMScript; constants print as ``metadata["relax.expr.Constant"][i]``."""
+    if show_meta:
+        raise NotImplementedError("script(show_meta=True): Tessera's Relax printer has no "
+                                  "metadata section")
+    return _core_script(self)
+
+
+def _show(self, show_meta=False, **kwargs):
+    print(self.script(show_meta))
 
 
 def _get_global_var(self, name):
@@ -119,6 +130,7 @@ def _getitem(self, key):
     return _core_getitem(self, _callee_name(key))
 
 
+IRModule.script = _script
 IRModule.show = _show
 IRModule.get_global_var = _get_global_var
 IRModule.update_func = _update_func
