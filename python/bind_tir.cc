@@ -340,7 +340,8 @@ void bindTirBuild(py::module_& m) {
         // Lowered under the caller's PassContext (tir.disable_vectorize, ...), as TVM's build.
         tir::TirModule lowered =
             tir::transform::lower(std::move(mod), transform::PassContext::current());
-        return codegen::compile(lowered, target::Target::parse(target));
+        // The host's triple, CPU and features filled in, as driver::build resolves its target.
+        return codegen::compile(lowered, codegen::withHostDefaults(target::Target::parse(target)));
       },
       py::arg("mod"), py::arg("target") = "llvm", ReleaseGil());
   m.def(
