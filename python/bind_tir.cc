@@ -119,9 +119,11 @@ void bindPrimExpr(py::module_& m) {
       .def("__eq__", &sameValue)
       .def("__ne__", [](const PyPrimExpr& a, py::handle b) { return !sameValue(a, b); })
       .def("__hash__",
-           [](const PyPrimExpr& e) -> size_t {
-             if (auto* i = e.expr->as<tir::IntImmNode>()) return std::hash<int64_t>()(i->value);
-             return std::hash<const void*>()(e.expr.get());
+           [](const PyPrimExpr& e) -> py::ssize_t {
+             // Constants hash as the Python number they equal (__eq__ compares them by value).
+             if (auto* i = e.expr->as<tir::IntImmNode>()) return py::hash(py::int_(i->value));
+             if (auto* f = e.expr->as<tir::FloatImmNode>()) return py::hash(py::float_(f->value));
+             return static_cast<py::ssize_t>(std::hash<const void*>()(e.expr.get()));
            })
       .def("__add__", &binaryOp<tir::add>)
       .def("__radd__", &reflectedOp<tir::add>)

@@ -2,6 +2,7 @@
 call_dps_packed calls to registered Python functions (env.linear, env.relu) and to PrimFuncs,
 BindParams, update_func with a scheduled PrimFunc, relax.build and the VirtualMachine, checked
 against NumPy."""
+import threading
 import unittest
 
 import numpy as np
@@ -181,6 +182,32 @@ class RelaxTest(unittest.TestCase):
             torch.maximum(x_torch, torch.Tensor([0.0]), out=out_torch)
 
         self.run_mlp(self.mlp_module("env.linear", "env.relu", "env.linear").get())
+
+    def test_vms_in_threads_call_python(self):
+        """The VM runs without the GIL; each thread's VM calls the Python functions back."""
+        mod = self.mlp_module("env.linear", "env.relu", "env.linear").get()
+        ex = relax.build(mod)
+        params = mlp_params()
+        args = [tessera.nd.array(params[k]) for k in ("w0", "b0", "w1", "b1")]
+        errors = []
+
+        def work(seed):
+            try:
+                vm = relax.VirtualMachine(ex, tessera.cpu())
+                data = np.random.default_rng(seed).standard_normal((1, 784)).astype("float32")
+                for _ in range(5):
+                    res = vm["main"](tessera.nd.array(data), *args)
+                    np.testing.assert_allclose(res.numpy(), numpy_mlp(data, **params),
+                                               rtol=1e-4, atol=1e-4)
+            except Exception as e:  # pylint: disable=broad-except
+                errors.append(e)
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
 
     def test_builder_misuse_raises(self):
         x = relax.Var("x", relax.TensorStructInfo((2,), "float32"))

@@ -79,6 +79,18 @@ class TeTest(unittest.TestCase):
         tessera.build(func)["main"](tessera.nd.array(x), y)
         np.testing.assert_array_equal(y.numpy(), np.maximum(x, 0))
 
+    def test_expression_equality_and_hash(self):
+        A = te.placeholder((8, 4), name="A")
+        self.assertEqual(A.shape[0], 8)
+        self.assertEqual(hash(A.shape[0]), hash(8))
+        self.assertEqual(tir.const(1.5, "float32"), 1.5)
+        self.assertEqual(hash(tir.const(1.5, "float32")), hash(1.5))
+        n = te.var("n")
+        self.assertEqual(n, n)
+        self.assertNotEqual(n, te.var("n"))
+        self.assertEqual(str(n * 2 + 1), "n * 2 + 1")
+        self.assertEqual((A.shape[0] // 3).dtype, "int32")
+
     def test_lambda_errors_propagate(self):
         A = te.placeholder((4,), name="A")
         with self.assertRaises(ValueError):
