@@ -1,6 +1,7 @@
 // The extension module `tessera._core`: the C++ side of the Python package. The package in
 // python/tessera/ arranges these bindings under TVM's module paths.
 #include "binding.h"
+#include "tir_binding.h"
 
 PYBIND11_MODULE(_core, m) {
   namespace tp = tessera::python;
@@ -15,4 +16,8 @@ PYBIND11_MODULE(_core, m) {
   tp::bindTransform(m);
   tp::bindBuild(m);
   tp::bindQuantize(m);
+  tp::bindTir(m);
+  tp::bindSchedule(m);
+  tp::bindRelax(m);
+  tp::bindPattern(m);
 }

@@ -3,7 +3,8 @@
 ``import tessera`` is a thin binding (``tessera._core``, pybind11) over Tessera's C++ library, laid
 out as TVM's Python package: ``tessera.relay`` (graph IR, ops, passes, build, quantize),
 ``tessera.transform`` (PassContext, Sequential), ``tessera.nd`` (NDArray, DLPack),
-``tessera.contrib.graph_executor``, ``tessera.register_func``. A TVM script runs after replacing
+``tessera.contrib.graph_executor``, ``tessera.register_func``, ``tessera.te``, ``tessera.tir``
+(Schedule, build), ``tessera.relax`` (BlockBuilder, VM). A TVM script runs after replacing
 ``tvm`` with ``tessera``. What is bound and how: docs/design/python-package.md.
 """
 from . import _ffi
@@ -18,5 +19,10 @@ from . import transform
 from . import relay
 from . import parser
 from . import contrib
+from . import te
+from . import topi
+from . import tir
+from . import relax
+from .tir.build import build
 
 __version__ = "0.1.0"

@@ -57,3 +57,9 @@ def CombineParallelDense(min_num_branches=3, to_batch=True):
 def ConvertLayout(desired_layouts):
     """Converts ops to the desired layouts, e.g. ``{"nn.conv2d": ["NHWC", "default"]}``."""
     return _core.convert_layout({k: list(v) for k, v in desired_layouts.items()})
+
+
+def MergeComposite(pattern_table):
+    """Outlines the matches of ``[(name, pattern), ...]`` into composite functions
+    (``Composite=<name>``), earlier rows first. Rows with a check function are refused."""
+    return _core.merge_composite_pass([tuple(row) for row in pattern_table])

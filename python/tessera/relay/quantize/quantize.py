@@ -4,7 +4,7 @@
 QConfig scope; ``quantize(mod, params, dataset)`` quantizes under it and the current
 PassContext (whose opt level gates prerequisite_optimize, as TVM's).
 """
-from .. import _core
+from ... import _core
 
 
 class QConfig(_core.QConfig):
@@ -60,3 +60,9 @@ def annotate():
 def realize():
     """The realize stage as a pass."""
     return _core.quantize_stage_pass("realize")
+
+
+def _forward_op(ref_call, args):
+    """A call of ``ref_call``'s op with its attributes and span on ``args`` (TVM's
+    quantize._forward_op, used by partition rules)."""
+    return _core.forward_op(ref_call, list(args))

@@ -1,0 +1,91 @@
+"""Building PrimFuncs (TVM's tvm.build / tvm.tir.build): the module is lowered by the TIR
+pipeline under the current PassContext and compiled with LLVM for the CPU; the result's functions
+are called with NDArrays (or NumPy arrays, which are copied in, so outputs must be NDArrays)."""
+import time
+
+from .. import _core
+
+
+def _as_module(inputs, name="main"):
+    if isinstance(inputs, _core.TirModule):
+        return inputs
+    if isinstance(inputs, _core.PrimFunc):
+        return _core.TirModule.from_func(inputs, name)
+    if isinstance(inputs, _core.Schedule):
+        return inputs.mod
+    if isinstance(inputs, dict):
+        mod = _core.TirModule()
+        for key, func in inputs.items():
+            mod[key] = func
+        return mod
+    raise TypeError("build expects a PrimFunc, a module of PrimFuncs or a Schedule, got "
+                    f"{type(inputs).__name__}")
+
+
+class _TimeResult:
+    def __init__(self, results):
+        self.results = results
+        self.mean = sum(results) / len(results)
+        self.median = sorted(results)[len(results) // 2]
+        self.min = min(results)
+        self.max = max(results)
+
+    def __repr__(self):
+        return f"mean {self.mean * 1e3:.6f} ms over {len(self.results)} repeats"
+
+
+class Module:
+    """Compiled PrimFuncs: ``lib["main"](a, b, c)``, ``lib(a, b, c)`` for a single function,
+    ``time_evaluator``, ``get_source()`` (LLVM IR), ``export_library``."""
+
+    def __init__(self, lib):
+        self._lib = lib
+
+    def __getitem__(self, name):
+        if not self._lib.has_function(name):
+            raise AttributeError(f"the module has no function {name!r}; it has "
+                                 f"{', '.join(self._lib.function_names)}")
+        return lambda *args: self._lib.call(name, *args)
+
+    def __call__(self, *args):
+        return self._lib.call(self._lib.entry_name or "main", *args)
+
+    def get_function(self, name):
+        """The function ``name`` as a callable."""
+        return self[name]
+
+    def get_source(self, fmt="ll"):
+        """The optimized LLVM IR."""
+        return self._lib.get_source()
+
+    def export_library(self, path):
+        """Writes a shared library."""
+        self._lib.export_library(path)
+
+    def time_evaluator(self, func_name, dev=None, number=10, repeat=1, min_repeat_ms=0, **kwargs):
+        """A function running ``func_name`` ``number`` times per repeat and returning the
+        seconds per run (``.mean``, ``.results``), timed from Python around the C++ call."""
+        f = self[func_name]
+
+        def evaluate(*args):
+            results = []
+            for _ in range(repeat):
+                start = time.perf_counter()
+                for _ in range(number):
+                    f(*args)
+                results.append((time.perf_counter() - start) / number)
+            return _TimeResult(results)
+
+        return evaluate
+
+
+def build(inputs, target="llvm", name="main", **kwargs):
+    """Compiles a PrimFunc, a module of PrimFuncs (``sch.mod``) or a dict of them."""
+    if target is None:
+        target = "llvm"
+    return Module(_core.tir_build(_as_module(inputs, name), str(target)))
+
+
+def lower(inputs, name="main", **kwargs):
+    """The module after the TIR lowering pipeline (flat loops, no blocks)."""
+    return _core.tir_lower(_as_module(inputs, name))
