@@ -137,6 +137,7 @@ Stmt AluInjector::inject(const Stmt& body) {
   if (asConstInt(lhs) && opcode != AluOpcode::kShr) std::swap(lhs, rhs);
   const PrimExpr dstIndex = substitute(store->indices[0], unit);
   PrimExpr srcIndex;
+  Var srcData = store->buffer->data;
   bool useImm = false;
   int64_t imm = 0;
   const auto* l = lhs->as<BufferLoadNode>();
@@ -151,11 +152,17 @@ Stmt AluInjector::inject(const Stmt& body) {
     srcIndex = l->indices[0];
   } else {
     const auto* r = rhs->as<BufferLoadNode>();
-    if (!l || !r || l->buffer->data.get() != store->buffer->data.get() ||
-        r->buffer->data.get() != store->buffer->data.get())
-      fail("a tensor-tensor ALU operation must read and write one accumulator buffer");
-    // One operand is the destination itself; the other is the source.
-    srcIndex = analyzer_.canProveEqual(l->indices[0], dstIndex) ? r->indices[0] : l->indices[0];
+    // One operand is the destination itself (the ALU works in place); the other, the source, is
+    // any accumulator buffer (its own address).
+    const auto inPlace = [&](const BufferLoadNode* x) {
+      return x && x->buffer->data.get() == store->buffer->data.get() &&
+             analyzer_.canProveEqual(x->indices[0], dstIndex);
+    };
+    if (!l || !r || (!inPlace(l) && !inPlace(r)))
+      fail("a tensor-tensor ALU operation must update its destination in place");
+    const BufferLoadNode* src = inPlace(l) ? r : l;
+    srcIndex = src->indices[0];
+    srcData = src->buffer->data;
     if (negate) fail("a tensor-tensor left shift is unsupported on the VTA ALU");
   }
   auto [dstBase, dstF] = affine(dstIndex, loops, analyzer_);
@@ -187,14 +194,14 @@ Stmt AluInjector::inject(const Stmt& body) {
                                   {stringImm("VTAUopLoopBegin"), intImm(merged[i].extent),
                                    intImm(merged[i].dst), intImm(merged[i].src), intImm(0)})));
   // Addresses as tile pointers, turned into entry indices with the other SRAM addresses (§6.8).
-  auto address = [&](const PrimExpr& base, int mask) {
+  auto address = [&](const Var& data, const PrimExpr& base, int mask) {
     return call(DataType::handle(), "tir.tvm_access_ptr",
-                {store->buffer->data, base, intImm(lanes_), intImm(mask)});
+                {data, base, intImm(lanes_), intImm(mask)});
   };
-  stmts.push_back(
-      evaluate(call(i32, "vta.uop_push",
-                    {intImm(1), intImm(0), address(dstBase, 2), address(srcBase, 1), intImm(0),
-                     intImm(static_cast<int>(opcode)), intImm(useImm ? 1 : 0), intImm(imm)})));
+  stmts.push_back(evaluate(call(
+      i32, "vta.uop_push",
+      {intImm(1), intImm(0), address(store->buffer->data, dstBase, 2), address(srcData, srcBase, 1),
+       intImm(0), intImm(static_cast<int>(opcode)), intImm(useImm ? 1 : 0), intImm(imm)})));
   for (size_t i = 0; i < merged.size(); ++i)
     stmts.push_back(evaluate(call(i32, "tir.call_extern", {stringImm("VTAUopLoopEnd")})));
   return seq(std::move(stmts));

@@ -2,8 +2,9 @@
 // TVM's storage rewrite gives seed 004's `res_conv`, `res_shr`, `res_max` and `res_min` one
 // 784-entry region. Tessera merges the same way, but only where it is provably safe: an SRAM
 // buffer B whose every write is `B[f] = g(A[f], ...)` — one element of a same-sized buffer A of
-// the same scope and dtype, at the same index — and where those writes are A's only readers,
-// takes A's storage. Chains (conv -> shr -> max -> min) collapse into the first buffer.
+// the same scope and dtype, at the same index, and possibly other buffers (a per-channel bias) —
+// and where those writes are A's only readers, takes A's storage. Chains (conv -> shr -> max ->
+// min) collapse into the first buffer.
 #include <unordered_map>
 #include <unordered_set>
 
@@ -78,17 +79,21 @@ class MergePlanner {
     postOrderVisitExpr(st.value, [&](const PrimExpr& e) {
       if (const auto* l = e->as<BufferLoadNode>()) loads.push_back(l);
     });
+    // Exactly one load of a same-sized stage of this scope at the stored index (the stage this one
+    // is computed from); other loads (a per-channel operand) may read anything else.
     Var source;
-    bool ok = loads.size() == 1;
-    if (ok) {
-      const BufferLoadNode* l = loads[0];
+    int matches = 0;
+    for (const BufferLoadNode* l : loads) {
       auto it = allocs_.find(l->buffer->data.get());
-      ok = it != allocs_.end() && l->buffer->data.get() != b && l->indices.size() == 1 &&
-           structuralEqual(l->indices[0], st.indices[0]) && it->second.dtype == allocs_[b].dtype &&
-           it->second.scope == allocs_[b].scope &&
-           structuralEqual(it->second.size, allocs_[b].size);
-      if (ok) source = l->buffer->data;
+      if (it == allocs_.end() || l->buffer->data.get() == b || l->indices.size() != 1 ||
+          !structuralEqual(l->indices[0], st.indices[0]) || it->second.dtype != allocs_[b].dtype ||
+          it->second.scope != allocs_[b].scope ||
+          !structuralEqual(it->second.size, allocs_[b].size))
+        continue;
+      ++matches;
+      source = l->buffer->data;
     }
+    const bool ok = matches == 1;
     auto [entry, fresh] = candidate_.try_emplace(b, source);
     if (!ok || (!fresh && entry->second.get() != source.get())) entry->second = Var();
     if (ok) ++readsIn_[source.get()];

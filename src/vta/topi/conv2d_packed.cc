@@ -4,6 +4,8 @@
 // from the last one backwards where TE attached them in any order.
 #include "vta/topi/conv2d_packed.h"
 
+#include <map>
+
 #include "support/diagnostic.h"
 #include "te/create_prim_func.h"
 #include "te/reduce.h"
@@ -22,6 +24,28 @@ std::vector<PrimExpr> toExprs(const std::vector<tir::Var>& vars) {
 }
 
 }  // namespace
+
+std::vector<EpilogueOp> Conv2dPackedShape::epilogueOps() const {
+  if (epilogue) return *epilogue;
+  using K = EpilogueOp::Kind;
+  return {{K::kShiftRight, shift}, {K::kMax, 0}, {K::kMin, 127}};
+}
+
+std::vector<EpilogueStage> epilogueStages(const Conv2dPackedShape& s) {
+  std::vector<EpilogueStage> out;
+  std::map<std::string, int> used;
+  int operands = 0;
+  for (const EpilogueOp& op : s.epilogueOps()) {
+    static const char* const kNames[] = {"res_shr", "res_shl", "res_add",
+                                         "res_max", "res_min", "res_bias"};
+    std::string name = kNames[static_cast<int>(op.kind)];
+    if (const int n = used[name]++) name += "_" + std::to_string(n);
+    std::string operand;
+    if (op.kind == EpilogueOp::Kind::kAddChannel) operand = "bias" + std::to_string(operands++);
+    out.push_back({op, name, operand});
+  }
+  return out;
+}
 
 tir::PrimFunc conv2dPackedFunc(const Config& c, const Conv2dPackedShape& s) {
   const int64_t b = c.batch(), ci = c.blockIn(), co = c.blockOut();
@@ -53,29 +77,51 @@ tir::PrimFunc conv2dPackedFunc(const Config& c, const Conv2dPackedShape& s) {
         return te::sum(tir::cast(i32, x) * tir::cast(i32, w), {ic, dy, dx, icT});
       },
       "res_conv");
-  const te::Tensor shr = te::compute(
-      outShape,
-      [&](const std::vector<tir::Var>& i) {
-        return tir::call(i32, "tir.shift_right", {conv(toExprs(i)), tir::intImm(s.shift)});
-      },
-      "res_shr");
-  const te::Tensor resMax = te::compute(
-      outShape,
-      [&](const std::vector<tir::Var>& i) { return tir::max(shr(toExprs(i)), tir::intImm(0)); },
-      "res_max");
-  const te::Tensor resMin = te::compute(
-      outShape,
-      [&](const std::vector<tir::Var>& i) {
-        return tir::min(resMax(toExprs(i)), tir::intImm(127));
-      },
-      "res_min");
+  // The epilogue: one stage per operation; per-channel operands are loaded into the accumulator.
+  std::vector<te::Tensor> params = {data, kernel};
+  te::Tensor last = conv;
+  const std::vector<EpilogueStage> stages = epilogueStages(s);
+  for (size_t k = 0; k < stages.size(); ++k) {
+    const EpilogueOp& op = stages[k].op;
+    te::Tensor operand;
+    if (op.kind == EpilogueOp::Kind::kAddChannel) {
+      const te::Tensor p =
+          te::placeholder({s.outChannels / co, 1, 1, b, co}, i32, stages[k].operand);
+      params.push_back(p);
+      operand = te::compute(
+          p.shape(), [&](const std::vector<tir::Var>& i) { return p(toExprs(i)); },
+          stages[k].operand + "_buf");
+    }
+    const te::Tensor in = last;
+    last = te::compute(
+        outShape,
+        [&](const std::vector<tir::Var>& i) -> PrimExpr {
+          const PrimExpr x = in(toExprs(i));
+          const PrimExpr imm = tir::intImm(op.imm);
+          switch (op.kind) {
+            case EpilogueOp::Kind::kShiftRight:
+              return tir::call(i32, "tir.shift_right", {x, imm});
+            case EpilogueOp::Kind::kShiftLeft:
+              return tir::call(i32, "tir.shift_left", {x, imm});
+            case EpilogueOp::Kind::kAdd:
+              return x + imm;
+            case EpilogueOp::Kind::kMax:
+              return tir::max(x, imm);
+            case EpilogueOp::Kind::kMin:
+              return tir::min(x, imm);
+            case EpilogueOp::Kind::kAddChannel:
+              return x + operand({i[1], tir::intImm(0), tir::intImm(0), i[4], i[5]});
+          }
+          return x;
+        },
+        stages[k].name);
+  }
   const te::Tensor res = te::compute(
       outShape,
-      [&](const std::vector<tir::Var>& i) {
-        return tir::cast(DataType::int8(), resMin(toExprs(i)));
-      },
+      [&](const std::vector<tir::Var>& i) { return tir::cast(DataType::int8(), last(toExprs(i))); },
       "res");
-  return te::createPrimFunc({data, kernel, res});
+  params.push_back(res);
+  return te::createPrimFunc(params);
 }
 
 namespace {
@@ -171,9 +217,15 @@ void scheduleConv2dPacked(tir::Schedule& sch, const Config& config, const Conv2d
     sch.reorder({t[1], b[0]});
     sch.bind(t[1], "cthread");
   }
-  // s[res_conv|res_shr|res_max|res_min].compute_at(s[res], x_out), consumers first.
-  for (const char* stage : {"res_min", "res_max", "res_shr", "res_conv"})
-    sch.computeAt(sch.getBlock(stage), x[0], /*preserveUnitLoops=*/true);
+  // s[res_conv|res_shr|res_max|res_min].compute_at(s[res], x_out), consumers first; per-channel
+  // operands are loaded for each output tile.
+  const std::vector<EpilogueStage> stages = epilogueStages(s);
+  for (size_t k = stages.size(); k-- > 0;) {
+    sch.computeAt(sch.getBlock(stages[k].name), x[0], /*preserveUnitLoops=*/true);
+    if (!stages[k].operand.empty())
+      sch.computeAt(sch.getBlock(stages[k].operand + "_buf"), x[0], /*preserveUnitLoops=*/true);
+  }
+  sch.computeAt(sch.getBlock("res_conv"), x[0], /*preserveUnitLoops=*/true);
   // The channel reduction in tiles of tileCi blocks, then the seed's conv loop order.
   const BlockRV conv = sch.getBlock("res_conv");
   const std::vector<LoopRV> c = ownLoops(sch, conv, 10);  // 6 spatial, ic, dy, dx, ic_tns
@@ -182,8 +234,14 @@ void scheduleConv2dPacked(tir::Schedule& sch, const Config& config, const Conv2d
   // SRAM scopes of every stage.
   sch.setScope(sch.getBlock("data_buf"), 0, "local.inp_buffer");
   sch.setScope(sch.getBlock("kernel_buf"), 0, "local.wgt_buffer");
-  for (const char* stage : {"res_conv", "res_shr", "res_min", "res_max"})
-    sch.setScope(sch.getBlock(stage), 0, "local.acc_buffer");
+  sch.setScope(sch.getBlock("res_conv"), 0, "local.acc_buffer");
+  for (const EpilogueStage& stage : stages) {
+    sch.setScope(sch.getBlock(stage.name), 0, "local.acc_buffer");
+    if (stage.operand.empty()) continue;
+    const BlockRV operand = sch.getBlock(stage.operand + "_buf");
+    sch.setScope(operand, 0, "local.acc_buffer");
+    pragma(sch, ownLoops(sch, operand, 5)[0], "dma_copy");
+  }
   // The data and kernel tiles are loaded per reduction step, by DMA.
   for (const char* stage : {"data_buf", "kernel_buf"}) {
     const BlockRV block = sch.getBlock(stage);
@@ -200,8 +258,8 @@ void scheduleConv2dPacked(tir::Schedule& sch, const Config& config, const Conv2d
     const size_t tileLoops = config.batch() > 1 ? 2 : 1;
     sch.tensorize(ownLoops(sch, init, tileLoops)[0], gemmResetIntrinName(config));
   }
-  for (const char* stage : {"res_shr", "res_min", "res_max"})
-    pragma(sch, ownLoops(sch, sch.getBlock(stage), 6)[0], "alu");
+  for (const EpilogueStage& stage : stages)
+    pragma(sch, ownLoops(sch, sch.getBlock(stage.name), 6)[0], "alu");
 }
 
 }  // namespace tessera::vta

@@ -6,6 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "tir/function.h"
 #include "tir/schedule/schedule.h"
@@ -13,12 +16,24 @@
 
 namespace tessera::vta {
 
+/// One element-wise integer operation after the convolution, one ALU stage each, in order.
+struct EpilogueOp {
+  enum class Kind { kShiftRight, kShiftLeft, kAdd, kMax, kMin, kAddChannel };
+  Kind kind;
+  int64_t imm = 0;  ///< the immediate; unused by kAddChannel, whose operand is a parameter
+};
+
 /// The layer: data (N/b, C/ci, H, W, b, ci) int8, kernel (O/co, C/ci, kh, kw, co, ci) int8,
-/// result (N/b, O/co, OH, OW, b, co) int8 = clip((conv + 0) >> shift, 0, 127).
+/// result (N/b, O/co, OH, OW, b, co) int8 = the epilogue applied to the int32 convolution, the
+/// store keeping the low byte. The default epilogue is seed 004's: >> shift, max 0, min 127.
+/// kAddChannel operands are int32 parameters of shape (O/co, 1, 1, b, co), after the kernel.
 struct Conv2dPackedShape {
   int64_t batch = 1, inChannels = 256, height = 14, width = 14, outChannels = 256;
   int64_t kernel = 3, pad = 1, stride = 1;
   int64_t shift = 8;  ///< env.INP_WIDTH in seed 004
+  std::optional<std::vector<EpilogueOp>> epilogue;
+
+  std::vector<EpilogueOp> epilogueOps() const;
 };
 
 /// The schedule's knobs (TVM's autotvm space for conv2d_packed, defaults = seed 004's choices):
@@ -29,6 +44,15 @@ struct Conv2dPackedKnobs {
   int64_t ocThreads = 2, hThreads = 1;
 };
 
+/// The epilogue's stages: the operation, its stage name, and for kAddChannel its operand's
+/// parameter name (the loaded copy is `<operand>_buf`).
+struct EpilogueStage {
+  EpilogueOp op;
+  std::string name;
+  std::string operand;
+};
+std::vector<EpilogueStage> epilogueStages(const Conv2dPackedShape& shape);
+
 /// TVM's fallback for a layer without a tuned record, made to fit the SRAMs: whole output rows
 /// (tile_w = output width), one input-channel block per reduction step, two virtual threads over
 /// output channels when there are at least two channel tiles, and the largest tile_h x tile_co
@@ -37,7 +61,9 @@ struct Conv2dPackedKnobs {
 Conv2dPackedKnobs defaultConv2dPackedKnobs(const Config& config, const Conv2dPackedShape& shape);
 
 /// create_prim_func of the seed's TE graph: stages data_buf (padding), kernel_buf (copy),
-/// res_conv, res_shr, res_max, res_min and res, with parameters (data, kernel, res).
+/// res_conv, one stage per epilogue operation (res_shr, res_max, res_min for the seed's;
+/// per-channel operands loaded into `bias<k>_buf`), and res, with parameters (data, kernel,
+/// operands..., res).
 tir::PrimFunc conv2dPackedFunc(const Config& config, const Conv2dPackedShape& shape);
 
 /// Applies seed 004's schedule with `knobs` (registering the GEMM intrinsics for `config`). With
