@@ -4,7 +4,7 @@ namespace tessera::tune {
 
 std::optional<tir::Trace> ApplyHistoryBest::scheduleFor(uint64_t key, const tir::PrimFunc&,
                                                         const target::Target& target) const {
-  const std::optional<TuningRecord> best = database_->best(key, target.str());
+  const std::optional<TuningRecord> best = database_->best(key, recordTarget(target));
   if (!best) return std::nullopt;
   return best->trace;
 }

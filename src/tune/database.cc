@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "lower/relay/schedule_provider.h"
+#include "runtime/thread_pool.h"
 #include "support/base64.h"
 #include "support/diagnostic.h"
 #include "tir/printer/printer.h"
@@ -103,6 +104,12 @@ std::vector<ArgInfo> argInfoOf(const tir::PrimFunc& func) {
     out.push_back(std::move(info));
   }
   return out;
+}
+
+std::string recordTarget(const target::Target& target) {
+  target::Target t = target;
+  if (t.numCores <= 0) t.numCores = runtime::defaultNumThreads();
+  return t.str();
 }
 
 double TuningRecord::mean() const {
@@ -298,7 +305,8 @@ size_t Database::numRecords() const {
 
 std::optional<tir::PrimFunc> compileTir(const Database& database, const tir::PrimFunc& func,
                                         const target::Target& target) {
-  const std::optional<TuningRecord> best = database.best(lower::workloadKey(func), target.str());
+  const std::optional<TuningRecord> best =
+      database.best(lower::workloadKey(func), recordTarget(target));
   if (!best) return std::nullopt;
   lower::TracedSchedule scheduled = lower::applyTunedTrace(func, best->trace);
   if (!scheduled.func)

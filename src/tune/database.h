@@ -29,13 +29,18 @@ struct ArgInfo {
 /// The argument info of `func`'s buffer parameters, in order.
 std::vector<ArgInfo> argInfoOf(const tir::PrimFunc& func);
 
+/// The target string records are stored and matched under: `target` with num-cores set to the
+/// threads its kernels run on when it leaves them out (the runtime's default), so a record made
+/// for one thread count is not applied to another.
+std::string recordTarget(const target::Target& target);
+
 /// The run time TVM stores for a candidate that failed (build error, crash, timeout, wrong output).
 inline constexpr double kFailedRunSeconds = 1e10;
 
 struct TuningRecord {
   tir::Trace trace;
   std::vector<double> runSecs;  ///< one per measurement; {kFailedRunSeconds} for a failure
-  std::string target;           ///< target::Target::str() of the target it was measured on
+  std::string target;           ///< recordTarget() of the target it was measured on
   std::vector<ArgInfo> args;
   /// The mean of runSecs (the database's order), kFailedRunSeconds when empty.
   double mean() const;
@@ -68,7 +73,7 @@ class Database {
 
   /// The workload index for `key`, or -1.
   int findWorkload(uint64_t key) const;
-  /// The best `k` valid records of workload `key` measured on `target` (Target::str()), fastest
+  /// The best `k` valid records of workload `key` measured on `target` (recordTarget()), fastest
   /// (lowest mean) first.
   std::vector<TuningRecord> topK(uint64_t key, const std::string& target, size_t k) const;
   /// The best valid record, if any.

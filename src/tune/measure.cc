@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "runtime/thread_pool.h"
 #include "runtime/time_evaluator.h"
 #include "support/diagnostic.h"
 #include "tir/eval/eval.h"
@@ -175,7 +176,7 @@ BuildResult buildCandidate(const tir::PrimFunc& scheduled, const target::Target&
 }
 
 MeasureInput makeMeasureInput(const tir::PrimFunc& func, const target::Target& target,
-                              uint64_t seed) {
+                              uint64_t seed, int threads) {
   MeasureInput input;
   std::mt19937_64 rng(seed);
   for (const tir::Var& p : func->params) {
@@ -203,6 +204,7 @@ MeasureInput makeMeasureInput(const tir::PrimFunc& func, const target::Target& t
   if (!plain.module) throwDiagnostic("tune", "the reference does not build: " + plain.error);
   ChildOutcome outcome = inChild(
       [&] {
+        runtime::resetThreadPoolAfterFork(threads);
         plain.module->call(plain.entry, input.expected);
         return std::string("ok");
       },
@@ -226,6 +228,7 @@ RunResult LocalRunner::run(const std::function<void(const std::vector<NDArray>&)
   const MeasureOptions options = options_;
   ChildOutcome outcome = inChild(
       [&] {
+        runtime::resetThreadPoolAfterFork(options.threads);
         std::vector<NDArray> args;
         for (size_t i = 0; i < input.args.size(); ++i) {
           args.push_back(input.args[i].copy());

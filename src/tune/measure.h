@@ -5,9 +5,8 @@
 // call, then times it as time_evaluator does. Arguments live in shared memory, so the reference
 // kernel's outputs come back from its child too.
 //
-// The tuning process itself never runs a compiled kernel: the child of fork() has only the
-// forking thread, so a parent whose runtime thread pool had started would hand its children a
-// pool without threads.
+// The child of fork() has only the forking thread, so each child starts a runtime thread pool of
+// its own (runtime::resetThreadPoolAfterFork) before it runs a kernel.
 #pragma once
 
 #include <functional>
@@ -30,6 +29,7 @@ struct MeasureOptions {
   double minRepeatMs = 100;
   double timeoutSec = 30;
   double cooldownMs = 0;  ///< sleep before each candidate runs
+  int threads = 0;        ///< threads of the measured kernels (0: the runtime's default)
 };
 
 /// A candidate compiled (or why it did not build).
@@ -55,7 +55,7 @@ struct MeasureInput {
 /// compiled as the plain loop nest (no schedule) and run in a child process. Throws
 /// DiagnosticError (code "tune") when the reference itself fails.
 MeasureInput makeMeasureInput(const tir::PrimFunc& func, const target::Target& target,
-                              uint64_t seed = 1);
+                              uint64_t seed = 1, int threads = 0);
 
 /// What one measurement gave: seconds per call for each repeat, or an error.
 struct RunResult {
