@@ -28,11 +28,11 @@ std::string SearchStrategy::keyOf(const Point& p) const {
   return key;
 }
 
-std::optional<Candidate> SearchStrategy::realize(const Point& p) {
+std::optional<Candidate> SearchStrategy::realize(const Point& p, bool logRejection) {
   tir::Trace trace = spaces_[p.first].materialize(p.second);
   lower::TracedSchedule scheduled = lower::applyTunedTrace(func_, trace);
   if (!scheduled.func) {
-    if (log_) *log_ << "rejected a candidate: " << scheduled.answer.reason << "\n";
+    if (log_ && logRejection) *log_ << "rejected a candidate: " << scheduled.answer.reason << "\n";
     return std::nullopt;
   }
   return Candidate{p.first, p.second, std::move(trace), *scheduled.func};
@@ -68,7 +68,7 @@ std::vector<SearchStrategy::Point> SearchStrategy::evolve(const std::vector<Poin
     std::vector<tir::PrimFunc> programs(population.size());
     if (model_->needsPrograms())
       for (size_t i = 0; i < population.size(); ++i)
-        if (std::optional<Candidate> c = realize(population[i])) programs[i] = c->func;
+        if (std::optional<Candidate> c = realize(population[i], false)) programs[i] = c->func;
     std::vector<double> scores = model_->predict(workload_, programs);
     for (size_t i = 0; i < scores.size(); ++i) {
       if (model_->needsPrograms() && !programs[i]) scores[i] = 0;

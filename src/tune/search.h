@@ -59,7 +59,8 @@ class SearchStrategy {
  private:
   using Point = std::pair<size_t, Decisions>;
   std::string keyOf(const Point& p) const;
-  std::optional<Candidate> realize(const Point& p);
+  /// The point's trace replayed on the kernel; nullopt (logged when asked) when it fails.
+  std::optional<Candidate> realize(const Point& p, bool logRejection = true);
   std::vector<Point> randomPoints(size_t n);
   std::vector<Point> evolve(const std::vector<Point>& random);
 

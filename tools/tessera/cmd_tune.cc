@@ -11,6 +11,9 @@
 #include "support/diagnostic.h"
 #include "tune/cost_model.h"
 #include "tune/model_tasks.h"
+#ifdef TESSERA_HAVE_XGBOOST
+#include "tune/xgb/xgb_model.h"
+#endif
 #include "tune_command.h"
 
 namespace tessera::cli {
@@ -18,6 +21,7 @@ namespace tessera::cli {
 const char* const kTuneUsage =
     "usage: tessera tune MODEL --trials N --db DIR [--target TARGET] [--tasks REGEX]\n"
     "                          [--threads N] [--trials-per-round N] [--search NAME]\n"
+    "                          [--cost-model NAME]\n"
     "                          [--seed N] [--timeout SEC] [--min-repeat-ms MS]\n"
     "                          [--input-shape NAME=D0,...] [--params FILE.npz]\n"
     "\n"
@@ -34,6 +38,8 @@ const char* const kTuneUsage =
     "  --threads N         threads the measured kernels run on (default: the runtime's)\n"
     "  --trials-per-round N  candidates per round of a task (default 64)\n"
     "  --search NAME       evolutionary (default) or random\n"
+    "  --cost-model NAME   xgb (default when built with XGBoost: learned from the measurements,\n"
+    "                      random until 100 exist) or random\n"
     "  --seed N            the search's seed (default 0)\n"
     "  --timeout SEC       a candidate running longer fails (default 30)\n"
     "  --min-repeat-ms MS  time_evaluator's min_repeat_ms (default 100)\n"
@@ -91,6 +97,13 @@ TuneFlags parseTuneFlags(Args& args) {
   if (search != "evolutionary" && search != "random")
     throw UsageError{"--search expects evolutionary or random"};
   f.options.search.evolutionary = search == "evolutionary";
+#ifdef TESSERA_HAVE_XGBOOST
+  f.costModel = args.value("--cost-model").value_or("xgb");
+#else
+  f.costModel = args.value("--cost-model").value_or("random");
+#endif
+  if (f.costModel != "xgb" && f.costModel != "random")
+    throw UsageError{"--cost-model expects xgb or random"};
   const int threads = parseInt(args.value("--threads"), "--threads", 0, 1);
   const std::optional<std::string> targetText = args.value("--target");
   if (targetText) {
@@ -109,14 +122,27 @@ TuneFlags parseTuneFlags(Args& args) {
 tune::TuneResult runTuning(std::vector<tune::TuneTask> tasks, const TuneFlags& flags) {
   tune::Database database(flags.db);
   for (const std::string& w : database.warnings()) std::cerr << "warning: " << w << "\n";
-  tune::RandomModel model(flags.options.search.seed);
+  std::unique_ptr<tune::CostModel> model;
+  if (flags.costModel == "xgb") {
+#ifdef TESSERA_HAVE_XGBOOST
+    // One thread: OpenMP workers left spinning in this process would disturb the measurements.
+    model = tune::makeXgbModel({.threads = 1, .log = &std::cout});
+#else
+    throwDiagnostic("tune",
+                    "this tessera was built without XGBoost (install libxgboost-dev and rebuild); "
+                    "use --cost-model random");
+#endif
+  } else {
+    model = std::make_unique<tune::RandomModel>(flags.options.search.seed);
+  }
   tune::TuneOptions options = flags.options;
   options.log = &std::cout;
-  std::cout << "Tuning " << tasks.size() << " task(s) for " << flags.target.str() << "; database "
-            << flags.db << " (" << database.numRecords() << " records)\n";
+  std::cout << "Tuning " << tasks.size() << " task(s) with the " << model->name()
+            << " cost model for " << flags.target.str() << "; database " << flags.db << " ("
+            << database.numRecords() << " records)\n";
   std::vector<int64_t> flops;
   for (const tune::TuneTask& t : tasks) flops.push_back(tune::estimateFlops(t.func));
-  tune::TuneResult result = tune::tune(std::move(tasks), flags.target, database, model, options);
+  tune::TuneResult result = tune::tune(std::move(tasks), flags.target, database, *model, options);
   std::cout << "Default vs tuned:\n";
   for (size_t i = 0; i < result.tasks.size(); ++i)
     std::cout << "  " << result.tasks[i].name << ": default "

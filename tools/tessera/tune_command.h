@@ -15,13 +15,15 @@ namespace tessera::cli {
 
 struct TuneFlags {
   std::string db;
+  std::string costModel;  ///< "xgb" or "random"
   target::Target target;  ///< resolved, with num-cores
   tune::TuneOptions options;
   std::vector<std::string> inputShapes;
   std::map<std::string, NDArray> params;
 };
 
-/// --trials, --db (required), --target, --threads, --trials-per-round, --search, --seed,
+/// --trials, --db (required), --target, --threads, --trials-per-round, --search, --cost-model,
+/// --seed,
 /// --timeout, --min-repeat-ms, --input-shape, --params.
 TuneFlags parseTuneFlags(Args& args);
 
