@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <map>
 
+#include "support/check.h"
 #include "support/diagnostic.h"
 #include "tune/database.h"
 #include "tune/features.h"
@@ -65,7 +66,9 @@ class XgbModel : public CostModel {
     size_t n = 0;
     for (size_t c = 0; c < rows.size(); ++c)
       for (const std::vector<float>& r : rows[c]) {
-        flat.insert(flat.end(), r.begin(), r.end());
+        TS_CHECK(r.size() == static_cast<size_t>(kNumFeatures)) << "feature row of " << r.size();
+        // A non-finite value would be "missing" or break split finding: features are finite.
+        for (float v : r) flat.push_back(std::isfinite(v) ? v : 0.0f);
         owner->push_back(c);
         ++n;
       }
@@ -106,7 +109,9 @@ class XgbModel : public CostModel {
     std::vector<double> labels;
     for (const Sample& s : samples_) {
       rows.push_back(s.rows);
-      labels.push_back(s.seconds >= kFailedRunSeconds ? 0.0 : best[s.workload] / s.seconds);
+      const double label =
+          s.seconds >= kFailedRunSeconds || !(s.seconds > 0) ? 0.0 : best[s.workload] / s.seconds;
+      labels.push_back(std::clamp(label, 0.0, 1.0));
     }
     std::vector<size_t> owner;
     DMatrixHandle m = matrix(rows, &owner);
