@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <random>
 
 #include "lower/relay/schedule_provider.h"
 #include "support/diagnostic.h"
@@ -23,6 +25,7 @@ struct TaskState {
   double best = kFailedRunSeconds;  // best median
   bool done = false;
   double defaultSeconds = 0;
+  std::vector<double> history;  // best latency after each of its rounds
 };
 
 double median(std::vector<double> v) {
@@ -35,6 +38,35 @@ std::string fixed4(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.4f", v);
   return buf;
+}
+
+// The gradient-based pick (§6.11): each live task's expected latency gain per round, from the
+// slope of its best latency over the last `window` rounds and its best latency per round so
+// far, times its weight; the largest wins, ties by a fair draw.
+size_t gradientPick(const std::vector<TaskState>& states, std::mt19937_64& rng) {
+  constexpr double kAlpha = 0.2;
+  constexpr size_t kWindow = 3;
+  std::vector<size_t> best;
+  double top = -INFINITY;
+  for (size_t i = 0; i < states.size(); ++i) {
+    const TaskState& s = states[i];
+    if (s.done) continue;
+    double g = -1e9;
+    const size_t m = s.history.size();
+    if (m > 0 && s.history.back() < kFailedRunSeconds) {
+      const double bm = s.history.back();
+      const double g1 = m >= kWindow + 1 ? (s.history[m - 1 - kWindow] - bm) / kWindow : 0.0;
+      const double g2 = bm / static_cast<double>(m);
+      g = (kAlpha * g1 + (1 - kAlpha) * g2) * s.task.weight;
+    }
+    if (g > top) {
+      top = g;
+      best.clear();
+    }
+    if (g == top) best.push_back(i);
+  }
+  if (best.empty()) return states.size();
+  return best[std::uniform_int_distribution<size_t>(0, best.size() - 1)(rng)];
 }
 
 }  // namespace
@@ -102,20 +134,30 @@ TuneResult tune(std::vector<TuneTask> tasks, const target::Target& target, Datab
   };
 
   int trialsSoFar = 0;
-  size_t next = 0;
+  size_t next = 0, picks = 0;
+  std::mt19937_64 pickRng(options.search.seed);
+  if (options.scheduler != "round-robin" && options.scheduler != "gradient")
+    throwDiagnostic("tune",
+                    "unknown task scheduler '" + options.scheduler + "' (round-robin or gradient)");
   LocalRunner runner(options.measure);
   while (trialsSoFar < options.maxTrialsGlobal) {
-    // Round-robin over the tasks that are not finished.
+    // Round-robin over the tasks that are not finished; the gradient-based scheduler too, for
+    // its first pass over the tasks.
     size_t i = states.size();
-    for (size_t k = 0; k < states.size(); ++k) {
-      const size_t c = (next + k) % states.size();
-      if (!states[c].done) {
-        i = c;
-        break;
+    if (options.scheduler == "gradient" && picks >= states.size()) {
+      i = gradientPick(states, pickRng);
+    } else {
+      for (size_t k = 0; k < states.size(); ++k) {
+        const size_t c = (next + k) % states.size();
+        if (!states[c].done) {
+          i = c;
+          break;
+        }
       }
     }
     if (i == states.size()) break;
     next = i + 1;
+    ++picks;
     TaskState& s = states[i];
     if (log) *log << "TaskScheduler picks Task #" << i << ": \"" << s.task.name << "\"\n";
     if (s.trials >= perTask) {
@@ -162,6 +204,7 @@ TuneResult tune(std::vector<TuneTask> tasks, const target::Target& target, Datab
            << " us. Best GFLOPs: " << fixed4(static_cast<double>(s.flops) / s.best / 1e9) << "\n";
     }
     model.update(s.key, programs, seconds);
+    s.history.push_back(s.best);
     if (log) *log << "[Updated] Task #" << i << ": \"" << s.task.name << "\"\n";
     printTable();
     if (log) {

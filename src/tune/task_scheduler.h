@@ -1,7 +1,7 @@
-// The task scheduler (MetaSchedule's round-robin TaskScheduler) and tune(): for each task a
-// search over its design spaces; rounds of candidates proposed, built, measured one at a time
-// in a child process (tune/measure.h), committed to the database and fed back to the search and
-// the cost model. After each round it logs one line per trial, TVM's task table and a progress
+// The task scheduler (MetaSchedule's round-robin and gradient-based TaskSchedulers) and tune(): for
+// each task a search over its design spaces; rounds of candidates proposed, built, measured one at
+// a time in a child process (tune/measure.h), committed to the database and fed back to the search
+// and the cost model. After each round it logs one line per trial, TVM's task table and a progress
 // line. A task stops at its trial budget or when its spaces are exhausted; the run stops at the
 // global budget. Records already in the database for a task's workload and target are never
 // measured again and seed its population (a resumed run goes on where the last one stopped).
@@ -32,6 +32,8 @@ struct TuneOptions {
   int maxTrialsGlobal = 64;
   int maxTrialsPerTask = 0;  ///< 0: maxTrialsGlobal
   int trialsPerIter = 64;
+  /// "round-robin" or "gradient" (TVM's default: alpha 0.2, window 3, after one pass over all).
+  std::string scheduler = "round-robin";
   SearchOptions search;
   MeasureOptions measure;
   std::ostream* log = nullptr;  ///< trial lines, tables, progress (null: silent)

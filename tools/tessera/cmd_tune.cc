@@ -21,7 +21,7 @@ namespace tessera::cli {
 const char* const kTuneUsage =
     "usage: tessera tune MODEL --trials N --db DIR [--target TARGET] [--tasks REGEX]\n"
     "                          [--threads N] [--trials-per-round N] [--search NAME]\n"
-    "                          [--cost-model NAME]\n"
+    "                          [--cost-model NAME] [--task-scheduler NAME]\n"
     "                          [--seed N] [--timeout SEC] [--min-repeat-ms MS]\n"
     "                          [--input-shape NAME=D0,...] [--params FILE.npz]\n"
     "\n"
@@ -40,6 +40,8 @@ const char* const kTuneUsage =
     "  --search NAME       evolutionary (default) or random\n"
     "  --cost-model NAME   xgb (default when built with XGBoost: learned from the measurements,\n"
     "                      random until 100 exist) or random\n"
+    "  --task-scheduler NAME  round-robin (default) or gradient (TVM's: after one round per\n"
+    "                      task, the task whose best latency is expected to fall the most)\n"
     "  --seed N            the search's seed (default 0)\n"
     "  --timeout SEC       a candidate running longer fails (default 30)\n"
     "  --min-repeat-ms MS  time_evaluator's min_repeat_ms (default 100)\n"
@@ -102,6 +104,9 @@ TuneFlags parseTuneFlags(Args& args) {
 #else
   f.costModel = args.value("--cost-model").value_or("random");
 #endif
+  f.options.scheduler = args.value("--task-scheduler").value_or("round-robin");
+  if (f.options.scheduler != "round-robin" && f.options.scheduler != "gradient")
+    throw UsageError{"--task-scheduler expects round-robin or gradient"};
   if (f.costModel != "xgb" && f.costModel != "random")
     throw UsageError{"--cost-model expects xgb or random"};
   const int threads = parseInt(args.value("--threads"), "--threads", 0, 1);

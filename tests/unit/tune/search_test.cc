@@ -154,6 +154,30 @@ TEST(TuneRun, SeedSpaceIsExhaustedThenResumedFromTheDatabase) {
   ASSERT_TRUE(best);
 }
 
+TEST(TuneRun, TheGradientSchedulerVisitsEveryTaskThenFollowsTheGains) {
+  auto task = [](const std::string& name, int64_t n, int weight) {
+    const tir::PrimFunc mm = tir::testing::matmul(n, n, n);
+    return TuneTask{name, mm, weight, {spaceFromFunction(mm, stochasticScheduleMM, "mm")}};
+  };
+  TuneOptions options{.maxTrialsGlobal = 8, .trialsPerIter = 2, .scheduler = "gradient"};
+  options.measure = {.number = 1, .repeat = 1, .minRepeatMs = 0, .timeoutSec = 60};
+  std::ostringstream log;
+  options.log = &log;
+  RandomModel model;
+  Database db;
+  TuneResult r = tune({task("small", 16, 1), task("large", 64, 8)}, oneCore(), db, model, options);
+  // One round each first, then the heavier, slower task gets the rounds until its five
+  // programs are measured; the last trial goes to the small one.
+  EXPECT_EQ(r.tasks[0].trials, 3);
+  EXPECT_EQ(r.tasks[1].trials, 5);
+  const std::string text = log.str();
+  const size_t firstSmall = text.find("TaskScheduler picks Task #0");
+  const size_t secondSmall = text.find("TaskScheduler picks Task #0", firstSmall + 1);
+  EXPECT_LT(text.find("Task #1 has finished"), secondSmall) << text;
+  options.scheduler = "fastest";
+  EXPECT_THROW(tune({task("small", 16, 1)}, oneCore(), db, model, options), DiagnosticError);
+}
+
 TEST(TuneRun, ATargetWithoutNumCoresIsRefusedWithTVMsMessage) {
   Database db;
   RandomModel model;
