@@ -239,10 +239,17 @@ RunResult LocalRunner::run(const std::function<void(const std::vector<NDArray>&)
           const std::string wrong = compare(args[i], input.expected[i], i);
           if (!wrong.empty()) return "error wrong output: " + wrong;
         }
-        const TimingResult t =
-            timeEvaluator([&] { kernel(args); }, {.number = options.number,
-                                                  .repeat = options.repeat,
-                                                  .minRepeatMs = options.minRepeatMs});
+        std::vector<uint8_t> flush(
+            static_cast<size_t>(std::max<int64_t>(options.cacheFlushBytes, 0)));
+        TimeEvaluatorOptions timing{
+            .number = options.number, .repeat = options.repeat, .minRepeatMs = options.minRepeatMs};
+        if (!flush.empty())
+          timing.beforeMeasurement = [&flush] {
+            // Written, so the lines are owned here and the kernel's data is evicted.
+            static uint8_t round = 0;
+            std::memset(flush.data(), ++round, flush.size());
+          };
+        const TimingResult t = timeEvaluator([&] { kernel(args); }, timing);
         std::ostringstream out;
         out.precision(17);
         for (double s : t.results) out << s << " ";

@@ -29,7 +29,10 @@ struct MeasureOptions {
   double minRepeatMs = 100;
   double timeoutSec = 30;
   double cooldownMs = 0;  ///< sleep before each candidate runs
-  int threads = 0;        ///< threads of the measured kernels (0: the runtime's default)
+  /// Bytes written before every measurement to evict the caches (TVM's
+  /// enable_cpu_cache_flush / cache_flush_bytes); 0: none.
+  int64_t cacheFlushBytes = 0;
+  int threads = 0;  ///< threads of the measured kernels (0: the runtime's default)
 };
 
 /// A candidate compiled (or why it did not build).

@@ -99,11 +99,21 @@ TuneResult tune(std::vector<TuneTask> tasks, const target::Target& target, Datab
     s.search =
         std::make_unique<SearchStrategy>(s.task.func, s.key, s.task.spaces, search, &model, log);
     // Resume: what the database holds for this workload is measured already.
+    // The cost model learns from them again (its training data is the database's records).
     size_t resumed = 0;
+    std::vector<tir::PrimFunc> programs;
+    std::vector<double> seconds;
     for (const TuningRecord& r : database.records(s.key, targetKey)) {
-      if (s.search->addMeasured(r.trace, r.valid() ? r.mean() : kFailedRunSeconds)) ++resumed;
-      if (r.valid()) s.best = std::min(s.best, median(r.runSecs));
+      const double secs = r.valid() ? median(r.runSecs) : kFailedRunSeconds;
+      if (s.search->addMeasured(r.trace, secs)) ++resumed;
+      if (r.valid()) s.best = std::min(s.best, secs);
+      if (!model.needsPrograms()) continue;
+      lower::TracedSchedule replayed = lower::applyTunedTrace(s.task.func, r.trace);
+      if (!replayed.func) continue;
+      programs.push_back(*replayed.func);
+      seconds.push_back(secs);
     }
+    if (!programs.empty()) model.update(s.key, programs, seconds);
     if (log) {
       *log << "Task #" << i << ": \"" << s.task.name << "\": " << s.task.spaces.size()
            << " design space(s)";

@@ -4,7 +4,8 @@
 // and the cost model. After each round it logs one line per trial, TVM's task table and a progress
 // line. A task stops at its trial budget or when its spaces are exhausted; the run stops at the
 // global budget. Records already in the database for a task's workload and target are never
-// measured again and seed its population (a resumed run goes on where the last one stopped).
+// measured again, seed its population and train the cost model (a resumed run goes on where the
+// last one stopped, its model trained on what the database holds).
 #pragma once
 
 #include <ostream>

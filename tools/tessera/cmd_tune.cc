@@ -23,6 +23,7 @@ const char* const kTuneUsage =
     "                          [--threads N] [--trials-per-round N] [--search NAME]\n"
     "                          [--cost-model NAME] [--task-scheduler NAME]\n"
     "                          [--seed N] [--timeout SEC] [--min-repeat-ms MS]\n"
+    "                          [--cooldown-ms MS] [--cache-flush-bytes N]\n"
     "                          [--input-shape NAME=D0,...] [--params FILE.npz]\n"
     "\n"
     "Tunes the kernels of MODEL (Relay text or ONNX) as MetaSchedule's tune does: for each\n"
@@ -45,6 +46,8 @@ const char* const kTuneUsage =
     "  --seed N            the search's seed (default 0)\n"
     "  --timeout SEC       a candidate running longer fails (default 30)\n"
     "  --min-repeat-ms MS  time_evaluator's min_repeat_ms (default 100)\n"
+    "  --cooldown-ms MS    pause before each candidate runs (default 0)\n"
+    "  --cache-flush-bytes N  write N bytes before every measurement to evict the caches\n"
     "  --input-shape NAME=D0,D1,...  shape of an ONNX graph input (repeatable)\n"
     "  --params FILE.npz   bind these arrays to @main's parameters of the same names\n";
 
@@ -95,6 +98,9 @@ TuneFlags parseTuneFlags(Args& args) {
   f.options.measure.timeoutSec = parseDouble(args.value("--timeout"), "--timeout", 30);
   f.options.measure.minRepeatMs =
       parseDouble(args.value("--min-repeat-ms"), "--min-repeat-ms", 100);
+  f.options.measure.cooldownMs = parseDouble(args.value("--cooldown-ms"), "--cooldown-ms", 0);
+  f.options.measure.cacheFlushBytes =
+      parseInt(args.value("--cache-flush-bytes"), "--cache-flush-bytes", 0, 0);
   const std::string search = args.value("--search").value_or("evolutionary");
   if (search != "evolutionary" && search != "random")
     throw UsageError{"--search expects evolutionary or random"};

@@ -41,6 +41,13 @@ TEST(TuneMeasure, AScheduledMatmulIsCheckedAndTimed) {
   ASSERT_TRUE(r.ok()) << r.error;
   EXPECT_EQ(r.runSecs.size(), 2u);
   EXPECT_GT(r.runSecs[0], 0);
+  // With a cache flush before every measurement and a cooldown.
+  MeasureOptions flushed = quick();
+  flushed.cacheFlushBytes = 1 << 20;
+  flushed.cooldownMs = 1;
+  RunResult cold = LocalRunner(flushed).run(built, input);
+  ASSERT_TRUE(cold.ok()) << cold.error;
+  EXPECT_EQ(cold.runSecs.size(), 2u);
 }
 
 TEST(TuneMeasure, FailingCandidatesCostOneTrialEach) {
