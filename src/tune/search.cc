@@ -70,9 +70,12 @@ std::vector<SearchStrategy::Point> SearchStrategy::evolve(const std::vector<Poin
       for (size_t i = 0; i < population.size(); ++i)
         if (std::optional<Candidate> c = realize(population[i], false)) programs[i] = c->func;
     std::vector<double> scores = model_->predict(workload_, programs);
+    scores.resize(population.size(), 0.0);
     for (size_t i = 0; i < scores.size(); ++i) {
       if (model_->needsPrograms() && !programs[i]) scores[i] = 0;
-      scores[i] = std::max(scores[i], 0.0);
+      // Clipped at 0; a non-finite score (a diverged model) would make the parent draw below
+      // undefined, so it counts as 0.
+      scores[i] = std::isfinite(scores[i]) ? std::max(scores[i], 0.0) : 0.0;
       const std::string key = keyOf(population[i]);
       if (seen_.count(key)) continue;
       auto it = heap.find(key);
@@ -91,7 +94,7 @@ std::vector<SearchStrategy::Point> SearchStrategy::evolve(const std::vector<Poin
       size_t parent = 0;
       bool filled = false;
       for (int tries = 0; tries <= 10 && !filled; ++tries) {
-        parent = pickParent(rng_);
+        parent = std::min(pickParent(rng_), population.size() - 1);
         const Point& p = population[parent];
         if (doMutate(rng_)) {
           if (std::optional<Decisions> d = mutate(spaces_[p.first], p.second, rng_)) {
