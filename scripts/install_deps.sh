@@ -13,6 +13,7 @@ packages=(
   llvm-19-dev libzstd-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
   libopenblas-dev libopenblas0-pthread libdnnl-dev
+  libxgboost-dev
   dataset-fashion-mnist
 )
 

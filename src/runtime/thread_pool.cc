@@ -215,6 +215,16 @@ int numThreads() {
   return pool().concurrency();
 }
 
+int defaultNumThreads() {
+  return gPool ? gPool->concurrency() : defaultConcurrency();
+}
+
+void resetThreadPoolAfterFork(int n) {
+  // The parent's workers do not exist in this process: joining them would never return.
+  static_cast<void>(gPool.release());
+  gPool = std::make_unique<ThreadPool>(n < 1 ? defaultConcurrency() : n);
+}
+
 void setNumThreads(int n) {
   pool();  // make sure the default pool exists before it is replaced
   std::lock_guard<std::mutex> lock(gPoolMutex);

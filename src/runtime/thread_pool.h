@@ -47,6 +47,11 @@ namespace tessera::runtime {
 /// The pool's concurrency: TESSERA_NUM_THREADS, else OMP_NUM_THREADS, else the number of physical
 /// cores, unless setNumThreads changed it.
 int numThreads();
+/// numThreads() without starting the pool (a process that forks must not have started it).
+int defaultNumThreads();
+/// In the child of fork(): a new pool of `n` threads (0: the default concurrency) in place of the
+/// parent's, whose worker threads the child does not have (its memory is left, not freed).
+void resetThreadPoolAfterFork(int n);
 /// Resizes the pool to `n` threads including the caller (n >= 1; 1 makes every launch inline).
 /// Must not be called while a launch is running.
 void setNumThreads(int n);

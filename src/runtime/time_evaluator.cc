@@ -68,15 +68,19 @@ TimingResult timeEvaluator(const std::function<void()>& fn, const TimeEvaluatorO
   for (int i = 0; i < options.warmup; ++i) fn();
   int number = options.number;
   std::vector<double> perCall;
+  auto measure = [&](int calls) {
+    if (options.beforeMeasurement) options.beforeMeasurement();
+    return secondsOf(fn, calls);
+  };
   for (int r = 0; r < options.repeat; ++r) {
-    double seconds = secondsOf(fn, number);
+    double seconds = measure(number);
     // As TVM does: when too short, scale `number` up to what the last measurement suggests
     // (at least doubling, at most 1000x at once) and measure again; later repeats keep it.
     while (seconds * 1e3 < options.minRepeatMs && number < (1 << 30)) {
       const double wanted = options.minRepeatMs / std::max(seconds * 1e3, 1e-6) * number;
       const double scaled = std::clamp(wanted * 1.1, number * 2.0, number * 1000.0);
       number = static_cast<int>(std::min(scaled, static_cast<double>(1 << 30)));
-      seconds = secondsOf(fn, number);
+      seconds = measure(number);
     }
     perCall.push_back(seconds / number);
   }

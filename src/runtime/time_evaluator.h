@@ -15,6 +15,8 @@ struct TimeEvaluatorOptions {
   int repeat = 1;          ///< measurements (at least 1)
   double minRepeatMs = 0;  ///< grow `number` until one measurement lasts at least this long
   int warmup = 1;          ///< untimed calls before the first measurement
+  /// Runs untimed before every measurement (TVM's f_preproc, e.g. a cache flush); may be empty.
+  std::function<void()> beforeMeasurement;
 };
 
 /// Seconds per call of each measurement, with summary statistics.

@@ -15,6 +15,7 @@
 #include "pass_options.h"
 #include "runtime/npy.h"
 #include "support/diagnostic.h"
+#include "tuning_db.h"
 
 namespace tessera::cli {
 
@@ -22,7 +23,7 @@ const char* const kCompileUsage =
     "usage: tessera compile FILE -o OUT_DIR [--target TARGET] [--opt-level N]\n"
     "                       [--input-shape NAME=D0,...] [--params FILE.npz]\n"
     "                       [--explain-strategy] [--print-after NAME|all] [--time-passes]\n"
-    "                       [--pass-config KEY=VALUE] [--disabled-pass NAME[,NAME]]\n"
+    "                       [--pass-config KEY=VALUE] [--disabled-pass NAME[,NAME]] [--db DIR]\n"
     "\n"
     "Compiles @main of FILE (Relay text or ONNX) as relay.build does: graph optimization and\n"
     "fusion, one kernel per distinct fused function (TensorIR, lowered, LLVM), a graph executor\n"
@@ -36,6 +37,8 @@ const char* const kCompileUsage =
     "                      generator yet)\n"
     "  --input-shape NAME=D0,D1,...  shape of an ONNX graph input (repeatable)\n"
     "  --params FILE.npz   bind these arrays to @main's parameters of the same names\n"
+    "  --db DIR            apply the best schedules of a tuning database (`tessera tune`);\n"
+    "                      kernels without a record keep their default schedules\n"
     "  --explain-strategy  print, per kernel, the implementation chosen for each call, the\n"
     "                      ones skipped and why, and whether its schedule applied\n"
     "  --print-after NAME  print the program to stderr after the step or pass NAME (repeatable;\n"
@@ -86,6 +89,7 @@ int cmdCompile(Args& args) {
   relay::PassContext& ctx = flags.ctx;
   const std::vector<std::string> inputShapes = args.values("--input-shape");
   const std::optional<std::string> paramsPath = args.value("--params");
+  const std::optional<std::string> dbDir = args.value("--db");
   const std::vector<std::string> files = args.positionals();
   if (files.size() != 1) throw UsageError{"expected exactly one FILE"};
   if (!out) throw UsageError{"-o OUT_DIR is required"};
@@ -102,6 +106,7 @@ int cmdCompile(Args& args) {
   options.context = &ctx;
   // Control flow on run-time values compiles for the VM; a plain graph for the graph executor.
   options.executor = driver::Executor::kAuto;
+  options.scheduleProvider = openTuningDatabase(dbDir);
   // The weights leave memory as they become the graph's (packed) params, and those are written
   // to OUT_DIR as they are made (committed by the export), so LLVM never works beside them. A
   // directory made here goes again if the build or the export fails.
@@ -130,6 +135,7 @@ int cmdCompile(Args& args) {
               << " MiB after PlanMemory, " << peakMemoryMiB() << " MiB after Export\n";
   }
 
+  if (dbDir) reportTunedKernels(*dbDir, *built);
   const target::Target& target = built->target;
   std::cout << "compiled " << files[0] << " for llvm -mtriple=" << target.triple
             << " -mcpu=" << target.cpu << " to " << *out << "\n";

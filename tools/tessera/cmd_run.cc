@@ -17,6 +17,7 @@
 #include "runtime/time_evaluator.h"
 #include "runtime/vm/vm.h"
 #include "support/diagnostic.h"
+#include "tuning_db.h"
 
 namespace tessera::cli {
 
@@ -25,7 +26,7 @@ const char* const kRunUsage =
     "OUT.npy]\n"
     "                        [--entry NAME] [--opt-level N] [--no-optimize] [--interpreter]\n"
     "                        [--no-fallback] [--target TARGET] [--bench N] [--profile N]\n"
-    "                        [--pass-config KEY=VALUE] [--disabled-pass NAME[,NAME]]\n"
+    "                        [--pass-config KEY=VALUE] [--disabled-pass NAME[,NAME]] [--db DIR]\n"
     "\n"
     "FILE is Relay text, an ONNX model (.onnx) or a directory written by `tessera compile`.\n"
     "Compiles FILE with the relay.build pipeline (graph optimization, fusion, LLVM), runs @main\n"
@@ -46,6 +47,7 @@ const char* const kRunUsage =
     "                          on the interpreter\n"
     "  --entry NAME            run @NAME instead of @main (on the interpreter)\n"
     "  --target TARGET         code generation target (default: the host)\n"
+    "  --db DIR                apply the best schedules of a tuning database (`tessera tune`)\n"
     "  --bench N               also time N runs and print median, min and max\n"
     "  --profile N             compiled code: time every kernel over N runs and print a table\n"
     "                          (median per run, share of the total), slowest "
@@ -303,6 +305,7 @@ int cmdRun(Args& args) {
   std::optional<std::string> output = args.value("--output");
   const std::optional<std::string> entryFlag = args.value("--entry");
   const std::optional<std::string> targetText = args.value("--target");
+  const std::optional<std::string> dbDir = args.value("--db");
   RunRequest request;
   request.entry = entryFlag.value_or("main");
   request.bench = parseRuns(args.value("--bench"), "--bench");
@@ -330,11 +333,12 @@ int cmdRun(Args& args) {
   relay::Value result;
   if (driver::isBuiltDirectory(files[0])) {
     // A compiled directory (graph or VM) has no graph IR left to interpret or re-optimize.
-    if (forceInterpreter || !optimizeModule || entryFlag || level || targetText ||
+    if (forceInterpreter || !optimizeModule || entryFlag || level || targetText || dbDir ||
         !inputShapes.empty())
       throw UsageError{
           "a compiled directory runs as compiled: --interpreter, --no-optimize, "
-          "--entry, --opt-level, --pass-config, --disabled-pass, --target and --input-shape do "
+          "--entry, --opt-level, --pass-config, --disabled-pass, --target, --db and --input-shape "
+          "do "
           "not apply"};
     result = runBuilt(driver::loadBuilt(files[0]), request);
   } else {
@@ -352,6 +356,7 @@ int cmdRun(Args& args) {
       options.context = &ctx;
       // Control flow on run-time values runs on the VM; a plain graph on the graph executor.
       options.executor = driver::Executor::kAuto;
+      options.scheduleProvider = openTuningDatabase(dbDir);
       const target::Target target =
           targetText ? target::Target::parse(*targetText) : codegen::hostTarget();
       try {
@@ -371,6 +376,7 @@ int cmdRun(Args& args) {
       }
     }
     if (built) {
+      if (dbDir) reportTunedKernels(*dbDir, *built);
       result = runBuilt(*built, request);
     } else {
       if (compiled) module = loadModule(files[0], inputShapes, request.given);

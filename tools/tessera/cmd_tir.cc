@@ -22,6 +22,9 @@
 #include "tir/schedule/schedule.h"
 #include "tir/schedule/trace.h"
 #include "tir/transform/lower.h"
+#include "tune/database.h"
+#include "tune/model_tasks.h"
+#include "tune_command.h"
 
 namespace tessera::cli {
 
@@ -31,6 +34,7 @@ const char* const kTirUsage =
     "                        [--pass-config KEY=VALUE] [--disabled-pass NAME[,NAME]]\n"
     "                        [--input-shape NAME=D0,...] [--params FILE.npz] [--list]\n"
     "                        [--default-schedule] [-o OUT]\n"
+    "       tessera tir FILE --func NAME --tune --trials N --db DIR [tessera tune's options]\n"
     "\n"
     "Prints the TensorIR kernels of the model in FILE (Relay text or ONNX), made by the steps of\n"
     "`tessera compile`: the module is optimized and fused, and every fused primitive function\n"
@@ -46,6 +50,8 @@ const char* const kTirUsage =
     "  --input-shape NAME=D0,D1,...  shape of an ONNX graph input (repeatable)\n"
     "  --params FILE.npz  bind these arrays to @main's parameters of the same names first, as\n"
     "                     `tessera compile --params` does (constant weights get packed)\n"
+    "  --tune             tune the kernel chosen with --func (as `tessera tune --tasks` does for\n"
+    "                     one kernel), then print it with the database's best schedule\n"
     "  -o OUT             write the result to OUT (whole or not at "
     "all)\n" TESSERA_PASS_CONTEXT_USAGE TESSERA_PASS_INSTRUMENTS_USAGE
     "                         (a TIR lowering pass only with --lower)\n";
@@ -76,9 +82,35 @@ bool namesLoweringPass(const relay::PassContext& ctx) {
   return false;
 }
 
+// `--tune`: the one kernel named `name` tuned into the database, then printed as the database's
+// best record schedules it.
+int tuneOneKernel(relay::IRModule module, const std::string& name, const TuneFlags& flags,
+                  const std::optional<std::string>& out) {
+  std::vector<tune::TuneTask> tasks =
+      tune::modelTasks(std::move(module), flags.target, flags.params);
+  std::vector<tune::TuneTask> chosen;
+  std::string names;
+  for (tune::TuneTask& t : tasks) {
+    names += (names.empty() ? "" : ", ") + t.name;
+    if (t.name == name) chosen.push_back(std::move(t));
+  }
+  if (chosen.empty())
+    throwDiagnostic("tir_cli", "no kernel named " + name + "; the kernels are: " + names);
+  const tir::PrimFunc func = chosen[0].func;
+  runTuning(std::move(chosen), flags);
+  const tune::Database database(flags.db);
+  std::optional<tir::PrimFunc> best = tune::compileTir(database, func, flags.target);
+  if (!best) throwDiagnostic("tir_cli", "no valid measurement of " + name + " in " + flags.db);
+  emitText(tir::toScript(*best), out);
+  return kExitOk;
+}
+
 }  // namespace
 
 int cmdTir(Args& args) {
+  const bool tuneKernel = args.flag("--tune");
+  std::optional<TuneFlags> tuneFlags;
+  if (tuneKernel) tuneFlags = parseTuneFlags(args);
   PassContextFlags flags = parsePassContext(args, /*instruments=*/true);
   relay::PassContext& ctx = flags.ctx;
   const std::optional<std::string> only = args.value("--func");
@@ -105,6 +137,12 @@ int cmdTir(Args& args) {
     }
   }
 
+  if (tuneKernel) {
+    if (!only) throw UsageError{"--tune needs --func NAME (the kernel it tunes)"};
+    if (tracePath || scheduled || lower || list)
+      throw UsageError{"--tune excludes --trace, --default-schedule, --lower and --list"};
+    return tuneOneKernel(loadModule(files[0], tuneFlags->inputShapes), *only, *tuneFlags, out);
+  }
   std::map<std::string, NDArray> params;
   if (paramsPath) params = readNpz(*paramsPath);
   std::vector<tir::PrimFunc> kernels =

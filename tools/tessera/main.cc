@@ -22,6 +22,7 @@ const char* const kMainUsage =
     "  eval MODEL      accuracy of an image classifier on the FashionMNIST test set\n"
     "  quantize MODEL  quantize a model to int8 (relay.quantize), with a per-layer error report\n"
     "  tir FILE        print a module's kernels as TensorIR (scheduled by a trace, lowered)\n"
+    "  tune MODEL      tune a model's kernels into a database (--trials N --db DIR)\n"
     "  demo            build seed 003's conv+batch_norm+relu block, print it and run it\n"
     "  vta sim|disasm  run a VTA program on the functional simulator, or disassemble it\n"
     "  vta pack        pack a quantized module to VTA's layouts (graph_pack)\n"
@@ -45,6 +46,7 @@ const Command kCommands[] = {
     {"quantize", tessera::cli::cmdQuantize, &tessera::cli::kQuantizeUsage},
     {"run", tessera::cli::cmdRun, &tessera::cli::kRunUsage},
     {"tir", tessera::cli::cmdTir, &tessera::cli::kTirUsage},
+    {"tune", tessera::cli::cmdTune, &tessera::cli::kTuneUsage},
     {"demo", tessera::cli::cmdDemo, &tessera::cli::kDemoUsage},
     {"vta", tessera::cli::cmdVta, &tessera::cli::kVtaUsage},
 };

@@ -8,7 +8,7 @@
 namespace tessera::relay::strategy {
 
 tir::PrimFunc scheduleKernel(const tir::PrimFunc& kernel, const target::Target& target,
-                             AnchorReport* report) {
+                             AnchorReport* report, tir::Trace* trace) {
   registerStrategies();
   tir::Schedule sch(kernel, /*seed=*/0);
   AnchorReport anchor;
@@ -27,6 +27,7 @@ tir::PrimFunc scheduleKernel(const tir::PrimFunc& kernel, const target::Target& 
   if (const auto* generic = StrategyRegistry::global().genericSchedule(target))
     (*generic)(sch, target, anchored);
   if (report) *report = anchor;
+  if (trace) *trace = sch.trace();
   return sch.func();
 }
 

@@ -7,6 +7,7 @@
 #include "support/applicability.h"
 #include "target/target.h"
 #include "tir/function.h"
+#include "tir/schedule/trace.h"
 
 namespace tessera::relay::strategy {
 
@@ -21,8 +22,9 @@ struct AnchorReport {
 };
 
 /// The kernel scheduled for `target` (resolved). Every step preserves its meaning: an anchor
-/// schedule that does not apply is dropped whole (the reason goes to `report`).
+/// schedule that does not apply is dropped whole (the reason goes to `report`). `trace` receives
+/// the schedule's trace (what replays it: the tuner's starting point).
 tir::PrimFunc scheduleKernel(const tir::PrimFunc& kernel, const target::Target& target,
-                             AnchorReport* report = nullptr);
+                             AnchorReport* report = nullptr, tir::Trace* trace = nullptr);
 
 }  // namespace tessera::relay::strategy

@@ -1,0 +1,94 @@
+// Seed 002's tuning walk-through in C++: the 128x128x128 matmul as a plain PrimFunc (block "C"),
+// the seed's random_search over stochastic_schedule_mm printing each attempt's time and trace,
+// then tune_tir with that space (ScheduleFn) on "llvm -num-cores=1": 64 trials, the task table,
+// compile_tir from the database, the tuned function and its speed against the plain one.
+// Usage: tune_matmul [WORK_DIR] (the database; default: a fresh directory under /tmp).
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "codegen/llvm/target.h"
+#include "te/create_prim_func.h"
+#include "te/reduce.h"
+#include "te/tensor.h"
+#include "tir/printer/printer.h"
+#include "tune/database.h"
+#include "tune/flops.h"
+#include "tune/measure.h"
+#include "tune/space.h"
+#include "tune/task_scheduler.h"
+
+using namespace tessera;
+
+namespace {
+
+tir::PrimFunc matmul128() {
+  using namespace te;
+  Tensor A = placeholder({128, 128}, DataType::float32(), "A");
+  Tensor B = placeholder({128, 128}, DataType::float32(), "B");
+  IterVar k = reduceAxis(0, 128, "k");
+  Tensor C = compute(
+      {128, 128}, [&](Var i, Var j) { return sum(A(i, k.var) * B(k.var, j), {k}); },
+      ComputeOptions{.name = "C", .indexNames = {"i", "j"}});
+  return createPrimFunc({A, B, C});
+}
+
+double seconds(const tune::RunResult& r) {
+  return r.ok() ? r.runSecs.front() : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string dir = argc > 1 ? argv[1]
+                                   : (std::filesystem::temp_directory_path() /
+                                      ("tessera_tune_matmul_" + std::to_string(getpid())))
+                                         .string();
+  const tir::PrimFunc mm = matmul128();
+  target::Target target = codegen::hostTarget();
+  target.numCores = 1;  // the seed's "llvm --num-cores=1"
+  const tune::MeasureOptions measure{.number = 10, .repeat = 1, .minRepeatMs = 0, .threads = 1};
+  tune::LocalRunner runner(measure);
+  const tune::MeasureInput input = tune::makeMeasureInput(mm, target, 1, 1);
+
+  // random_search(mod, num_trials=10)
+  for (int i = 0; i < 10; ++i) {
+    tir::Schedule sch(mm, i);
+    tune::stochasticScheduleMM(sch);
+    tune::RunResult r = runner.run(tune::buildCandidate(sch.func(), target), input);
+    std::printf("==========Attempt %d,time-cost:%.9f ms=======\n%s", i, seconds(r) * 1e3,
+                sch.trace().str().c_str());
+  }
+
+  // tune_tir(mod, target, work_dir, max_trials_global=64, num_trials_per_iter=64,
+  //          space=ScheduleFn(stochastic_schedule_mm))
+  std::cout << "Logging directory: " << dir << "\n";
+  tune::Database database(dir);
+  tune::RandomModel model;
+  tune::TuneOptions options{.maxTrialsGlobal = 64, .trialsPerIter = 64, .log = &std::cout};
+  options.measure = measure;
+  std::vector<tune::TuneTask> tasks = {
+      {"main",
+       mm,
+       1,
+       {tune::spaceFromFunction(mm, tune::stochasticScheduleMM, "stochastic_schedule_mm")}}};
+  tune::tune(tasks, target, database, model, options);
+
+  // compile_tir(database, mod, target): the best record replayed.
+  std::optional<tir::PrimFunc> best = tune::compileTir(database, mm, target);
+  if (!best) {
+    std::cerr << "no valid record\n";
+    return 1;
+  }
+  std::cout << tir::toScript(*best);
+  const int64_t flops = tune::estimateFlops(mm);
+  const tune::MeasureOptions timing{.number = 100, .repeat = 3, .minRepeatMs = 50, .threads = 1};
+  tune::LocalRunner timer(timing);
+  const double plain = seconds(timer.run(tune::buildCandidate(mm, target), input));
+  const double tuned = seconds(timer.run(tune::buildCandidate(*best, target), input));
+  std::printf("plain: %.3f us (%.2f GFLOP/s); tuned: %.3f us (%.2f GFLOP/s)\n", plain * 1e6,
+              flops / plain / 1e9, tuned * 1e6, flops / tuned / 1e9);
+  return 0;
+}

@@ -1,0 +1,28 @@
+// MetaSchedule's XGBoost cost model (specs/tir_relax.md §6.7) over tune/features.h's per-store
+// rows, through the system XGBoost's C API (the only library that sees XGBoost). A candidate's
+// score is the sum of its rows' scores ("pack-sum"); the objective is the squared error between
+// that sum and the candidate's normalised throughput (best cost of its workload / its cost),
+// with gradient (pred - y) * y and hessian y per row, so fast programs weigh more. Trained from
+// scratch on all samples once at least `warmupSamples` exist and the data grew by 20% since the
+// last training; before that, scores are uniform random numbers (TVM's behaviour).
+#pragma once
+
+#include <memory>
+#include <ostream>
+
+#include "tune/cost_model.h"
+
+namespace tessera::tune {
+
+struct XgbOptions {
+  int warmupSamples = 100;
+  int maxRounds = 300;  ///< TVM allows 10000; early stopping ends far sooner on tuning data
+  int earlyStoppingRounds = 50;
+  int threads = 1;
+  uint64_t seed = 43;
+  std::ostream* log = nullptr;  ///< "XGB iter ..." lines every 25 rounds, "XGB stopped ..."
+};
+
+std::unique_ptr<CostModel> makeXgbModel(const XgbOptions& options);
+
+}  // namespace tessera::tune

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Usage: cli_tune_test.sh TESSERA_BINARY SOURCE_DIR. `tessera tune` on a small dense model (a
+# few trials), then `tessera compile --db` / `tessera run --db` apply the best schedule with the
+# same output as the default; `tessera tir --tune`; a corrupt database line and a target without
+# num-cores are clear messages.
+set -u
+tessera="$1"
+data="$2/tests/data/tune"
+model="$data/dense.relay"
+params="$data/dense_w.npz"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+source "$(dirname "$0")/cli_lib.sh"
+fast=(--min-repeat-ms 0 --trials-per-round 4 --threads 1)
+
+expect 0 "tune --help" -- "$tessera" tune --help
+contains "$work/out" "usage: tessera tune MODEL --trials N --db DIR" "tune help"
+
+expect 0 "tune a dense" -- "$tessera" tune "$model" --params "$params" --trials 8 --db "$work/db" "${fast[@]}"
+contains "$work/out" "Task #0: \"fused_nn_dense_nn_relu\"" "the task"
+contains "$work/out" "[Task #0: fused_nn_dense_nn_relu] Trial #7: " "eight trials"
+contains "$work/out" " ID |                   Name |  FLOP | Weight | Speed (GFLOPS) |" "the table"
+contains "$work/out" "Total trials: 8" "the total"
+contains "$work/out" "[progress] elapsed " "the progress line"
+contains "$work/out" "fused_nn_dense_nn_relu: default " "default vs tuned"
+[ "$(wc -l <"$work/db/database_tuning_record.json")" -eq 8 ] || {
+  echo "FAIL: eight records"
+  failures=$((failures + 1))
+}
+
+export TESSERA_NUM_THREADS=1  # the thread count the records were made for
+expect 0 "compile --db" -- "$tessera" compile "$model" --params "$params" -o "$work/tuned" --db "$work/db"
+contains "$work/err" "tuning database $work/db: 1 of 1 kernels tuned" "the tuned kernel applied"
+expect 0 "compile default" -- "$tessera" compile "$model" --params "$params" -o "$work/default"
+expect 0 "run tuned" -- "$tessera" run "$work/tuned" --random-inputs 3
+cp "$work/out" "$work/tuned.txt"
+expect 0 "run default" -- "$tessera" run "$work/default" --random-inputs 3
+cmp -s "$work/out" "$work/tuned.txt" || {
+  echo "FAIL: the tuned build prints another result"
+  diff "$work/out" "$work/tuned.txt" | head -5
+  failures=$((failures + 1))
+}
+
+# A line cut short (a run killed mid-write) is reported; the records before it stay.
+printf '[0,[[[["GetBlock"' >>"$work/db/database_tuning_record.json"
+expect 0 "compile with a corrupt line" -- "$tessera" compile "$model" --params "$params" -o "$work/t2" --db "$work/db"
+contains "$work/err" "database_tuning_record.json:9: corrupt tuning record skipped" "corrupt line reported"
+contains "$work/err" "1 of 1 kernels tuned" "the records before it still apply"
+
+# A resumed run measures nothing twice and appends after the cut line.
+expect 0 "tune again" -- "$tessera" tune "$model" --params "$params" --trials 4 --db "$work/db" "${fast[@]}"
+contains "$work/out" "8 record(s) from the database" "resumed"
+[ "$(grep -c '^\[0,.*\]\]$' "$work/db/database_tuning_record.json")" -eq 12 ] || {
+  echo "FAIL: twelve records after resuming"
+  failures=$((failures + 1))
+}
+
+expect 0 "tir --tune" -- "$tessera" tir "$model" --params "$params" --func fused_nn_dense_nn_relu --tune --trials 2 --db "$work/db2" "${fast[@]}"
+contains "$work/out" "def fused_nn_dense_nn_relu(" "the tuned kernel printed"
+
+expect 1 "target without num-cores" -- "$tessera" tune "$model" --trials 2 --db "$work/db3" --target llvm
+contains "$work/err" 'Target does not have attribute "num-cores", physical core number must be defined!' "TVM's message"
+expect 2 "tune without --db" -- "$tessera" tune "$model" --trials 2
+contains "$work/err" "--db DIR is required" "usage"
+
+[ "$failures" -eq 0 ] && echo "cli_tune: all passed"
+exit "$failures"
