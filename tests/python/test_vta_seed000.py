@@ -4,8 +4,10 @@ graph_pack'ed, and run through the seed's prepare_transform Sequential; each pri
 with its golden (tests/golden/text, `//` header lines and span=... dropped, as the C++ tests do).
 The model is built with the relay builder as TVM's PyTorch frontend gives it (from_pytorch is not
 bound; tests/unit/quantize/seed000_model.h)."""
+import json
 import os
 import re
+import tempfile
 import unittest
 from copy import deepcopy
 
@@ -77,6 +79,17 @@ class Seed000Test(unittest.TestCase):
         self.assertEqual((env.dma_copy, env.alu), ("dma_copy", "alu"))
         self.assertEqual(env.gemm, "vta.gemm")
         self.assertEqual(env.target, "sim")
+        # A vta_config.json of another shape.
+        config = json.loads(env.to_json())
+        config["LOG_BATCH"] = 1
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "vta_config.json")
+            with open(path, "w") as f:
+                json.dump(config, f)
+            other = vta.get_env(path)
+        self.assertEqual((other.BATCH, other.BLOCK_OUT), (2, 16))
+        self.assertEqual(other.gemm, "vta.gemm_2x16x16")
+        self.assertIs(vta.get_env(), env)
 
     def test_graph_pack_printout(self):
         env = vta.get_env()

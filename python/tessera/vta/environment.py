@@ -18,7 +18,7 @@ class Environment:
         self._gemm = None
 
     def __getattr__(self, name):
-        if name.startswith("__"):
+        if name.startswith("_") or name == "config":  # copy/pickle before __init__ ran
             raise AttributeError(name)
         return getattr(self.config, name)
 
