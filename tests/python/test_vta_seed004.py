@@ -11,7 +11,7 @@ import numpy as np
 import tessera as tvm
 from tessera import tir
 from tessera import vta
-from tessera.vta import simulator
+from tessera.vta.testing import simulator
 
 
 def reference(data, kernel, shift=8):

@@ -10,6 +10,7 @@ from .environment import Environment, get_env
 from .pack_tool import graph_pack
 from .build_module import build_config, run
 from . import simulator
+from . import testing
 from . import pack_tool
 from . import vta_pattern
 from . import topi
