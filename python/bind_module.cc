@@ -72,7 +72,11 @@ void bindModule(py::module_& m) {
           py::arg("show_meta_data") = true)
       .def("__str__", [](const IRModule& mod) { return relay::printModule(mod); })
       .def("__repr__", [](const IRModule& mod) { return relay::printModule(mod); })
-      .def("copy", [](const IRModule& mod) { return mod; });
+      .def("copy", [](const IRModule& mod) { return mod; })
+      // copy.deepcopy(mod), as seed 000 does before each transformation: the functions are
+      // immutable, so a copy of the module is a deep copy.
+      .def("__copy__", [](const IRModule& mod) { return mod; })
+      .def("__deepcopy__", [](const IRModule& mod, py::handle) { return mod; });
   m.def(
       "parse_module",
       [](const std::string& text, const std::string& source) {

@@ -20,4 +20,5 @@ PYBIND11_MODULE(_core, m) {
   tp::bindSchedule(m);
   tp::bindRelax(m);
   tp::bindPattern(m);
+  tp::bindVta(m);
 }

@@ -55,5 +55,8 @@ void bindRelax(py::module_& m);
 /// The dataflow pattern language, MergeComposite and Python partition rules (bind_pattern.cc;
 /// here for tirDtype).
 void bindPattern(py::module_& m);
+/// VTA: configuration, graph packing, composites, lowering passes, conv2d_packed, simulator
+/// (bind_vta.cc).
+void bindVta(py::module_& m);
 
 }  // namespace tessera::python

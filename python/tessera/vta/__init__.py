@@ -1,0 +1,16 @@
+"""tessera.vta: VTA under TVM's ``vta`` names, over Tessera's C++ (src/vta).
+
+``vta.get_env()`` (the hardware configuration), ``vta.graph_pack`` (TVM's ``vta.top.graph_pack``
+and seed 000's variant), ``vta.build_config()`` (a PassContext with VTA's lowering passes),
+``vta.topi`` (the packed 2-D convolution and its schedule), ``vta.run`` and ``vta.simulator``
+(running a lowered PrimFunc on the simulator, its seven counters). Seed 000's helpers are
+``tessera.vta.pack_tool`` and ``tessera.vta.vta_pattern`` (its ``vta_utils`` package).
+"""
+from .environment import Environment, get_env
+from .pack_tool import graph_pack
+from .build_module import build_config, run
+from . import simulator
+from . import testing
+from . import pack_tool
+from . import vta_pattern
+from . import topi
