@@ -1,8 +1,7 @@
 """relax.build and relax.VirtualMachine (TVM 0.16's names)."""
-import time
 
 from .. import _core
-from ..tir.build import _TimeResult
+from ..tir.build import _time_evaluator
 
 Executable = _core.RelaxExecutable
 
@@ -33,15 +32,4 @@ class VirtualMachine:
 
     def time_evaluator(self, func_name, dev=None, number=10, repeat=1, **kwargs):
         """Seconds per call of ``func_name``, timed from Python."""
-        f = self[func_name]
-
-        def evaluate(*args):
-            results = []
-            for _ in range(repeat):
-                start = time.perf_counter()
-                for _ in range(number):
-                    f(*args)
-                results.append((time.perf_counter() - start) / number)
-            return _TimeResult(results)
-
-        return evaluate
+        return _time_evaluator(self[func_name], number, repeat)

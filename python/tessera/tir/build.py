@@ -34,6 +34,22 @@ class _TimeResult:
         return f"mean {self.mean * 1e3:.6f} ms over {len(self.results)} repeats"
 
 
+def _time_evaluator(f, number, repeat):
+    """A function calling ``f`` ``number`` times per repeat and returning the seconds per call of
+    each repeat; shared by built PrimFuncs and the Relax VM."""
+
+    def evaluate(*args):
+        results = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            for _ in range(number):
+                f(*args)
+            results.append((time.perf_counter() - start) / number)
+        return _TimeResult(results)
+
+    return evaluate
+
+
 class Module:
     """Compiled PrimFuncs: ``lib["main"](a, b, c)``, ``lib(a, b, c)`` for a single function,
     ``time_evaluator``, ``get_source()`` (LLVM IR), ``export_library``."""
@@ -65,18 +81,7 @@ class Module:
     def time_evaluator(self, func_name, dev=None, number=10, repeat=1, min_repeat_ms=0, **kwargs):
         """A function running ``func_name`` ``number`` times per repeat and returning the
         seconds per run (``.mean``, ``.results``), timed from Python around the C++ call."""
-        f = self[func_name]
-
-        def evaluate(*args):
-            results = []
-            for _ in range(repeat):
-                start = time.perf_counter()
-                for _ in range(number):
-                    f(*args)
-                results.append((time.perf_counter() - start) / number)
-            return _TimeResult(results)
-
-        return evaluate
+        return _time_evaluator(self[func_name], number, repeat)
 
 
 def build(inputs, target="llvm", name="main", **kwargs):
