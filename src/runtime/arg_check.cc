@@ -27,6 +27,12 @@ int32_t failWith(const TesseraTensorArgSpec& spec, const std::string& what, int6
 
 extern "C" int32_t TesseraAPICheckTensorArg(const DLTensor* tensor,
                                             const TesseraTensorArgSpec* spec) {
+  return TesseraAPICheckDeviceTensorArg(tensor, spec, kDLCPU);
+}
+
+extern "C" int32_t TesseraAPICheckDeviceTensorArg(const DLTensor* tensor,
+                                                  const TesseraTensorArgSpec* spec,
+                                                  int32_t deviceType) {
   const TesseraTensorArgSpec& s = *spec;
   if (tensor == nullptr) return fail(s, " is expected to be a non-null DLTensor");
   if (tensor->ndim != s.ndim)
@@ -34,8 +40,11 @@ extern "C" int32_t TesseraAPICheckTensorArg(const DLTensor* tensor,
   if (tensor->dtype.code != s.dtypeCode || tensor->dtype.bits != s.dtypeBits ||
       tensor->dtype.lanes != 1)
     return fail(s, std::string(".dtype is expected to be ") + s.dtypeName);
-  if (tensor->device.device_type != kDLCPU)
-    return failWith(s, ".device_type is expected to be 1 (CPU)", tensor->device.device_type);
+  if (tensor->device.device_type != deviceType)
+    return failWith(s,
+                    ".device_type is expected to be " + std::to_string(deviceType) +
+                        (deviceType == kDLCPU ? " (CPU)" : ""),
+                    tensor->device.device_type);
   if (tensor->byte_offset != 0)
     return failWith(s, ".byte_offset is expected to be 0",
                     static_cast<int64_t>(tensor->byte_offset));

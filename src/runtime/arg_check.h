@@ -28,4 +28,9 @@ struct TesseraTensorArgSpec {
 /// 0 when `tensor` matches `spec`; otherwise records the first mismatch as the thread's last
 /// error (TesseraGetLastError) and returns -1.
 int32_t TesseraAPICheckTensorArg(const DLTensor* tensor, const TesseraTensorArgSpec* spec);
+/// The same for a kernel compiled for another device: the tensor must be on `deviceType` (a
+/// DLDeviceType, e.g. kDLExtDev for VTA) instead of the CPU. Not a CPU runtime slot: code that
+/// calls it lists it (runtime/c_functions.h).
+int32_t TesseraAPICheckDeviceTensorArg(const DLTensor* tensor, const TesseraTensorArgSpec* spec,
+                                       int32_t deviceType);
 }

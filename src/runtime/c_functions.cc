@@ -28,6 +28,8 @@ Registry& registry() {
         {"__TesseraAPISetLastError", reinterpret_cast<void*>(&TesseraAPISetLastError)},
         {"__TesseraAPISetLastErrorInt", reinterpret_cast<void*>(&TesseraAPISetLastErrorInt)},
         {"__TesseraAPICheckTensorArg", reinterpret_cast<void*>(&TesseraAPICheckTensorArg)},
+        {"__TesseraAPICheckDeviceTensorArg",
+         reinterpret_cast<void*>(&TesseraAPICheckDeviceTensorArg)},
     };
     for (const auto& [slot, address] : cpu) fresh->functions[slot] = address;
     return fresh;

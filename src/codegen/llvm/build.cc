@@ -17,6 +17,7 @@
 #include <exception>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -144,13 +145,13 @@ struct CompiledPart {
 CompiledPart compileChunk(const std::vector<tir::PrimFunc>& functions,
                           const std::vector<std::string>& names, size_t begin, size_t end,
                           const target::Target& target, const CompileOptions& options,
-                          bool usesAmxTiles) {
+                          bool usesAmxTiles, const std::vector<std::string>& extraSlots) {
   std::unique_ptr<llvm::TargetMachine> machine = createTargetMachine(target);
   llvm::LLVMContext ctx;
   llvm::Module llvmModule("tessera", ctx);
   llvmModule.setTargetTriple(target.triple);
   llvmModule.setDataLayout(machine->createDataLayout());
-  CodeGenLLVM codegen(ctx, llvmModule, /*definesSlots=*/begin == 0);
+  CodeGenLLVM codegen(ctx, llvmModule, /*definesSlots=*/begin == 0, extraSlots);
   for (size_t i = begin; i < end; ++i) codegen.addFunction(functions[i]);
   if (begin == 0) codegen.addModuleInfo(names, usesAmxTiles);
   std::string problems;
@@ -187,6 +188,11 @@ CompiledModule compile(const tir::TirModule& module, const target::Target& reque
   // Chunk 0 carries the module info, so whether any chunk uses AMX tiles is known first.
   const bool usesAmxTiles =
       std::any_of(functions.begin(), functions.end(), CodeGenLLVM::usesAmxTiles);
+  // Every part declares the slots of other runtimes that any function calls; part 0 defines them.
+  std::set<std::string> extraSlotSet;
+  for (const tir::PrimFunc& func : functions)
+    for (std::string& slot : CodeGenLLVM::runtimeSlotsOf(func)) extraSlotSet.insert(slot);
+  const std::vector<std::string> extraSlots(extraSlotSet.begin(), extraSlotSet.end());
   std::vector<CompiledPart> compiled(chunks);
   std::vector<std::exception_ptr> errors(chunks);
   std::atomic<size_t> next{0};
@@ -195,8 +201,8 @@ CompiledModule compile(const tir::TirModule& module, const target::Target& reque
       try {
         const size_t begin = c * kKernelsPerChunk;
         const size_t end = std::min(functions.size(), begin + kKernelsPerChunk);
-        compiled[c] =
-            compileChunk(functions, impl->names, begin, end, target, options, usesAmxTiles);
+        compiled[c] = compileChunk(functions, impl->names, begin, end, target, options,
+                                   usesAmxTiles, extraSlots);
       } catch (...) {
         errors[c] = std::current_exception();
       }

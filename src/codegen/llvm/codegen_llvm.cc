@@ -5,7 +5,9 @@
 #include "codegen/llvm/codegen_llvm.h"
 
 #include <algorithm>
+#include <set>
 
+#include <dlpack/dlpack.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/MDBuilder.h>
 
@@ -27,11 +29,16 @@ constexpr int64_t kMaxStackAlloca = 16 * 1024;
 
 }  // namespace
 
-CodeGenLLVM::CodeGenLLVM(llvm::LLVMContext& ctx, llvm::Module& module, bool definesSlots)
+CodeGenLLVM::CodeGenLLVM(llvm::LLVMContext& ctx, llvm::Module& module, bool definesSlots,
+                         const std::vector<std::string>& extraSlots)
     : ctx_(ctx), module_(module), builder_(ctx) {
-  // Every module defines the CPU runtime's slots and lists them (kSlotListSymbol), so the loader
-  // fills exactly what the code may call from the runtime's C-function registry.
-  for (const std::string& name : runtime::cpuRuntimeSlots()) {
+  // Every module defines the CPU runtime's slots and those its code calls of other runtimes, and
+  // lists them (kSlotListSymbol), so the loader fills exactly what the code may call from the
+  // runtime's C-function registry.
+  std::vector<std::string> names = runtime::cpuRuntimeSlots();
+  names.insert(names.end(), extraSlots.begin(), extraSlots.end());
+  for (const std::string& name : names) {
+    if (slots_.count(name)) continue;
     auto* ptrTy = llvm::PointerType::getUnqual(ctx_);
     auto* slot = new llvm::GlobalVariable(
         module_, ptrTy, false, llvm::GlobalValue::ExternalLinkage,
@@ -93,6 +100,8 @@ void CodeGenLLVM::addFunction(const PrimFunc& func) {
   }
   const AttrValue* noalias = func->attrs.find("tir.noalias");
   noalias_ = noalias != nullptr && noalias->asBool();
+  const AttrValue* device = func->attrs.find("tessera.device_type");
+  deviceType_ = device != nullptr ? static_cast<int>(device->asInt()) : kDLCPU;
   auto* i32 = builder_.getInt32Ty();
   auto* ptrTy = builder_.getPtrTy();
   auto* type = llvm::FunctionType::get(i32, {ptrTy, i32}, false);
@@ -183,6 +192,31 @@ llvm::Value* CodeGenLLVM::runtimeFunction(const std::string& slot, llvm::Functio
   return builder_.CreateLoad(builder_.getPtrTy(), slots_.at(slot), slot);
 }
 
+llvm::GlobalVariable* CodeGenLLVM::slotOf(const std::string& name) const {
+  auto it = slots_.find("__" + name);
+  return it == slots_.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> CodeGenLLVM::runtimeSlotsOf(const PrimFunc& func) {
+  std::set<std::string> slots;
+  const AttrValue* device = func->attrs.find("tessera.device_type");
+  if (device != nullptr && device->asInt() != kDLCPU)
+    slots.insert("__TesseraAPICheckDeviceTensorArg");
+  preOrderVisit(func->body, [&](const Stmt& s) {
+    const auto* attr = s->as<AttrStmtNode>();
+    if (attr && attr->key == "coproc_uop_scope")
+      if (const auto* f = attr->value->as<StringImmNode>()) slots.insert("__" + f->value);
+    return true;
+  });
+  postOrderVisitExprs(func->body, [&](const PrimExpr& e) {
+    const auto* call = e->as<CallNode>();
+    if (call == nullptr || call->op != "tir.call_extern" || call->args.empty()) return;
+    const auto* name = call->args[0]->as<StringImmNode>();
+    if (name && runtime::findCFunction("__" + name->value)) slots.insert("__" + name->value);
+  });
+  return {slots.begin(), slots.end()};
+}
+
 llvm::Value* CodeGenLLVM::stringConstant(const std::string& text) {
   auto it = strings_.find(text);
   if (it != strings_.end()) return it->second;
@@ -239,9 +273,12 @@ void CodeGenLLVM::emitStmt(const Stmt& s) {
       fn_.vars[op->var.get()] = value;
       return emitStmt(op->body);
     }
-    case StmtKind::kAttrStmt:
+    case StmtKind::kAttrStmt: {
+      const auto* op = s->as<AttrStmtNode>();
+      if (op->key == "coproc_uop_scope") return emitStaticInitScope(op);
       // pragma_*, compute_scope and the like carry no code of their own on the CPU.
-      return emitStmt(s->as<AttrStmtNode>()->body);
+      return emitStmt(op->body);
+    }
     case StmtKind::kAssertStmt:
       return emitAssert(s->as<AssertStmtNode>());
     case StmtKind::kIfThenElse: {

@@ -22,7 +22,10 @@ class CodeGenLLVM {
  public:
   /// `definesSlots`: the module defines the runtime C-function slots (runtime/module.h); a module
   /// linked beside one that does (a part of a module compiled in parallel) only declares them.
-  CodeGenLLVM(llvm::LLVMContext& ctx, llvm::Module& module, bool definesSlots = true);
+  /// `extraSlots`: slots beyond the CPU runtime's that the module's code calls (another target's
+  /// runtime, e.g. "__VTALoadBuffer2D"; see runtimeSlotsOf), made on demand.
+  CodeGenLLVM(llvm::LLVMContext& ctx, llvm::Module& module, bool definesSlots = true,
+              const std::vector<std::string>& extraSlots = {});
 
   /// Emits `func` as an exported function named by its global_symbol (else its name).
   void addFunction(const tir::PrimFunc& func);
@@ -36,6 +39,11 @@ class CodeGenLLVM {
   static bool usesAmxTiles(const tir::PrimFunc& func);
   /// The exported symbol of `func`: its global_symbol, else its name.
   static std::string symbolOf(const tir::PrimFunc& func);
+  /// The runtime slots beyond the CPU runtime's that `func` calls: "__" + the name of every
+  /// `tir.call_extern` whose function is registered in the runtime's C-function registry
+  /// (runtime/c_functions.h) and of every `coproc_uop_scope`'s push function, and the device
+  /// argument check for a function with a `tessera.device_type` other than the CPU's.
+  static std::vector<std::string> runtimeSlotsOf(const tir::PrimFunc& func);
 
   // --- used by the per-concern files ------------------------------------------------------------
   llvm::Type* llvmType(DataType dtype);
@@ -98,6 +106,9 @@ class CodeGenLLVM {
   /// Branches to a block that sets `message` and returns -1 when `ok` is false.
   void emitCheck(llvm::Value* ok, const std::string& message, llvm::Value* actual = nullptr);
   void emitParallelFor(const tir::ForNode* op);  // codegen_parallel.cc
+  /// `coproc_uop_scope = "F" { body }`: body outlined into `int finit(void* closure)`, called
+  /// through the runtime function F with a per-site handle (codegen_static_init.cc).
+  void emitStaticInitScope(const tir::AttrStmtNode* op);
 
   /// Checks the packed arguments and binds parameters, data pointers and shape variables in fn_
   /// (codegen_packed_api.cc).
@@ -119,6 +130,8 @@ class CodeGenLLVM {
                                 const std::vector<const tir::VarNode*>& captured, bool noalias);
 
   llvm::Value* runtimeFunction(const std::string& slot, llvm::FunctionType* type);
+  /// The slot of the runtime C function `name` ("__" + name), or null when the module has none.
+  llvm::GlobalVariable* slotOf(const std::string& name) const;
   llvm::Value* stringConstant(const std::string& text);
   llvm::AllocaInst* entryAlloca(llvm::Type* type, llvm::Value* count, int align);
 
@@ -130,6 +143,9 @@ class CodeGenLLVM {
   std::unordered_map<std::string, llvm::Constant*> strings_;
   std::string funcName_;  ///< the PrimFunc being emitted (for error messages)
   bool noalias_ = false;  ///< the PrimFunc has tir.noalias
+  /// Where the PrimFunc's tensor arguments live (DLDeviceType): its `tessera.device_type`
+  /// attribute, else the CPU. A host program for a device (VTA) receives device buffers.
+  int deviceType_ = 1;
   int lambdaCount_ = 0;
 };
 

@@ -283,9 +283,11 @@ llvm::Value* CodeGenLLVM::emitCall(const CallNode* op) {
     if (callee == nullptr)
       throwDiagnostic("codegen", name + ": the first argument must name the function");
     llvm::Type* ret = op->dtype.isVoid() ? builder_.getVoidTy() : llvmType(op->dtype);
-    llvm::FunctionCallee fn =
-        module_.getOrInsertFunction(callee->value, llvm::FunctionType::get(ret, types, false));
-    return builder_.CreateCall(fn, args);
+    auto* type = llvm::FunctionType::get(ret, types, false);
+    // A function of a runtime library is reached through its slot (runtime/c_functions.h).
+    if (llvm::GlobalVariable* slot = slotOf(callee->value))
+      return builder_.CreateCall(type, builder_.CreateLoad(builder_.getPtrTy(), slot), args);
+    return builder_.CreateCall(module_.getOrInsertFunction(callee->value, type), args);
   }
   std::vector<llvm::Value*> args;
   for (const PrimExpr& a : op->args) args.push_back(emitExpr(a));

@@ -77,8 +77,10 @@ llvm::Value* CodeGenLLVM::emitScalarArgument(llvm::Value* tensor, DataType dtype
       builder_.CreateICmpEQ(field(kDtypeLanes, builder_.getInt16Ty()), builder_.getInt16(1)));
   emitCheck(dtypeOk, name + ".dtype is expected to be " + dtype.name());
   llvm::Value* deviceType = field(kDeviceType, i32);
-  emitCheck(builder_.CreateICmpEQ(deviceType, builder_.getInt32(kDLCPU)),
-            name + ".device_type is expected to be 1 (CPU)", deviceType);
+  emitCheck(builder_.CreateICmpEQ(deviceType, builder_.getInt32(deviceType_)),
+            name + ".device_type is expected to be " + std::to_string(deviceType_) +
+                (deviceType_ == kDLCPU ? " (CPU)" : ""),
+            deviceType);
   llvm::Value* byteOffset = field(kByteOffset, builder_.getInt64Ty());
   emitCheck(builder_.CreateICmpEQ(byteOffset, builder_.getInt64(0)),
             name + ".byte_offset is expected to be 0", byteOffset);
@@ -114,9 +116,17 @@ void CodeGenLLVM::emitTensorArgumentCheck(llvm::Value* tensor, const BufferNode&
                  builder_.getInt8(static_cast<uint8_t>(buffer.dtype.bits()))});
   auto* specGlobal = new llvm::GlobalVariable(module_, specType, true,
                                               llvm::GlobalValue::PrivateLinkage, spec, ".argspec");
-  auto* checkType = llvm::FunctionType::get(i32, {ptrTy, ptrTy}, false);
-  llvm::Value* status = builder_.CreateCall(
-      checkType, runtimeFunction("__TesseraAPICheckTensorArg", checkType), {tensor, specGlobal});
+  llvm::Value* status = nullptr;
+  if (deviceType_ == kDLCPU) {
+    auto* checkType = llvm::FunctionType::get(i32, {ptrTy, ptrTy}, false);
+    status = builder_.CreateCall(
+        checkType, runtimeFunction("__TesseraAPICheckTensorArg", checkType), {tensor, specGlobal});
+  } else {
+    auto* checkType = llvm::FunctionType::get(i32, {ptrTy, ptrTy, i32}, false);
+    status = builder_.CreateCall(checkType,
+                                 runtimeFunction("__TesseraAPICheckDeviceTensorArg", checkType),
+                                 {tensor, specGlobal, builder_.getInt32(deviceType_)});
+  }
   // The runtime has recorded the message; the kernel only returns.
   auto* fail = llvm::BasicBlock::Create(ctx_, "arg_fail", fn_.function);
   auto* pass = llvm::BasicBlock::Create(ctx_, "arg_ok", fn_.function);

@@ -47,6 +47,13 @@ tir::PrimFunc lowerDeviceStorageAccessInfo(const tir::PrimFunc& func, const Conf
 /// `VTAUopLoopEnd()` hardware loops (fold_uop_loop.cc).
 tir::PrimFunc foldUopLoop(const tir::PrimFunc& func);
 
+/// LowerVtaHostIntrin: the `vta.*` intrinsics of a lowered program become calls of the VTA
+/// runtime's C functions (VTATLSCommandHandle, VTADepPush, VTADepPop, VTASynchronize,
+/// VTAUopPush), and the function is marked as taking device buffers (`tessera.device_type` =
+/// kDLExtDev), ready for the CPU code generator (lower_host_intrin.cc). DiagnosticError (code
+/// "vta_host") for a `vta.*` intrinsic it does not know.
+tir::PrimFunc lowerVtaHostIntrin(const tir::PrimFunc& func);
+
 /// TVM's `vta.build_config()`: adds the VTA passes to `ctx`'s `tir.add_lower_pass` at their
 /// phases and switches off the TIR common-subexpression pass (micro-op bodies must capture only
 /// the thread index, §5.4).
