@@ -7,6 +7,8 @@
 #include "driver/pipeline.h"
 #include "relay/transform/passes.h"
 #include "support/check.h"
+#include "support/diagnostic.h"
+#include "vta/rt/device.h"
 
 namespace tessera::driver {
 
@@ -48,8 +50,18 @@ CompileState compileModule(relay::IRModule module, const target::Target& target,
                            const std::shared_ptr<NpzWriter>& writer = nullptr) {
   relay::PassContext& ctx = options.context ? *options.context : relay::PassContext::current();
   // Resolved before any work: an unusable target is an error before the graph passes start.
+  // A VTA build: the CPU's kernels for the host, the packed convolutions for VTA (its C
+  // functions and device registered, so the module loads and runs here).
+  const bool vta = target.isVta();
+  if (vta) {
+    if (vm)
+      throwDiagnostic("build", "VTA builds run on the graph executor; the module needs the VM "
+                               "(control flow) or --vm was given");
+    vta::registerVtaDevice();
+  }
   CompileState state{.module = std::move(module),
-                     .target = codegen::withHostDefaults(target),
+                     .target = codegen::withHostDefaults(vta ? target::Target::llvm() : target),
+                     .vta = vta ? std::optional<target::Target>(target) : std::nullopt,
                      .params = params,
                      .defaultSchedules = options.defaultSchedules,
                      .vm = vm,

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "driver/build.h"
+#include "vta/rt/device.h"
 #include "runtime/file_io.h"
 #include "runtime/npy.h"
 #include "runtime/vm/vm_file.h"
@@ -69,6 +70,8 @@ void exportBuilt(const Built& built, const std::string& dir) {
 }
 
 Built loadBuilt(const std::string& dir) {
+  // A heterogeneous module's code calls VTA's C functions and its graph opens the VTA device.
+  vta::registerVtaDevice();
   Built built;
   if (runtime::vm::isExecutableDirectory(dir)) {
     built.exec = runtime::vm::loadExecutable(dir);

@@ -71,6 +71,11 @@ tir::PrimFunc withTarget(const tir::PrimFunc& func, const target::Target& target
   return copy;
 }
 
+// A kernel for an accelerator (tessera.device_type): its host program, already lowered.
+bool isDeviceKernel(const tir::PrimFunc& kernel) {
+  return kernel->attrs.has("tessera.device_type");
+}
+
 void runOptimize(CompileState& s, relay::PassContext& ctx) {
   // Target hooks (AlterOpLayout) see the target whose strategies will pick the kernels.
   if (s.defaultSchedules && !ctx.target) {
@@ -89,7 +94,8 @@ void runLowerGraphToTIR(CompileState& s, relay::PassContext&) {
     s.lowered.kernels = std::move(lowered.kernels);
   } else {
     // Moved: the weights then leave memory as lowering makes them params (packed or not).
-    s.lowered = lower::lowerGraphToTIR(std::move(s.module), target, s.paramSink);
+    s.lowered = lower::lowerGraphToTIR(std::move(s.module), target, s.paramSink,
+                                       s.vta ? &*s.vta : nullptr);
   }
   s.kernels.clear();
   for (const lower::GraphKernel& k : s.lowered.kernels) s.kernels.push_back(k.func);
@@ -102,6 +108,10 @@ void runScheduleKernels(CompileState& s, relay::PassContext&) {
   if (!s.defaultSchedules) return;
   for (size_t i = 0; i < s.kernels.size(); ++i) {
     tir::PrimFunc& kernel = s.kernels[i];
+    if (isDeviceKernel(kernel)) {  // scheduled and lowered by its device's strategy
+      s.anchors[i].implementation = "conv2d_packed.vta";
+      continue;
+    }
     if (s.scheduleProvider) {
       const std::optional<tir::Trace> trace =
           s.scheduleProvider->scheduleFor(lower::workloadKey(kernel), kernel, s.target);
@@ -126,10 +136,14 @@ void runScheduleKernels(CompileState& s, relay::PassContext&) {
 // context (tir.disable_vectorize, tir.add_lower_pass, ...).
 void runLowerTIR(CompileState& s, relay::PassContext& ctx) {
   tir::TirModule module;
-  for (const tir::PrimFunc& k : s.kernels) module.add(k);
+  for (const tir::PrimFunc& k : s.kernels)
+    if (!isDeviceKernel(k)) module.add(k);
   module = tir::transform::lower(std::move(module), ctx);
-  s.kernels.clear();
-  for (const tir::PrimFunc& k : module.functions()) s.kernels.push_back(withTarget(k, s.target));
+  // The kernels keep their order; a device's stay as its strategy lowered them.
+  std::vector<tir::PrimFunc> lowered = module.functions();
+  size_t next = 0;
+  for (tir::PrimFunc& k : s.kernels)
+    k = isDeviceKernel(k) ? withTarget(k, *s.vta) : withTarget(lowered.at(next++), s.target);
 }
 
 void runCodegen(CompileState& s, relay::PassContext& ctx) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,9 @@ struct CompileState {
   /// that each weight leaves memory once lowering has made it a param.
   relay::IRModule module;
   target::Target target;                  ///< resolved (codegen::withHostDefaults)
+  /// A heterogeneous build's accelerator (VTA): its kernels are compiled by LowerGraphToTIR and
+  /// pass ScheduleKernels and LowerTIR untouched; `target` is then the host's.
+  std::optional<target::Target> vta;
   std::map<std::string, NDArray> params;  ///< bound into @main before the graph passes
   /// Choose implementations with the target's op strategies and schedule the kernels; off,
   /// every kernel is the plain loop nest of its generic computes (the reference).

@@ -18,6 +18,7 @@
 #include "runtime/vm/vm.h"
 #include "support/diagnostic.h"
 #include "tuning_db.h"
+#include "vta_report.h"
 
 namespace tessera::cli {
 
@@ -27,6 +28,7 @@ const char* const kRunUsage =
     "                        [--entry NAME] [--opt-level N] [--no-optimize] [--interpreter]\n"
     "                        [--no-fallback] [--target TARGET] [--bench N] [--profile N]\n"
     "                        [--pass-config KEY=VALUE] [--disabled-pass NAME[,NAME]] [--db DIR]\n"
+    "                        [--vta-stats] [--vta-trace OUT.json]\n"
     "\n"
     "FILE is Relay text, an ONNX model (.onnx) or a directory written by `tessera compile`.\n"
     "Compiles FILE with the relay.build pipeline (graph optimization, fusion, LLVM), runs @main\n"
@@ -46,7 +48,11 @@ const char* const kRunUsage =
     "  --no-fallback           a module that does not compile is an error (exit 1), not a run\n"
     "                          on the interpreter\n"
     "  --entry NAME            run @NAME instead of @main (on the interpreter)\n"
-    "  --target TARGET         code generation target (default: the host)\n"
+    "  --target TARGET         code generation target (default: the host); `vta`: packed\n"
+    "                          convolutions on the VTA simulator, the rest on the CPU\n"
+    "  --vta-stats             after the result, the simulator's counters over the run\n"
+    "                          (`Execution statistics:` and one line per counter)\n"
+    "  --vta-trace OUT.json    the cycle model's timeline of the run (Chrome trace format)\n"
     "  --db DIR                apply the best schedules of a tuning database (`tessera tune`)\n"
     "  --bench N               also time N runs and print median, min and max\n"
     "  --profile N             compiled code: time every kernel over N runs and print a table\n"
@@ -92,6 +98,8 @@ struct RunRequest {
   int profile = 0;
   std::string timing;  // filled by the engine when bench or profile > 0
   bool ranCompiled = false;
+  VtaReportOptions vta;
+  std::string vtaReport;  // filled after the run when vta.wanted()
 };
 
 // A result as .npy can hold it: bfloat16, which numpy lacks, widens exactly to float32.
@@ -200,7 +208,13 @@ relay::Value runCompiled(const driver::Built& built, RunRequest& request) {
   }
   inputs.finish();
   for (const auto& [index, value] : values) executor.setInput(index, value);
-  executor.run();
+  if (request.vta.wanted()) {
+    VtaRunReport report(executor, request.vta);
+    executor.run();
+    request.vtaReport = report.finish();
+  } else {
+    executor.run();
+  }
   // The graph's outputs are flat: one output is the tensor @main returns, several a tuple.
   std::vector<relay::Value> fields;
   for (int i = 0; i < executor.numOutputs(); ++i) fields.emplace_back(executor.getOutput(i).copy());
@@ -259,7 +273,14 @@ void reportEngine(const std::string& engine) {
 }
 
 relay::Value runBuilt(const driver::Built& built, RunRequest& request) {
-  reportEngine(built.isVM() ? "compiled (VM)" : "compiled (graph executor)");
+  if (request.vta.wanted() && built.isVM())
+    throw UsageError{"--vta-stats and --vta-trace apply to modules compiled with --target vta"};
+  std::string devices;
+  for (size_t d = 1; !built.isVM() && d < built.graph.devices.size(); ++d)
+    devices += " + " + built.graph.devices[d].name;
+  reportEngine(built.isVM()        ? "compiled (VM)"
+               : devices.empty() ? "compiled (graph executor)"
+                                 : "compiled (graph executor: cpu" + devices + ")");
   return built.isVM() ? runOnVM(built, request) : runCompiled(built, request);
 }
 
@@ -310,6 +331,8 @@ int cmdRun(Args& args) {
   request.entry = entryFlag.value_or("main");
   request.bench = parseRuns(args.value("--bench"), "--bench");
   request.profile = parseRuns(args.value("--profile"), "--profile");
+  request.vta.stats = args.flag("--vta-stats");
+  request.vta.tracePath = args.value("--vta-trace");
   std::vector<std::string> inputShapes = args.values("--input-shape");
   std::vector<std::string> files = args.positionals();
   if (files.size() != 1) throw UsageError{"expected exactly one FILE"};
@@ -333,14 +356,23 @@ int cmdRun(Args& args) {
   relay::Value result;
   if (driver::isBuiltDirectory(files[0])) {
     // A compiled directory (graph or VM) has no graph IR left to interpret or re-optimize.
-    if (forceInterpreter || !optimizeModule || entryFlag || level || targetText || dbDir ||
-        !inputShapes.empty())
+    if (forceInterpreter || !optimizeModule || entryFlag || level || dbDir || !inputShapes.empty())
       throw UsageError{
           "a compiled directory runs as compiled: --interpreter, --no-optimize, "
-          "--entry, --opt-level, --pass-config, --disabled-pass, --target, --db and --input-shape "
-          "do "
+          "--entry, --opt-level, --pass-config, --disabled-pass, --db and --input-shape do "
           "not apply"};
-    result = runBuilt(driver::loadBuilt(files[0]), request);
+    driver::Built built = driver::loadBuilt(files[0]);
+    // The directory records its devices; --target may only name what it was compiled for.
+    if (targetText) {
+      const bool wantsVta = target::Target::parse(*targetText).isVta();
+      bool hasVta = false;
+      for (const runtime::DeviceInfo& d : built.graph.devices) hasVta |= d.name == "vta";
+      if (wantsVta != hasVta)
+        throw UsageError{"--target " + *targetText + " does not match the directory, which was " +
+                         "compiled " + (hasVta ? "for vta" : "without vta") +
+                         " (a compiled directory records its targets; leave --target out)"};
+    }
+    result = runBuilt(built, request);
   } else {
     relay::IRModule module = loadModule(files[0], inputShapes, request.given);
     // Compiled code runs @main of the optimized module; anything else is the interpreter's.
@@ -404,6 +436,7 @@ int cmdRun(Args& args) {
   }
   if (request.profile > 0 && !request.ranCompiled)
     std::cerr << "note: --profile times compiled kernels; the interpreter ran\n";
+  if (!request.vtaReport.empty()) std::cout << request.vtaReport;
   if (!request.timing.empty()) std::cout << request.timing << "\n";
   if (ctx.timePasses) printPassTimings(ctx);
   return kExitOk;

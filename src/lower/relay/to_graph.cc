@@ -7,6 +7,7 @@
 #include "lower/relay/kernel_set.h"
 
 #include <algorithm>
+#include <map>
 #include <unordered_map>
 
 #include "relay/strategy/packed_weights.h"
@@ -17,6 +18,7 @@
 #include "support/check.h"
 #include "support/diagnostic.h"
 #include "tir/structural_equal.h"
+#include "vta/strategy/conv2d_strategy.h"
 
 namespace tessera::lower {
 
@@ -31,8 +33,9 @@ using runtime::KernelCall;
 class GraphBuilder {
  public:
   // `target` null: the generic computes, nothing packed, no strategies (the reference build).
-  GraphBuilder(Function main, const target::Target* target, ParamSink sink)
-      : main_(std::move(main)), kernelSet_(target), sink_(std::move(sink)) {}
+  GraphBuilder(Function main, const target::Target* target, ParamSink sink,
+               const target::Target* vta)
+      : main_(std::move(main)), kernelSet_(target), sink_(std::move(sink)), vta_(vta) {}
 
   void run() {
     detachConstants();
@@ -46,7 +49,7 @@ class GraphBuilder {
       entriesOf_[p.get()] = {e};
     }
     for (const Expr& e : evaluationOrder()) visit(e);
-    graph.outputs = entriesFor(main_->body);
+    for (int e : entriesFor(main_->body)) graph.outputs.push_back(onDevice(e, 0));
   }
 
   runtime::GraphDescription graph;
@@ -164,10 +167,10 @@ class GraphBuilder {
     return static_cast<int>(graph.entries.size()) - 1;
   }
 
-  int newParam(const NDArray& data) {
+  int newParam(const NDArray& data, int device = 0) {
     const std::string name = "p" + std::to_string(graph.params.size());
     const int e = static_cast<int>(graph.entries.size());
-    graph.entries.push_back({data.shape(), data.dtype(), -1});
+    graph.entries.push_back({data.shape(), data.dtype(), -1, device});
     graph.params.push_back({name, e});
     if (sink_)
       sink_(name, data);
@@ -280,6 +283,7 @@ class GraphBuilder {
                           ", which is not a fused "
                           "primitive function",
                       call.span, "@main");
+    if (vta_ && vta::isVtaFunction(fn, *vta_->vtaConfig)) return visitVtaCall(call, fn, out);
     std::vector<size_t> constantArgs;
     for (size_t i = 0; i < call.args.size(); ++i)
       if (call.args[i]->as<relay::ConstantNode>()) constantArgs.push_back(i);
@@ -299,6 +303,7 @@ class GraphBuilder {
       }
       node.inputs.push_back(packedParam(call.args[i], packing));
     }
+    for (int& e : node.inputs) e = onDevice(e, 0);
     TS_CHECK(node.inputs.size() == kernel.numInputs)
         << kernel.name << ": " << node.inputs.size() << " arguments for " << kernel.numInputs;
     const std::vector<int>& constants = constantEntries_[kernel.index];
@@ -312,9 +317,80 @@ class GraphBuilder {
     releaseConstants(call);
   }
 
+  // The device index of VTA in the description, added on first use.
+  int vtaDevice() {
+    for (size_t d = 0; d < graph.devices.size(); ++d)
+      if (graph.devices[d].name == "vta") return static_cast<int>(d);
+    graph.devices.push_back({"vta", vta_->str()});
+    return static_cast<int>(graph.devices.size()) - 1;
+  }
+
+  // `entry` as an entry on `device`: itself, or a copy made once by a `__copy` call.
+  int onDevice(int entry, int device) {
+    if (graph.entries[entry].device == device) return entry;
+    auto it = copies_.find({entry, device});
+    if (it != copies_.end()) return it->second;
+    runtime::TensorEntry copy = graph.entries[entry];
+    copy.storage = -1;
+    copy.device = device;
+    graph.entries.push_back(copy);
+    const int e = static_cast<int>(graph.entries.size()) - 1;
+    graph.calls.push_back({runtime::kCopyKernel, {entry}, {e}});
+    copies_[{entry, device}] = e;
+    return e;
+  }
+
+  // A call of a fused function VTA runs: its kernel compiled for VTA, its constants stored on
+  // the device, its tensor arguments copied there when they are the CPU's.
+  void visitVtaCall(const relay::CallNode& call, const Function& fn, std::vector<int>& out) {
+    const int device = vtaDevice();
+    const std::string name = "vta_conv2d_packed_" + std::to_string(vtaKernels_++);
+    vta::VtaGraphKernel k = vta::compileVtaGraphKernel(fn, *vta_->vtaConfig, name);
+    const std::vector<tir::Buffer> buffers = k.func->paramBuffers();
+    TS_CHECK(buffers.size() == k.params.size() + 1) << name;
+    auto shapeOf = [&](const tir::Buffer& b) {
+      std::vector<int64_t> dims;
+      for (const tir::PrimExpr& d : b->shape) dims.push_back(*tir::asConstInt(d));
+      return dims;
+    };
+    KernelCall node{name, {}, {}};
+    size_t nextConstant = 0;
+    for (size_t i = 0; i < k.params.size(); ++i) {
+      const std::vector<int64_t> shape = shapeOf(buffers[i]);
+      const Expr* arg = k.params[i] >= 0 ? &call.args.at(k.params[i]) : nullptr;
+      if (arg == nullptr || (*arg)->as<relay::ConstantNode>()) {
+        const NDArray data = arg ? constantData(*arg) : k.constants.at(nextConstant++);
+        node.inputs.push_back(newParam(data.reshaped(shape), device));
+        continue;
+      }
+      const std::vector<int>& entries = entriesFor(*arg);
+      TS_CHECK(entries.size() == 1) << name << ": a tuple argument";
+      if (graph.entries[entries[0]].shape != shape)
+        throwDiagnostic("build",
+                        "argument " + std::to_string(i) + " has shape " +
+                            shapeString(graph.entries[entries[0]].shape) +
+                            " but the VTA kernel takes " + shapeString(shape),
+                        call.span, name);
+      node.inputs.push_back(onDevice(entries[0], device));
+    }
+    const std::vector<int64_t> resultShape = shapeOf(buffers.back());
+    const auto results = flattenTensorTypes(call.type(), name);
+    TS_CHECK(results.size() == 1 && staticShape(results[0]->shape) == resultShape) << name;
+    graph.entries.push_back({resultShape, buffers.back()->dtype, -1, device});
+    node.outputs.push_back(static_cast<int>(graph.entries.size()) - 1);
+    out = node.outputs;
+    graph.calls.push_back(std::move(node));
+    kernels().push_back({k.func, {}, 1});
+    constantEntries_.emplace_back();  // kernels and constantEntries_ share their indices
+    releaseConstants(call);
+  }
+
   Function main_;
   KernelSet kernelSet_;
-  ParamSink sink_;                                 // takes each param instead of `params`
+  ParamSink sink_;  // takes each param instead of `params`
+  const target::Target* vta_ = nullptr;
+  int vtaKernels_ = 0;
+  std::map<std::pair<int, int>, int> copies_;      // (entry, device) -> its copy there
   std::vector<std::vector<int>> constantEntries_;  // per kernel: its constants' param entries
   std::unordered_map<const relay::ExprNode*, NDArray> constantData_;  // see detachConstants
   std::unordered_map<const relay::ExprNode*, int> constantUses_;      // calls yet to come
@@ -331,10 +407,11 @@ class GraphBuilder {
 }  // namespace
 
 LoweredGraph lowerGraphToTIR(relay::IRModule optimized, const target::Target* target,
-                             ParamSink sink) {
+                             ParamSink sink, const target::Target* vta) {
   Function main = optimized.main();
   optimized = relay::IRModule();  // `main` is then the builder's alone, when the caller moved it in
-  GraphBuilder builder(std::move(main), target, std::move(sink));
+  TS_CHECK(!vta || vta->vtaConfig) << "a VTA target without its configuration";
+  GraphBuilder builder(std::move(main), target, std::move(sink), vta);
   builder.run();
   return LoweredGraph{std::move(builder.graph), std::move(builder.params),
                       std::move(builder.kernels())};
@@ -343,6 +420,7 @@ LoweredGraph lowerGraphToTIR(relay::IRModule optimized, const target::Target* ta
 std::vector<TuningTask> tuningTasks(const LoweredGraph& graph) {
   std::vector<TuningTask> tasks;
   for (const GraphKernel& k : graph.kernels) {
+    if (k.func->attrs.has("tessera.device_type")) continue;  // a device's kernel, compiled as is
     const uint64_t key = workloadKey(k.func);
     auto same = std::find_if(tasks.begin(), tasks.end(),
                              [&](const TuningTask& t) { return t.workloadKey == key; });

@@ -37,8 +37,14 @@ using ParamSink = std::function<void(const std::string& name, const NDArray& dat
 /// cannot run: a non-static shape, control flow, calls of other globals, tuple inputs. Each
 /// weight is released once its last call is lowered (a packed weight's unpacked values do not
 /// outlive its packing), so move a module in that nothing else holds to keep peak memory low.
+///
+/// `vta` (a VTA target, or null): a heterogeneous build. Each fused function holding a
+/// convolution in VTA's packed layouts becomes a VTA kernel (vta/strategy: compiled and lowered
+/// here, marked `tessera.device_type`), its tensors and constants on the `vta` device; the other
+/// functions are the CPU's, through `target`'s strategies. Tensors crossing between the two are
+/// copied by `__copy` calls (TVM's device_copy); graph inputs and outputs stay on the CPU.
 LoweredGraph lowerGraphToTIR(relay::IRModule optimized, const target::Target* target,
-                             ParamSink sink = {});
+                             ParamSink sink = {}, const target::Target* vta = nullptr);
 
 /// One kernel to tune: what the auto-tuner searches schedules for.
 struct TuningTask {

@@ -47,29 +47,123 @@ std::string describeEntry(const TensorEntry& e) {
 
 }  // namespace
 
+struct GraphExecutor::DeviceMemory {
+  std::vector<std::shared_ptr<void>> buffers;  // per storage; null for the CPU's
+  std::vector<std::vector<int64_t>> shapes;    // per entry (device entries only)
+  std::vector<DLTensor> tensors;               // per entry (device entries only)
+};
+
 GraphExecutor::GraphExecutor(const GraphModel& model) : graph_(model.graph), lib_(model.lib) {
   validate(graph_, "graph");
-  for (int64_t bytes : graph_.storageBytes)
-    storage_.push_back(NDArray::empty({std::max<int64_t>(bytes, 1)}, DataType::uint8()));
-  for (const TensorEntry& e : graph_.entries)
-    entries_.push_back(viewOf(storage_[e.storage], e.shape, e.dtype));
+  devices_.resize(graph_.devices.size());
+  for (size_t d = 1; d < graph_.devices.size(); ++d)
+    devices_[d] = openDevice(graph_.devices[d].name, graph_.devices[d].target);
+  for (auto& d : devices_)
+    if (d) d->activate();
+  auto storageDevice = [&](size_t s) {
+    return graph_.storageDevices.empty() ? 0 : graph_.storageDevices[s];
+  };
+  deviceMemory_ = std::make_shared<DeviceMemory>();
+  DeviceMemory& dm = *deviceMemory_;
+  for (size_t s = 0; s < graph_.storageBytes.size(); ++s) {
+    const int64_t bytes = std::max<int64_t>(graph_.storageBytes[s], 1);
+    const int d = storageDevice(s);
+    if (d == 0) {
+      storage_.push_back(NDArray::empty({bytes}, DataType::uint8()));
+      dm.buffers.push_back(nullptr);
+      continue;
+    }
+    storage_.push_back(NDArray());
+    std::shared_ptr<DeviceApi> api = devices_[d];
+    dm.buffers.push_back(std::shared_ptr<void>(api->alloc(static_cast<size_t>(bytes)),
+                                               [api](void* h) { api->free(h); }));
+  }
+  dm.shapes.resize(graph_.entries.size());
+  dm.tensors.resize(graph_.entries.size());
+  for (size_t i = 0; i < graph_.entries.size(); ++i) {
+    const TensorEntry& e = graph_.entries[i];
+    if (e.device == 0) {
+      entries_.push_back(viewOf(storage_[e.storage], e.shape, e.dtype));
+      continue;
+    }
+    entries_.push_back(NDArray());
+    dm.shapes[i] = e.shape;
+    DLTensor& t = dm.tensors[i];
+    t.data = dm.buffers[e.storage].get();
+    t.device = DLDevice{devices_[e.device]->deviceType(), 0};
+    t.ndim = static_cast<int32_t>(e.shape.size());
+    t.dtype = e.dtype.toDLPack();
+    t.shape = dm.shapes[i].data();
+  }
   for (const NamedEntry& p : graph_.params) {
     auto it = model.params.find(p.name);
     if (it == model.params.end())
       throwDiagnostic("graph_executor", "no value for parameter '" + p.name + "'", {}, p.name);
-    const NDArray& dst = entries_[p.entry];
-    TS_CHECK(it->second.nbytes() == dst.nbytes()) << "parameter " << p.name << " size";
-    std::memcpy(dst.data(), it->second.data(), dst.nbytes());
+    const TensorEntry& entry = graph_.entries[p.entry];
+    TS_CHECK(static_cast<int64_t>(it->second.nbytes()) == entry.bytes())
+        << "parameter " << p.name << " size";
+    if (entry.device == 0)
+      std::memcpy(entries_[p.entry].data(), it->second.data(), it->second.nbytes());
+    else
+      devices_[entry.device]->copyToDevice(it->second.data(), dm.tensors[p.entry].data,
+                                           it->second.nbytes());
   }
   for (const KernelCall& call : graph_.calls) {
-    PreparedCall prepared{lib_.getKernel(call.kernel), call.kernel, {}};
-    if (prepared.fn == nullptr)
-      throwDiagnostic("graph_executor", "the compiled module has no kernel of this name", {},
-                      call.kernel);
+    PreparedCall prepared{nullptr, call.kernel, {}, 0};
+    if (call.kernel != kCopyKernel) {
+      prepared.fn = lib_.getKernel(call.kernel);
+      if (prepared.fn == nullptr)
+        throwDiagnostic("graph_executor", "the compiled module has no kernel of this name", {},
+                        call.kernel);
+    }
     for (const std::vector<int>* list : {&call.inputs, &call.outputs})
-      for (int e : *list) prepared.args.push_back(const_cast<DLTensor*>(&entries_[e].dlTensor()));
+      for (int e : *list) prepared.args.push_back(tensorOf(e));
+    if (!call.outputs.empty()) prepared.device = graph_.entries[call.outputs[0]].device;
     calls_.push_back(std::move(prepared));
   }
+}
+
+DLTensor* GraphExecutor::tensorOf(int entry) const {
+  if (graph_.entries[entry].device == 0)
+    return const_cast<DLTensor*>(&entries_[entry].dlTensor());
+  return &deviceMemory_->tensors[entry];
+}
+
+std::shared_ptr<DeviceApi> GraphExecutor::device(const std::string& name) const {
+  for (size_t d = 1; d < devices_.size(); ++d)
+    if (graph_.devices[d].name == name) return devices_[d];
+  return nullptr;
+}
+
+// One call: a kernel, whose device errors are reported after it, or a copy between the CPU and a
+// device.
+void GraphExecutor::runCall(PreparedCall& call) {
+  if (call.fn == nullptr) {
+    const auto* from = static_cast<const DLTensor*>(call.args[0]);
+    const auto* to = static_cast<const DLTensor*>(call.args[1]);
+    const size_t bytes = static_cast<size_t>(shapeNumel({from->shape, size_t(from->ndim)}) *
+                                             DataType::fromDLPack(from->dtype).bytes());
+    const bool fromCpu = from->device.device_type == kDLCPU;
+    const bool toCpu = to->device.device_type == kDLCPU;
+    if (fromCpu && toCpu) {
+      std::memcpy(to->data, from->data, bytes);
+    } else if (fromCpu) {
+      devices_[call.device]->copyToDevice(from->data, to->data, bytes);
+    } else if (toCpu) {
+      // The source's device: the copy's output is on the CPU, so look at its input entry.
+      for (size_t d = 1; d < devices_.size(); ++d)
+        if (devices_[d]->deviceType() == from->device.device_type) {
+          devices_[d]->copyFromDevice(from->data, to->data, bytes);
+          break;
+        }
+    } else {
+      throwDiagnostic("graph_run", "a copy between two devices is not supported", {}, call.kernel);
+    }
+    return;
+  }
+  const int status = call.fn(call.args.data(), static_cast<int32_t>(call.args.size()));
+  if (call.device != 0) devices_[call.device]->checkError();
+  if (status != 0) throwDiagnostic("graph_run", TesseraGetLastError(), {}, call.kernel);
 }
 
 const std::string& GraphExecutor::inputName(int index) const {
@@ -126,10 +220,9 @@ void GraphExecutor::setInput(int index, const NDArray& value) {
 }
 
 void GraphExecutor::run() {
-  for (PreparedCall& call : calls_) {
-    if (call.fn(call.args.data(), static_cast<int32_t>(call.args.size())) != 0)
-      throwDiagnostic("graph_run", TesseraGetLastError(), {}, call.kernel);
-  }
+  for (auto& d : devices_)
+    if (d) d->activate();
+  for (PreparedCall& call : calls_) runCall(call);
 }
 
 std::vector<GraphExecutor::KernelTime> GraphExecutor::profile(int runs) {
@@ -145,8 +238,7 @@ std::vector<GraphExecutor::KernelTime> GraphExecutor::profile(int runs) {
   for (int r = 0; r < runs; ++r) {
     for (PreparedCall& call : calls_) {
       const auto start = std::chrono::steady_clock::now();
-      if (call.fn(call.args.data(), static_cast<int32_t>(call.args.size())) != 0)
-        throwDiagnostic("graph_run", TesseraGetLastError(), {}, call.kernel);
+      runCall(call);
       samples[slot.at(call.kernel)][r] +=
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }

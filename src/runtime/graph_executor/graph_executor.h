@@ -1,10 +1,15 @@
 // The graph executor: runs a compiled model's kernel calls in order over buffers allocated once
 // from the memory plan. Inputs are copied in (set_input), outputs are read after run(). Part of
-// the runtime: it needs nothing from the compiler.
+// the runtime: it needs nothing from the compiler. A heterogeneous graph's devices are opened
+// through their registered runtimes (runtime/device_api.h); their buffers are allocated there,
+// and copy calls move tensors between them and the CPU.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "runtime/device_api.h"
 
 #include "runtime/graph_executor/graph_model.h"
 #include "runtime/kernel_time.h"
@@ -13,8 +18,9 @@ namespace tessera::runtime {
 
 class GraphExecutor {
  public:
-  /// Allocates the planned storage and copies the parameters in. Throws DiagnosticError (code
-  /// "graph_executor") when the module lacks a kernel the description calls.
+  /// Opens the graph's devices, allocates the planned storage on each and copies the parameters
+  /// in. Throws DiagnosticError (code "graph_executor") when the module lacks a kernel the
+  /// description calls, (code "device") when a device has no registered runtime.
   explicit GraphExecutor(const GraphModel& model);
 
   int numInputs() const { return static_cast<int>(graph_.inputs.size()); }
@@ -48,18 +54,30 @@ class GraphExecutor {
   NDArray getOutput(const std::string& name) const;
   /// The current value of input `index` (shares the executor's buffer).
   NDArray getInput(int index) const;
+  /// The opened device named `name` (as in the description's devices), or null when the graph
+  /// has none of that name (the CPU is not one).
+  std::shared_ptr<DeviceApi> device(const std::string& name) const;
 
  private:
   struct PreparedCall {
-    KernelFunction fn;
+    KernelFunction fn;  // null for a copy
     std::string kernel;
     std::vector<void*> args;  // DLTensor* of every argument, fixed for the executor's lifetime
+    int device = 0;           // where the kernel runs (its first output's device)
   };
+  // Buffers and DLTensors of the entries that live on devices (kept together, shared by copies
+  // of the executor, so that the prepared argument pointers stay valid).
+  struct DeviceMemory;
+
+  DLTensor* tensorOf(int entry) const;
+  void runCall(PreparedCall& call);
 
   GraphDescription graph_;
   Module lib_;
-  std::vector<NDArray> storage_;
+  std::vector<std::shared_ptr<DeviceApi>> devices_;  // by device index; [0] (the CPU) is null
+  std::vector<NDArray> storage_;                      // the CPU's storage (empty for a device's)
   std::vector<NDArray> entries_;  // views of storage_ with each entry's shape and dtype
+  std::shared_ptr<DeviceMemory> deviceMemory_;
   std::vector<PreparedCall> calls_;
 };
 

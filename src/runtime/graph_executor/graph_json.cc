@@ -204,7 +204,8 @@ std::string GraphDescription::toJson() const {
   for (size_t i = 0; i < entries.size(); ++i)
     os << (i ? ",\n    " : "\n    ") << "{\"shape\": " << intList(entries[i].shape)
        << ", \"dtype\": " << quoted(entries[i].dtype.name())
-       << ", \"storage\": " << entries[i].storage << "}";
+       << ", \"storage\": " << entries[i].storage
+       << (entries[i].device ? ", \"device\": " + std::to_string(entries[i].device) : "") << "}";
   os << (entries.empty() ? "]" : "\n  ]") << ",\n  \"inputs\": " << namedList(inputs)
      << ",\n  \"params\": " << namedList(params) << ",\n  \"calls\": [";
   for (size_t i = 0; i < calls.size(); ++i)
@@ -213,8 +214,17 @@ std::string GraphDescription::toJson() const {
        << ", \"outputs\": " << intList(calls[i].outputs) << "}";
   os << (calls.empty() ? "]" : "\n  ]") << ",\n  \"outputs\": " << intList(outputs)
      << ",\n  \"storage_bytes\": " << intList(storageBytes)
-     << ",\n  \"naive_bytes\": " << naiveBytes << ",\n  \"planned_bytes\": " << plannedBytes
-     << "\n}\n";
+     << ",\n  \"naive_bytes\": " << naiveBytes << ",\n  \"planned_bytes\": " << plannedBytes;
+  // Only a heterogeneous graph names its devices (a CPU graph's text is as it always was).
+  if (devices.size() > 1) {
+    os << ",\n  \"devices\": [";
+    for (size_t i = 0; i < devices.size(); ++i)
+      os << (i ? ", " : "") << "{\"name\": " << quoted(devices[i].name)
+         << ", \"target\": " << quoted(devices[i].target) << "}";
+    os << "],\n  \"storage_devices\": " << intList(std::vector<int64_t>(storageDevices.begin(),
+                                                                         storageDevices.end()));
+  }
+  os << "\n}\n";
   return os.str();
 }
 
@@ -232,6 +242,8 @@ GraphDescription GraphDescription::fromJson(const std::string& text, const std::
     if (!parsed || parsed->isVoid()) r.fail("unknown dtype '" + dtype + "'");
     entry.dtype = *parsed;
     entry.storage = static_cast<int>(r.integer(r.field(e, "storage"), "'storage'"));
+    if (e.fields.count("device"))
+      entry.device = static_cast<int>(r.integer(r.field(e, "device"), "'device'"));
     g.entries.push_back(std::move(entry));
   }
   g.inputs = r.named(doc, "inputs");
@@ -242,6 +254,12 @@ GraphDescription GraphDescription::fromJson(const std::string& text, const std::
   g.storageBytes = r.ints(doc, "storage_bytes");
   g.naiveBytes = r.integer(r.field(doc, "naive_bytes"), "'naive_bytes'");
   g.plannedBytes = r.integer(r.field(doc, "planned_bytes"), "'planned_bytes'");
+  if (doc.fields.count("devices")) {
+    g.devices.clear();
+    for (const Json& d : r.array(doc, "devices"))
+      g.devices.push_back({r.string(d, "name"), r.string(d, "target")});
+    for (int64_t d : r.ints(doc, "storage_devices")) g.storageDevices.push_back(int(d));
+  }
   validate(g, source);
   return g;
 }
@@ -264,12 +282,34 @@ void validate(const GraphDescription& g, const std::string& source) {
       r.fail(where + " needs " + std::to_string(e.bytes()) + " bytes but its storage has " +
              std::to_string(g.storageBytes[e.storage]));
   }
+  if (g.devices.empty() || g.devices[0].name != "cpu") r.fail("device 0 must be the cpu");
+  // A description made in memory without planMemory's device list has every storage on the CPU.
+  if (!g.storageDevices.empty() && g.storageDevices.size() != g.storageBytes.size())
+    r.fail("'storage_devices' has " + std::to_string(g.storageDevices.size()) +
+           " items for " + std::to_string(g.storageBytes.size()) + " storages");
+  for (int d : g.storageDevices)
+    if (d < 0 || d >= static_cast<int>(g.devices.size()))
+      r.fail("a storage is on device " + std::to_string(d) + " but there are " +
+             std::to_string(g.devices.size()));
+  for (size_t i = 0; i < g.entries.size(); ++i)
+    if (g.entries[i].device !=
+        (g.storageDevices.empty() ? 0 : g.storageDevices[g.entries[i].storage]))
+      r.fail("entry " + std::to_string(i) + " is on device " +
+             std::to_string(g.entries[i].device) + " but its storage is not");
   for (const NamedEntry& n : g.inputs) checkEntry(n.entry, "input '" + n.name + "'");
   for (const NamedEntry& n : g.params) checkEntry(n.entry, "param '" + n.name + "'");
   for (const KernelCall& c : g.calls) {
     for (int e : c.inputs) checkEntry(e, "call of " + c.kernel);
     for (int e : c.outputs) checkEntry(e, "call of " + c.kernel);
+    if (c.kernel != kCopyKernel) continue;
+    if (c.inputs.size() != 1 || c.outputs.size() != 1 ||
+        g.entries[c.inputs[0]].bytes() != g.entries[c.outputs[0]].bytes())
+      r.fail("a copy takes one entry to one entry of the same size");
   }
+  for (const NamedEntry& n : g.inputs)
+    if (g.entries[n.entry].device != 0) r.fail("input '" + n.name + "' is not on the cpu");
+  for (int e : g.outputs)
+    if (g.entries[e].device != 0) r.fail("output entry " + std::to_string(e) + " is not on the cpu");
   for (int e : g.outputs) checkEntry(e, "outputs");
 }
 

@@ -51,6 +51,8 @@ void planMemory(GraphDescription& graph) {
   const int numEntries = static_cast<int>(graph.entries.size());
   std::vector<int64_t>& sizes = graph.storageBytes;
   sizes.clear();
+  std::vector<int>& devices = graph.storageDevices;
+  devices.clear();
   for (TensorEntry& e : graph.entries) e.storage = -1;
 
   // Entries whose contents outlive one run(): they never share.
@@ -62,6 +64,7 @@ void planMemory(GraphDescription& graph) {
     if (!pinned[e]) continue;
     graph.entries[e].storage = static_cast<int>(sizes.size());
     sizes.push_back(graph.entries[e].bytes());
+    devices.push_back(graph.entries[e].device);
   }
 
   // The last call that touches each intermediate; an unread output dies at its producer.
@@ -71,7 +74,9 @@ void planMemory(GraphDescription& graph) {
     for (int e : graph.calls[i].outputs) lastUse[e] = std::max(lastUse[e], i);
   }
 
-  FreeList freeList(sizes);
+  // One free list per device: a buffer never moves between devices.
+  std::vector<FreeList> freeLists;
+  for (size_t d = 0; d < graph.devices.size(); ++d) freeLists.emplace_back(sizes);
   for (int i = 0; i < static_cast<int>(graph.calls.size()); ++i) {
     const KernelCall& call = graph.calls[i];
     // Outputs are placed before this call's dead inputs are released: a kernel never writes
@@ -79,14 +84,18 @@ void planMemory(GraphDescription& graph) {
     for (int e : call.outputs) {
       TS_CHECK(graph.entries[e].storage < 0 || pinned[e]) << "entry " << e << " written twice";
       if (pinned[e]) continue;
-      graph.entries[e].storage = freeList.take(graph.entries[e].bytes());
+      const int device = graph.entries[e].device;
+      TS_CHECK(device >= 0 && device < static_cast<int>(freeLists.size())) << "entry " << e;
+      const size_t before = sizes.size();
+      graph.entries[e].storage = freeLists[device].take(graph.entries[e].bytes());
+      if (sizes.size() > before) devices.push_back(device);
     }
     std::set<int> dying;
     for (int e : call.inputs)
       if (!pinned[e] && lastUse[e] == i) dying.insert(e);
     for (int e : call.outputs)
       if (!pinned[e] && lastUse[e] == i) dying.insert(e);
-    for (int e : dying) freeList.release(graph.entries[e].storage);
+    for (int e : dying) freeLists[graph.entries[e].device].release(graph.entries[e].storage);
   }
 
   graph.naiveBytes = 0;
