@@ -5,9 +5,12 @@
 
 #include "codegen/llvm/target.h"
 #include "driver/pipeline.h"
+#include "relay/op/nn.h"
 #include "relay/transform/passes.h"
+#include "relay/visit.h"
 #include "support/check.h"
 #include "support/diagnostic.h"
+#include "vta/graph/graph_pack.h"
 #include "vta/rt/device.h"
 
 namespace tessera::driver {
@@ -44,6 +47,29 @@ std::vector<KernelStrategy> strategiesOf(CompileState& state) {
   return out;
 }
 
+// A quantized module that is not packed yet gets seed 000's graph packing (every int8
+// convolution in VTA's layouts; what follows is unpacked where it cannot take packed data), as
+// `tessera vta pack` would; a packed one (TVM's start/stop region, say) is compiled as it is.
+relay::IRModule packForVta(relay::IRModule module, const vta::Config& config) {
+  const std::string layout =
+      "NCHW" + std::to_string(config.batch()) + "n" + std::to_string(config.blockIn()) + "c";
+  bool packed = false;
+  for (const auto& [name, fn] : module.functions())
+    relay::postOrderVisit(fn, [&](const relay::Expr& e) {
+      const auto* call = e->as<relay::CallNode>();
+      const auto* op = call ? call->op->as<relay::OpNode>() : nullptr;
+      if (!op || op->name != "nn.conv2d") return;
+      const auto* attrs = attrsAs<relay::nn::Conv2DAttrs>(call->attrs.get());
+      packed |= attrs && attrs->dataLayout == layout;
+    });
+  if (packed) return module;
+  vta::GraphPackOptions options;
+  options.bfactor = config.batch();
+  options.cfactor = config.blockOut();
+  options.weightBits = config.wgtWidth();
+  return vta::graphPackModule(module, options);
+}
+
 CompileState compileModule(relay::IRModule module, const target::Target& target,
                            const std::map<std::string, NDArray>& params,
                            const BuildOptions& options, bool vm,
@@ -55,9 +81,11 @@ CompileState compileModule(relay::IRModule module, const target::Target& target,
   const bool vta = target.isVta();
   if (vta) {
     if (vm)
-      throwDiagnostic("build", "VTA builds run on the graph executor; the module needs the VM "
-                               "(control flow) or --vm was given");
+      throwDiagnostic("build",
+                      "VTA builds run on the graph executor; the module needs the VM "
+                      "(control flow) or --vm was given");
     vta::registerVtaDevice();
+    module = packForVta(std::move(module), *target.vtaConfig);
   }
   CompileState state{.module = std::move(module),
                      .target = codegen::withHostDefaults(vta ? target::Target::llvm() : target),

@@ -25,14 +25,17 @@
 #include <random>
 
 #include "../unit/quantize/narrowing_check.h"
+#include "driver/build.h"
 #include "driver/compiled_runner.h"
 #include "driver/quantize.h"
 #include "frontend/onnx/importer.h"
 #include "relay/op/nn.h"
 #include "relay/op/tensor.h"
 #include "relay/visit.h"
+#include "runtime/graph_executor/graph_executor.h"
 #include "runtime/npy.h"
 #include "vta/graph/graph_pack.h"
+#include "vta/rt/device.h"
 
 namespace tessera {
 namespace {
@@ -187,6 +190,24 @@ TEST_F(QuantizeResnet18, VtaGraphPackKeepsTheOutputBitForBit) {
   ASSERT_EQ(expected.numel(), actual.numel());
   for (int64_t i = 0; i < expected.numel(); ++i)
     ASSERT_EQ(expected.getFloat(i), actual.getFloat(i)) << "element " << i;
+
+  // The packed model in one heterogeneous build (issue 25 item 7): the 19 packed convolutions on
+  // the VTA simulator, pooling, residual adds and the classifier on the CPU; bit for bit the
+  // CPU's result.
+  const driver::Built built = driver::build(packed, target::Target::parse("vta"));
+  int onVta = 0;
+  for (const tir::PrimFunc& k : built.kernels) onVta += k->attrs.has("tessera.device_type");
+  EXPECT_EQ(onVta, 19);
+  runtime::GraphExecutor executor(built.model());
+  auto device = std::dynamic_pointer_cast<vta::VtaDevice>(executor.device("vta"));
+  ASSERT_NE(device, nullptr);
+  device->queue().clearStats();
+  executor.setInput(0, (*inputs_)[0]);
+  executor.run();
+  EXPECT_TRUE(executor.getOutput(0).bitwiseEqual(expected));
+  const vta::Stats& stats = device->queue().stats();
+  std::cout << "ResNet-18 on VTA:\n" << stats.format();
+  EXPECT_GT(stats.gemmCounter, 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(
