@@ -120,6 +120,9 @@ int cmdCompile(Args& args) {
     options.paramsFile = (std::filesystem::path(*out) / runtime::kModelParamsFile).string();
     built = driver::build(std::move(module), requested, params, options);
     buildPeak = peakMemoryMiB();
+    if (requested.isVta() && built->graph.devices.size() < 2)
+      std::cerr << "note: no convolution of this module runs on VTA (it has no int8 convolution "
+                   "to pack; quantize it first with `tessera quantize`); every kernel is the CPU's\n";
     start = std::chrono::steady_clock::now();
     driver::exportBuilt(*built, *out);
   } catch (...) {

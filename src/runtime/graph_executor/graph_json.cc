@@ -306,11 +306,11 @@ void validate(const GraphDescription& g, const std::string& source) {
         g.entries[c.inputs[0]].bytes() != g.entries[c.outputs[0]].bytes())
       r.fail("a copy takes one entry to one entry of the same size");
   }
+  for (int e : g.outputs) checkEntry(e, "outputs");
   for (const NamedEntry& n : g.inputs)
     if (g.entries[n.entry].device != 0) r.fail("input '" + n.name + "' is not on the cpu");
   for (int e : g.outputs)
     if (g.entries[e].device != 0) r.fail("output entry " + std::to_string(e) + " is not on the cpu");
-  for (int e : g.outputs) checkEntry(e, "outputs");
 }
 
 }  // namespace tessera::runtime
