@@ -13,10 +13,6 @@
 #include "tir/printer/printer.h"
 #include "tir/transform/lower.h"
 #include "tir_binding.h"
-#include "topi/broadcast.h"
-#include "topi/elemwise.h"
-#include "topi/nn.h"
-#include "topi/transform.h"
 
 namespace tessera::python {
 
@@ -354,31 +350,9 @@ void bindTirBuild(py::module_& m) {
       ReleaseGil());
 }
 
-/// TOPI's TE operators (tvm.topi) that seed 002's emit_te calls use: the C++ ones, as TE tensors.
-void bindTopi(py::module_& m) {
-  m.def("topi_binary", [](const std::string& op, const te::Tensor& a, const te::Tensor& b) {
-    if (!topi::isBinaryOp(op)) throwDiagnostic("topi", "topi has no binary operator '" + op + "'");
-    return topi::binaryOp(op, a, b);
-  });
-  m.def("topi_relu", &topi::relu);
-  m.def("topi_dense", [](const te::Tensor& data, const te::Tensor& weight, py::handle outDtype) {
-    return topi::dense(
-        data, weight,
-        outDtype.is_none() ? DataType::voidType() : tirDtype(outDtype.cast<std::string>()));
-  });
-  m.def("topi_matmul", [](const te::Tensor& a, const te::Tensor& b, bool ta, bool tb) {
-    return topi::matmul(a, b, ta, tb);
-  });
-  m.def("topi_softmax", &topi::softmax);
-  m.def("topi_transpose", &topi::transpose);
-  m.def("topi_reshape",
-        [](const te::Tensor& x, py::handle shape) { return topi::reshape(x, toPrimExprs(shape)); });
-}
-
 }  // namespace
 
 void bindTir(py::module_& m) {
-  bindTopi(m);
   bindPrimExpr(m);
   bindTe(m);
   bindPrimFunc(m);

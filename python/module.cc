@@ -17,6 +17,7 @@ PYBIND11_MODULE(_core, m) {
   tp::bindBuild(m);
   tp::bindQuantize(m);
   tp::bindTir(m);
+  tp::bindTopiOps(m);
   tp::bindSchedule(m);
   tp::bindRelax(m);
   tp::bindPattern(m);

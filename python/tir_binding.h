@@ -50,6 +50,8 @@ tir::PrimExpr toPrimExpr(py::handle value, DataType like = DataType::int32());
 std::vector<tir::PrimExpr> toPrimExprs(py::handle values);
 
 void bindTir(py::module_& m);
+/// TOPI's TE operators (bind_topi.cc).
+void bindTopiOps(py::module_& m);
 void bindSchedule(py::module_& m);
 void bindRelax(py::module_& m);
 /// The dataflow pattern language, MergeComposite and Python partition rules (bind_pattern.cc;

@@ -24,6 +24,7 @@ from . import topi
 from . import tir
 from . import relax
 from . import vta
+from . import frontend
 from .tir.build import build
 
 __version__ = "0.1.0"

@@ -65,7 +65,16 @@ class BlockBuilder:
         name = primfunc_name_hint or getattr(func, "__name__", "te_func")
         if name == "<lambda>":
             name = "te_func"
-        return self._bb.emit_te(name, lambda *tensors: func(*tensors, **kwargs), list(args))
+        # As TVM's: the Relax expressions among the positional arguments become placeholders,
+        # the others (shapes, axes, flags) reach ``func`` unchanged in their places.
+        exprs = [a for a in args if isinstance(a, _core.RelaxExpr)]
+
+        def call(*tensors):
+            it = iter(tensors)
+            return func(*[next(it) if isinstance(a, _core.RelaxExpr) else a for a in args],
+                        **kwargs)
+
+        return self._bb.emit_te(name, call, exprs)
 
     def call_te(self, func, *args, **kwargs):
         """emit_te without binding (returns the call)."""

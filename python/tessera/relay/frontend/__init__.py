@@ -1,2 +1,3 @@
 """tessera.relay.frontend: model importers (TVM's tvm.relay.frontend)."""
 from .onnx import from_onnx
+from .pytorch import from_pytorch
