@@ -72,11 +72,13 @@ def mlp_module(linear0, relu0, linear1):
     with bb.function("main", params=[x, w0, b0, w1, b1]):
         with bb.dataflow():
             lv0 = bb.emit(relax.call_dps_packed(linear0, (x, w0, b0),
-                                                relax.TensorStructInfo((1, 128), "float32")))
+                                                relax.TensorStructInfo((1, 128), "float32")),
+                          "lv0")
             lv1 = bb.emit(relax.call_dps_packed(relu0, (lv0,),
-                                                relax.TensorStructInfo((1, 128), "float32")))
+                                                relax.TensorStructInfo((1, 128), "float32")),
+                          "lv1")
             out = bb.emit_output(relax.call_dps_packed(
-                linear1, (lv1, w1, b1), relax.TensorStructInfo((1, 10), "float32")))
+                linear1, (lv1, w1, b1), relax.TensorStructInfo((1, 10), "float32")), "out")
         bb.emit_func_output(out)
     return bb.get()
 
@@ -155,3 +157,15 @@ nd_res = vm["main"](data_nd)
 pred_kind = np.argmax(nd_res.numpy(), axis=1)
 print("MyModuleWithParams2 Prediction:", classes[pred_kind[0]])
 print("max |MyModuleWithParams2 - numpy|:", float(np.abs(nd_res.numpy() - res).max()))
+
+# Not in the seed: the first 200 test images through the VM, against PyTorch's predictions
+# (examples/fashion_mnist/reference.npz) and the labels.
+count = 200
+with gzip.open("/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz") as f:
+    images = np.frombuffer(f.read(), np.uint8, offset=16, count=784 * count)
+images = images.reshape(count, 1, 784).astype("float32") / 255.0
+reference = np.load(os.path.join(HERE, "..", "fashion_mnist", "reference.npz"))
+preds = np.array([np.argmax(vm["main"](tvm.nd.array(im)).numpy()) for im in images])
+print("agrees with PyTorch on %d/%d images, accuracy %.3f" % (
+    (preds == reference["mlp_pred"][:count]).sum(), count,
+    (preds == reference["labels"][:count]).mean()))

@@ -99,7 +99,8 @@ with bb.function("main"):
     bb.emit_func_output(R, params=[A, B])
 MyModule = bb.get()
 MyModule.show()
-print(type(C).__name__, isinstance(C, relax.Var))
+print("C is a DataflowVar:", isinstance(C, relax.DataflowVar), "and a Var:",
+      isinstance(C, relax.Var))
 
 
 # --- 6.3 importing a PyTorch model from torch.fx (the seed's code) ----------------------------

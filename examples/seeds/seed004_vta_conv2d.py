@@ -30,9 +30,10 @@ vta.topi.schedule_conv2d_packed(sch)
 with vta.build_config():
     mod = tvm.tir.lower(sch.mod)
 text = mod.script()
-calls = [name for name in ("VTALoadBuffer2D", "VTAUopLoopBegin", "VTAUopPush", "VTADepPush",
-                           "VTADepPop", "VTAStoreBuffer2D") if name in text]
-print("lowered program calls:", ", ".join(calls))
+# The VTA runtime calls and intrinsics of the seed's lowered program, and how often each occurs.
+for name in ("VTALoadBuffer2D", "VTAUopLoopBegin", "vta.uop_push", "VTAPushGEMMOp",
+             "VTAPushALUOp", "vta.coproc_dep_push", "vta.coproc_dep_pop", "VTAStoreBuffer2D"):
+    print("lowered {:<20}: {}".format(name, text.count(name)))
 
 np.random.seed(4)
 data_np = np.random.randint(-128, 128, size=data_shape).astype(env.inp_dtype)

@@ -7,6 +7,8 @@ from ... import _core
 from ...ir import register_op_attr
 
 QPartitionExpr = _core.QPartitionExpr
+# Printed as TVM prints it (seed 001 prints type(new_args[0])), under this module.
+QPartitionExpr.__module__ = __name__
 
 
 def register_partition_function(op_name, frewrite=None, level=10):
