@@ -19,6 +19,7 @@ PYBIND11_MODULE(_core, m) {
   tp::bindTir(m);
   tp::bindTopiOps(m);
   tp::bindSchedule(m);
+  tp::bindTune(m);
   tp::bindRelax(m);
   tp::bindPattern(m);
   tp::bindVta(m);

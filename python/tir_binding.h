@@ -52,6 +52,8 @@ std::vector<tir::PrimExpr> toPrimExprs(py::handle values);
 void bindTir(py::module_& m);
 /// TOPI's TE operators (bind_topi.cc).
 void bindTopiOps(py::module_& m);
+/// The auto-tuner: tune_tir, compile_tir, the tuning database (bind_tune.cc).
+void bindTune(py::module_& m);
 void bindSchedule(py::module_& m);
 void bindRelax(py::module_& m);
 /// The dataflow pattern language, MergeComposite and Python partition rules (bind_pattern.cc;

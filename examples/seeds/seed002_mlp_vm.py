@@ -1,13 +1,13 @@
 """Seed 002, sections 4 (end-to-end model execution): the FashionMNIST MLP as NumPy, as a Relax
 module built for the VM from a TensorIR linear0 and registered library functions (env.linear,
-env.relu as PyTorch through DLPack), BindParams, and the scheduled linear0 swapped in with
-update_func; each prediction printed, as in the seed.
+env.relu as PyTorch through DLPack), BindParams, and linear0 tuned with tune_tir and swapped in
+with update_func; each prediction printed, as in the seed.
 
 Changes from the seed: the TVMScript classes (MyModule, MyModuleMixture) are built with the
 BlockBuilder and te.create_prim_func (`tessera.script` parsing is another issue); the parameters
 are the trained ones of examples/fashion_mnist/mlp.onnx, not fasionmnist_mlp_params.pkl; the
-image is the first of Debian's FashionMNIST test set, not a random one; tune_tir (meta_schedule is
-not bound) is replaced by one sampled schedule."""
+image is the first of Debian's FashionMNIST test set, not a random one; tune_tir runs 16 trials,
+not 64."""
 import gzip
 import os
 
@@ -17,7 +17,8 @@ import torch
 from onnx import numpy_helper
 
 import tessera as tvm
-from tessera import relax, te, tir
+from tessera import meta_schedule as ms
+from tessera import relax, te
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 classes = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
@@ -139,14 +140,17 @@ print("MyModuleWithParams Prediction:", classes[pred_kind[0]])
 ftimer = vm.module.time_evaluator("main", tvm.cpu(), number=100)
 print("==========Attempt %d,time-cost:%.9f ms=======" % (0, ftimer(data_nd).mean * 1000))
 
-# --- linear0 rescheduled (a sampled tile of j) and swapped in with update_func ----------------
+# --- linear0 tuned (tune_tir) and swapped in with update_func --------------------------------
 mod_linear = tvm.IRModule.from_expr(MyModuleMixture["linear0"].with_attr("global_symbol", "main"))
-sch = tir.Schedule(mod_linear, seed=2)
-block_Y = sch.get_block("Y", "main")
-i, j, k = sch.get_loops(block_Y)
-j_0, j_1 = sch.split(j, factors=sch.sample_perfect_tile(j, n=2))
-sch.reorder(i, j_0, k, j_1)
-sch.decompose_reduction(block_Y, k)
+database = ms.tune_tir(
+    mod=mod_linear,
+    target="llvm --num-cores=1",
+    max_trials_global=16,  # the seed's 64, fewer for a quick run
+    num_trials_per_iter=16,
+    work_dir="./tune_tmp",
+    task_name="main",
+)
+sch = ms.tir_integration.compile_tir(database, mod_linear, "llvm --num-cores=1")
 MyModuleWithParams2 = relax.transform.BindParams("main", nd_params)(MyModuleMixture)
 new_func = sch.mod["main"].with_attr("global_symbol", "linear0")
 gv = MyModuleWithParams2.get_global_var("linear0")

@@ -1,16 +1,17 @@
-"""Seed 002, sections 5 and 6: stochastic schedules with their traces and a random search over
-them, tensor expressions (te_matmul, te_relu, their fusion), a BlockBuilder module made with
-emit_te, and a PyTorch model imported node by node from torch.fx; the seed's own from_fx
-helpers, then tessera.frontend.from_fx (the same structure as a library function).
+"""Seed 002, sections 5 and 6: stochastic schedules with their traces, a random search over
+them and tune_tir, tensor expressions (te_matmul, te_relu, their fusion), a BlockBuilder module
+made with emit_te, and a PyTorch model imported node by node from torch.fx; the seed's own
+from_fx helpers, then tessera.frontend.from_fx (the same structure as a library function).
 
 Changes from the seed: `tvm` is `tessera`; Module (a 128x128 matmul, block "C") is made with TE
 instead of TVMScript; the search's timings and decisions are random, so what is printed differs
-from the seed's run by run, not in form; tune_tir is not shown (meta_schedule is not bound)."""
+from the seed's run by run, not in form; the default-space tune_tir runs 16 trials, not 64."""
 import numpy as np
 import torch
 from torch import fx, nn
 
 import tessera as tvm
+from tessera import meta_schedule as ms
 from tessera import relax, te
 from tessera.frontend import from_fx as tessera_from_fx
 
@@ -64,6 +65,34 @@ sch = random_search(Module)
 lib = tvm.build(sch.mod, target="llvm")
 lib["main"](a_nd, b_nd, c_nd)
 print("best schedule, max |C - A @ B|:", float(np.abs(c_nd.numpy() - a_np @ b_np).max()))
+
+# --- 5.3 tune_tir: the same space searched by the tuner, then its default space ---------------
+database = ms.tune_tir(
+    mod=Module,
+    target="llvm --num-cores=1",
+    max_trials_global=64,
+    num_trials_per_iter=64,
+    space=ms.space_generator.ScheduleFn(stochastic_schedule_mm),
+    work_dir="./tune_tmp",
+    task_name="main"
+)
+sch = ms.tir_integration.compile_tir(database, Module, "llvm --num-cores=1")
+lib = tvm.build(sch.mod, target="llvm")
+lib["main"](a_nd, b_nd, c_nd)
+print("tune_tir (ScheduleFn), max |C - A @ B|:", float(np.abs(c_nd.numpy() - a_np @ b_np).max()))
+database = ms.tune_tir(
+    mod=Module,
+    target="llvm --num-cores=1",
+    max_trials_global=16,  # the seed's 64, fewer for a quick run
+    num_trials_per_iter=16,
+    work_dir="./tune_tmp",
+    task_name="main",
+)
+sch = ms.tir_integration.compile_tir(database, Module, "llvm --num-cores=1")
+lib = tvm.build(sch.mod, target="llvm")
+lib["main"](a_nd, b_nd, c_nd)
+print("tune_tir (default space), max |C - A @ B|:",
+      float(np.abs(c_nd.numpy() - a_np @ b_np).max()))
 
 
 # --- 6.1 tensor expressions -------------------------------------------------------------------

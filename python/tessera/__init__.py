@@ -25,6 +25,7 @@ from . import tir
 from . import relax
 from . import vta
 from . import frontend
+from . import meta_schedule
 from .tir.build import build
 
 __version__ = "0.1.0"

@@ -112,6 +112,7 @@ def test_seed002_mlp_vm(tmp_path):
         assert line in out, line
     assert number_after("time-cost:", out) > 0
     assert number_after("max |MyModuleWithParams2 - numpy|:", out) < 1e-4
+    assert re.search(r"\|\s+main\s+\|\s+\d+\s+\|", out)  # tune_tir's task table
     agree = re.search(r"agrees with PyTorch on (\d+)/(\d+) images, accuracy ([0-9.]+)", out)
     assert agree.group(1) == agree.group(2) == "200"
     assert float(agree.group(3)) > 0.8
@@ -136,6 +137,11 @@ def test_seed002_schedules_te_fx(tmp_path):
     assert all(int(a) * int(b) == 128 and int(b) <= 16 for a, b in decisions)
     assert len(re.findall(r"==========Attempt \d,time-cost:[0-9.]+ ms=======", out)) == 5
     assert number_after("best schedule, max |C - A @ B|:", out) < 1e-3
+    # tune_tir: TVM's task table for task "main" after each run, and the compiled result.
+    assert len(re.findall(r"\|\s+main\s+\|\s+4194304\s+\|", out)) >= 2
+    assert number_after("tune_tir (ScheduleFn), max |C - A @ B|:", out) < 1e-3
+    assert number_after("tune_tir (default space), max |C - A @ B|:", out) < 1e-3
+    assert os.path.isdir(tmp_path / "tune_tmp")
     # TE: the fused matmul + relu keeps matmul as an intermediate buffer.
     fused = out[out.index("def main(A: T.Buffer((128, 128), \"float32\"), B: T.Buffer((128, "
                           "128), \"float32\"), relu:"):]
