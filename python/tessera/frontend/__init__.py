@@ -10,3 +10,6 @@ BlockBuilder, with mapping tables users extend (``register_nn_module``, ``regist
 from ..relay.frontend.pytorch import from_pytorch
 from .fx import (from_fx, map_param, register_function, register_nn_module, MAP_FUNCTION,
                  MAP_NN_MODULE)
+
+__all__ = ["from_pytorch", "from_fx", "map_param", "register_function", "register_nn_module",
+           "MAP_FUNCTION", "MAP_NN_MODULE"]
