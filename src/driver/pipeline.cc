@@ -109,7 +109,7 @@ void runScheduleKernels(CompileState& s, relay::PassContext&) {
   for (size_t i = 0; i < s.kernels.size(); ++i) {
     tir::PrimFunc& kernel = s.kernels[i];
     if (isDeviceKernel(kernel)) {  // scheduled and lowered by its device's strategy
-      s.anchors[i].implementation = "conv2d_packed.vta";
+      s.anchors[i].implementation = "conv2d_packed.vta (runs on VTA; default knobs)";
       continue;
     }
     if (s.scheduleProvider) {
