@@ -81,6 +81,8 @@ bool Builder::declareVars(const PyStmt& stmt) {
     values = stmt.value->items;
   else
     values.push_back(stmt.value);
+  for (const PyExprPtr& t : stmt.targets)
+    if (t->kind != PyExprKind::kName) return false;
   for (const PyExprPtr& v : values)
     if (v->kind != PyExprKind::kCall || !v->items.empty() || !v->kwargs.empty() ||
         !dtypeOfCallee(*v->base))
@@ -89,8 +91,6 @@ bool Builder::declareVars(const PyStmt& stmt) {
     fail(stmt.span, "expected " + std::to_string(stmt.targets.size()) + " values, got " +
                         std::to_string(values.size()));
   for (size_t i = 0; i < values.size(); ++i) {
-    if (stmt.targets[i]->kind != PyExprKind::kName)
-      fail(stmt.targets[i]->span, "expected a variable name");
     defineVar(stmt.targets[i]->text,
               makeVar(stmt.targets[i]->text, *dtypeOfCallee(*values[i]->base)));
   }
@@ -413,7 +413,7 @@ Stmt Builder::forLoop(const PyStmt& s) {
                           std::to_string(s.targets.size()) + " loop variables");
     for (size_t i = 0; i < iter.items.size(); ++i) {
       PrimExpr extent = expr(*iter.items[i]);
-      loops.push_back(Loop{loopVar(i, extent->dtype), intImm(0, extent->dtype), extent});
+      loops.push_back(Loop{loopVar(i, extent->dtype), intImm(0), extent});
       // Later extents may not use earlier loop variables, so define them after the header.
     }
   } else {
@@ -429,7 +429,9 @@ Stmt Builder::forLoop(const PyStmt& s) {
       if (begin->as<IntImmNode>()) begin = intImm(begin->as<IntImmNode>()->value, end->dtype);
       if (end->as<IntImmNode>()) end = intImm(end->as<IntImmNode>()->value, begin->dtype);
     }
-    PrimExpr min = begin ? begin : intImm(0, end->dtype);
+    // A loop from zero starts at an int32 zero whatever its extent's type, as create_prim_func
+    // makes loops (an int64 domain then prints as T.axis.spatial, not remap: spec §1.8).
+    PrimExpr min = begin ? begin : intImm(0);
     PrimExpr extent = begin ? difference(end, begin) : end;
     if (!extent->dtype.isInteger()) fail(iter.span, "loop bounds must be integers");
     loops.push_back(Loop{loopVar(0, extent->dtype), min, extent});
