@@ -23,7 +23,8 @@ std::string calleeOf(const PyExprPtr& e) {
 
 }  // namespace
 
-bool Builder::blockAxes(const PyStmt& s, BlockNode& block, std::vector<PrimExpr>& bindings) {
+bool Builder::blockAxes(const PyStmt& s, BlockNode& block, std::vector<PrimExpr>& bindings,
+                        std::vector<bool>& remapped) {
   if (s.kind != PyStmtKind::kAssign) return false;
   std::string callee = calleeOf(s.value);
   if (callee == "T.axis.remap") {
@@ -54,6 +55,7 @@ bool Builder::blockAxes(const PyStmt& s, BlockNode& block, std::vector<PrimExpr>
     for (const IterVar& iv : made) {
       defineVar(iv.var->name, iv.var);
       block.iterVars.push_back(iv);
+      remapped.push_back(true);
     }
     return true;
   }
@@ -86,7 +88,32 @@ bool Builder::blockAxes(const PyStmt& s, BlockNode& block, std::vector<PrimExpr>
   defineVar(iv.var->name, iv.var);
   block.iterVars.push_back(iv);
   bindings.push_back(binding);
+  remapped.push_back(false);
   return true;
+}
+
+void Builder::noteExplicitRuns(const BlockNode& block, const std::vector<PrimExpr>& bindings,
+                               const std::vector<bool>& remapped) {
+  // The printer's remap rule (printer.cc): runs of at least two S/R iter vars each bound to an
+  // enclosing loop's variable with that loop's domain.
+  auto trivial = [&](size_t i) -> const VarNode* {
+    const IterVar& iv = block.iterVars[i];
+    if (remapped[i] || !isZero(iv.dom.min)) return nullptr;
+    if (iv.type != IterVarType::kDataPar && iv.type != IterVarType::kCommReduce) return nullptr;
+    const auto* v = bindings[i]->as<VarNode>();
+    auto dom = v ? loopDoms_.find(v) : loopDoms_.end();
+    if (dom == loopDoms_.end() || !deepEqual(dom->second.extent, iv.dom.extent)) return nullptr;
+    return v;
+  };
+  size_t i = 0;
+  while (i < block.iterVars.size()) {
+    size_t j = i;
+    while (j < block.iterVars.size() && trivial(j)) ++j;
+    if (j - i >= 2)
+      for (size_t k = i; k < j; ++k)
+        if (trivial(k)->dtype != DataType::int32()) int32ZeroLoops_.insert(trivial(k));
+    i = j == i ? i + 1 : j;
+  }
 }
 
 BufferRegion Builder::region(const PyExpr& e) {
@@ -126,6 +153,7 @@ Stmt Builder::block(const PyStmt& s) {
   auto b = std::make_shared<BlockNode>();
   b->name = stringArg(*call.items[0], "a block name string");
   std::vector<PrimExpr> bindings;
+  std::vector<bool> remapped;
   PrimExpr predicate = boolImm(true);
   bool haveReads = false, haveWrites = false;
   pushScope();
@@ -133,7 +161,7 @@ Stmt Builder::block(const PyStmt& s) {
   size_t i = 0;
   for (; i < s.body.size(); ++i) {
     const PyStmt& st = *s.body[i];
-    if (blockAxes(st, *b, bindings)) continue;
+    if (blockAxes(st, *b, bindings, remapped)) continue;
     std::string callee = calleeOf(st.value);
     if (st.kind == PyStmtKind::kAssign && st.targets.size() == 1 &&
         st.targets[0]->kind == PyExprKind::kName &&
@@ -179,7 +207,7 @@ Stmt Builder::block(const PyStmt& s) {
     }
     break;
   }
-  // The block's own variables are not loop variables of its body.
+  noteExplicitRuns(*b, bindings, remapped);
   b->body = body(s.body, i);
   popScope();
   if (!haveReads || !haveWrites) {

@@ -413,7 +413,7 @@ Stmt Builder::forLoop(const PyStmt& s) {
                           std::to_string(s.targets.size()) + " loop variables");
     for (size_t i = 0; i < iter.items.size(); ++i) {
       PrimExpr extent = expr(*iter.items[i]);
-      loops.push_back(Loop{loopVar(i, extent->dtype), intImm(0), extent});
+      loops.push_back(Loop{loopVar(i, extent->dtype), intImm(0, extent->dtype), extent});
       // Later extents may not use earlier loop variables, so define them after the header.
     }
   } else {
@@ -429,9 +429,7 @@ Stmt Builder::forLoop(const PyStmt& s) {
       if (begin->as<IntImmNode>()) begin = intImm(begin->as<IntImmNode>()->value, end->dtype);
       if (end->as<IntImmNode>()) end = intImm(end->as<IntImmNode>()->value, begin->dtype);
     }
-    // A loop from zero starts at an int32 zero whatever its extent's type, as create_prim_func
-    // makes loops (an int64 domain then prints as T.axis.spatial, not remap: spec §1.8).
-    PrimExpr min = begin ? begin : intImm(0);
+    PrimExpr min = begin ? begin : intImm(0, end->dtype);
     PrimExpr extent = begin ? difference(end, begin) : end;
     if (!extent->dtype.isInteger()) fail(iter.span, "loop bounds must be integers");
     loops.push_back(Loop{loopVar(0, extent->dtype), min, extent});
@@ -457,7 +455,11 @@ Stmt Builder::forLoop(const PyStmt& s) {
   popScope();
   for (auto it = loops.rbegin(); it != loops.rend(); ++it) {
     loopDoms_.erase(it->var.get());
-    auto f = std::make_shared<ForNode>(it->var, it->min, it->extent, kind, inner);
+    PrimExpr min = it->min;
+    // A block printed T.axis.spatial/reduce where remap would do says the loop's zero has
+    // another type than the domain's: an int32 zero, as TVM's create_prim_func makes (§1.8).
+    if (int32ZeroLoops_.erase(it->var.get()) && isZero(min)) min = intImm(0);
+    auto f = std::make_shared<ForNode>(it->var, min, it->extent, kind, inner);
     f->threadTag = thread;
     f->annotations = annotations;
     inner = f;

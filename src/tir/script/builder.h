@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "tir/function.h"
@@ -89,13 +90,20 @@ class Builder {
   Stmt block(const PyStmt& s);
   /// `vi = T.axis.spatial(dom, binding)` or `vi, vj = T.axis.remap("SS", [i, j])`: appends the
   /// iter vars and their bindings; false when `s` is not an axis definition.
-  bool blockAxes(const PyStmt& s, BlockNode& block, std::vector<PrimExpr>& bindings);
+  bool blockAxes(const PyStmt& s, BlockNode& block, std::vector<PrimExpr>& bindings,
+                 std::vector<bool>& remapped);
+  /// Marks the loops of runs of explicit axes that the printer would have written as one
+  /// `T.axis.remap` had the loop's zero had the domain's type.
+  void noteExplicitRuns(const BlockNode& block, const std::vector<PrimExpr>& bindings,
+                        const std::vector<bool>& remapped);
   BufferRegion region(const PyExpr& e);
   std::vector<BufferRegion> regions(const PyExpr& call);
 
   std::vector<std::unordered_map<std::string, Symbol>> scopes_;
   /// Domains of the loop variables in scope, for `T.axis.remap`.
   std::unordered_map<const VarNode*, Range> loopDoms_;
+  /// Loops whose zero is an int32 while their extent is not (see build_block.cc).
+  std::unordered_set<const VarNode*> int32ZeroLoops_;
 };
 
 /// The binary node `a op b` as written (no folding), after TVM's operand type matching: a
