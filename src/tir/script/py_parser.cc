@@ -147,6 +147,12 @@ class Parser {
     if (atKeyword("for")) return parseFor();
     if (atKeyword("with")) return parseWith();
     if (atKeyword("if")) return parseIf();
+    if ((atKeyword("import") || atKeyword("from")) && depth_ == 0) {
+      // `from tvm.script import tir as T` at the top of a file: the names are TVMScript's own.
+      while (!at(TokenKind::kNewline) && !at(TokenKind::kEnd)) next();
+      expectNewline();
+      return stmtNode(PyStmtKind::kPass, first);
+    }
     for (const char* unsupported : {"while", "import", "from", "lambda", "yield", "elif", "else"})
       if (atKeyword(unsupported))
         fail(first, "'" + std::string(unsupported) + "' is not supported in TVMScript here");
