@@ -57,6 +57,7 @@ bool isPlainSerial(const ForNode* f) {
 }  // namespace
 
 std::string Printer::define(const void* node, const std::string& hint) {
+  if (reserved_.erase(node)) return names_.at(node);
   std::string base = sanitize(hint);
   std::string name = base;
   // `T` and `I` are the script's module aliases; a variable of that name would shadow them.
@@ -71,6 +72,7 @@ std::string Printer::define(const void* node, const std::string& hint) {
 
 void Printer::popScope() {
   for (const void* node : scopes_.back()) {
+    reserved_.erase(node);
     auto it = names_.find(node);
     if (it == names_.end()) continue;
     --inUse_[it->second];
@@ -104,7 +106,14 @@ void Printer::printImplicitDefs(const StmtNode* s) {
       line(name + " = T." + d.var->dtype.name() + "()");
       continue;
     }
-    std::string data = nameOf(d.buffer->data.get());
+    const VarNode* dataVar = d.buffer->data.get();
+    if (!names_.count(dataVar)) {
+      // The data pointer is bound later (by a T.Let in the statement, say): name it now so that
+      // the binding prints with the name the view refers to.
+      define(dataVar, dataVar->name);
+      reserved_.insert(dataVar);
+    }
+    std::string data = nameOf(dataVar);
     std::string name = define(d.buffer, d.buffer->name);
     line(name + " = T.Buffer(" + bufferDeclArgs(d.buffer, false) + ", data=" + data + ")");
   }

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "tir/function.h"
@@ -80,6 +81,9 @@ class Printer {
   std::string out_;
   int indent_ = 0;
   std::unordered_map<const void*, std::string> names_;
+  /// Names given ahead of a definition: the data variable of a buffer view declared before the
+  /// `T.Let` (or allocation) that binds it. The definition takes the reserved name.
+  std::unordered_set<const void*> reserved_;
   std::unordered_map<std::string, int> inUse_;
   std::vector<std::vector<const void*>> scopes_;
   ImplicitDefMap implicitDefs_;

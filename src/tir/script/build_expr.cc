@@ -316,7 +316,7 @@ PrimExpr Builder::intrinsicCall(const PyExpr& e, const std::string& fn) {
         where->items.size() != 2 || where->items[0]->kind != PyExprKind::kName)
       fail(e.span, "expected T.Let(body, where={var: value})");
     PrimExpr value = expr(*where->items[1]);
-    Var v = makeVar(where->items[0]->text, value->dtype);
+    Var v = bindVar(where->items[0]->text, value->dtype);
     pushScope();
     defineVar(v->name, v);
     PrimExpr body = expr(*e.items[0]);

@@ -140,6 +140,7 @@ PrimFunc Builder::primFunc(const PyStmt& def) {
     if (Buffer b = f->bufferOf(p)) ordered.emplace_back(p, b);
   f->bufferMap = std::move(ordered);
   Stmt body = this->body(def.body, i);
+  checkNoPendingData();
   popScope();
   if (!rootAllocs.empty() || (containsBlock(body) && !isExplicitRoot(body))) {
     auto root = std::make_shared<BlockNode>();

@@ -52,6 +52,19 @@ const Builder::Symbol* Builder::find(const std::string& name) const {
   return nullptr;
 }
 
+Var Builder::bindVar(const std::string& name, DataType dtype) {
+  auto it = pendingData_.find(name);
+  if (it == pendingData_.end() || it->second.first->dtype != dtype) return makeVar(name, dtype);
+  Var v = it->second.first;
+  pendingData_.erase(it);
+  return v;
+}
+
+void Builder::checkNoPendingData() const {
+  for (const auto& [name, pending] : pendingData_)
+    fail(pending.second, "undefined name '" + name + "' (the data of a buffer view)");
+}
+
 Var Builder::lookupVar(const PyExpr& e) const {
   if (e.kind == PyExprKind::kAttribute && e.base && e.base->kind == PyExprKind::kName) {
     // `A.data` is the buffer's data handle.
@@ -92,7 +105,7 @@ bool Builder::declareVars(const PyStmt& stmt) {
                         std::to_string(values.size()));
   for (size_t i = 0; i < values.size(); ++i) {
     defineVar(stmt.targets[i]->text,
-              makeVar(stmt.targets[i]->text, *dtypeOfCallee(*values[i]->base)));
+              bindVar(stmt.targets[i]->text, *dtypeOfCallee(*values[i]->base)));
   }
   return true;
 }
@@ -172,7 +185,14 @@ Buffer Builder::bufferFromCall(const std::string& name, const PyExpr& call, size
     b->dtype = *t;
   }
   if (PyExprPtr data = call.kwarg("data")) {
-    b->data = lookupVar(*data);
+    // A name not defined yet is a handle that a later T.Let or allocation binds (bindVar).
+    if (data->kind == PyExprKind::kName && !find(data->text)) {
+      auto [it, added] =
+          pendingData_.try_emplace(data->text, makeVar(data->text, DataType::handle()), data->span);
+      b->data = it->second.first;
+    } else {
+      b->data = lookupVar(*data);
+    }
     if (!b->data->dtype.isHandle()) fail(data->span, "data must be a handle");
   } else {
     b->data = makeVar(name, DataType::handle());
@@ -325,7 +345,7 @@ Stmt Builder::assignment(const PyStmt& s, std::function<Stmt(Stmt)>* scoping) {
       fail(s.value->span, "value of type " + v->dtype.name() + " assigned to a " + t->name());
     dtype = *t;
   }
-  Var var = makeVar(name, dtype);
+  Var var = bindVar(name, dtype);
   defineVar(name, var);
   *scoping = [var, v](Stmt rest) { return letStmt(var, v, rest); };
   return nullptr;
@@ -350,7 +370,7 @@ std::function<Stmt(Stmt)> Builder::declaration(const std::string& name, const Py
   if (!t || t->isVoid()) fail(value.items[1]->span, "unknown dtype");
   std::string scope =
       value.items.size() == 3 ? stringArg(*value.items[2], "a scope string") : "global";
-  Var v = makeVar(name, DataType::handle());
+  Var v = bindVar(name, DataType::handle());
   defineVar(name, v);
   DataType dtype = *t;
   return [v, dtype, extents, scope](Stmt rest) { return allocate(v, dtype, extents, scope, rest); };
@@ -373,7 +393,7 @@ Stmt Builder::scopedWith(const PyStmt& s, const std::string& callee) {
   if (callee == "T.LetStmt") {
     if (call.items.size() != 1) fail(call.span, "expected T.LetStmt(value)");
     PrimExpr value = expr(*call.items[0]);
-    Var var = makeVar(name, value->dtype);
+    Var var = bindVar(name, value->dtype);
     defineVar(name, var);
     wrap = [var, value](Stmt rest) { return letStmt(var, value, rest); };
   } else if (callee == "T.Assert") {

@@ -26,6 +26,11 @@ class Builder {
   void defineBuffer(const std::string& name, Buffer buffer) {
     scopes_.back()[name] = Symbol{nullptr, std::move(buffer)};
   }
+  /// A new variable `name` of `dtype`, or the one a buffer view named as its data before this
+  /// definition (`A_1 = T.Buffer(..., data=p)` ahead of the T.Let or allocation binding `p`).
+  Var bindVar(const std::string& name, DataType dtype);
+  /// Fails at the first buffer view whose data variable was never bound.
+  void checkNoPendingData() const;
   /// The variable named by `e` (a name, or `A.data`); a diagnostic when it is something else.
   Var lookupVar(const PyExpr& e) const;
   /// The buffer named by `e`; a diagnostic when it is something else.
@@ -102,6 +107,8 @@ class Builder {
   std::vector<std::unordered_map<std::string, Symbol>> scopes_;
   /// Domains of the loop variables in scope, for `T.axis.remap`.
   std::unordered_map<const VarNode*, Range> loopDoms_;
+  /// Data variables named by buffer views before their definition, with the place of the view.
+  std::unordered_map<std::string, std::pair<Var, Span>> pendingData_;
   /// Loops whose zero is an int32 while their extent is not (see build_block.cc).
   std::unordered_set<const VarNode*> int32ZeroLoops_;
 };

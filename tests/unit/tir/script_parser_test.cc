@@ -224,6 +224,28 @@ def flat(A: T.Buffer((16,), "float32"), n: T.int32):
     EXPECT_NE(text.find(part), std::string::npos) << part << "\n" << text;
 }
 
+TEST(TirScriptParser, BufferViewOfALetBoundPointer) {
+  // A view declared before the T.Let that binds its data (how SelectLoadSource's concatenation
+  // prints): the let binds the view's own data variable.
+  std::string text = printedRoundTrip(R"(@T.prim_func
+def sel(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float32")):
+    for i in range(4):
+        src = T.Buffer((4,), data=p)
+        C[i] = T.Let(src[i], where={p: T.Select(i < 2, A.data, B.data)})
+)");
+  EXPECT_NE(text.find("src = T.Buffer((4,), data=p)\n        C[i] = T.Let(src[i], where={p: "),
+            std::string::npos)
+      << text;
+  PrimFunc f = parsePrimFunc(text);
+  const auto* loop = f->body->as<ForNode>();
+  ASSERT_TRUE(loop);
+  const auto* store = loop->body->as<BufferStoreNode>();
+  ASSERT_TRUE(store);
+  const auto* let = store->value->as<LetNode>();
+  ASSERT_TRUE(let);
+  EXPECT_EQ(let->body->as<BufferLoadNode>()->buffer->data, let->var);
+}
+
 struct BadCase {
   const char* name;
   const char* text;
@@ -270,6 +292,8 @@ TEST(TirScriptParser, BadInputIsALocatedDiagnostic) {
       {"missing block name", "    with T.block():\n        pass\n", 3, 10,
        "expected T.block(\"name\")"},
       {"condition not bool", "    if 1:\n        pass\n", 3, 8, "if condition must be boolean"},
+      {"view of an unbound pointer", "    V = T.Buffer((16,), data=p)\n    V[0] = T.float32(0.0)\n",
+       3, 29, "undefined name 'p' (the data of a buffer view)"},
       {"big integer", "    A[0, 0] = 99999999999999999999\n", 3, 15, "does not fit in 64 bits"},
   };
   for (const BadCase& c : cases) {

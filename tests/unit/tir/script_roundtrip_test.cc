@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "codegen/llvm/target.h"
+#include "driver/build.h"
 #include "driver/pipeline.h"
 #include "relay/transform/pass.h"
 #include "support/diagnostic.h"
@@ -20,6 +21,7 @@ std::vector<tir::PrimFunc> kernelsOf(relay::IRModule module, bool scheduled) {
   relay::PassContext ctx;
   driver::CompileState state{
       .module = std::move(module), .target = codegen::hostTarget(), .defaultSchedules = scheduled};
+  state.vm = driver::needsVM(state.module);
   relay::PassContext::Scope scope(ctx);
   driver::runStep(state, ctx, "Optimize");
   driver::runStep(state, ctx, "LowerGraphToTIR");
@@ -67,6 +69,52 @@ TEST(TirScriptRoundTrip, ResNet18Kernels) {
 TEST(TirScriptRoundTrip, MobileNetKernels) {
   roundTripModel(workloads::mobilenet(1, 10, {3, 32, 32}, 0.25), 8);
 }
+
+// The other relay.testing workloads at the small configurations their own test runs.
+struct Workload {
+  const char* name;
+  relay::IRModule (*make)();
+  size_t minKernels;
+};
+
+class TirScriptWorkload : public ::testing::TestWithParam<Workload> {};
+
+TEST_P(TirScriptWorkload, EveryKernelRoundTrips) {
+  roundTripModel(GetParam().make(), GetParam().minKernels);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    RelayTesting, TirScriptWorkload,
+    ::testing::Values(Workload{"dcgan", [] { return workloads::dcgan(1, 8, 16); }, 4},
+                      Workload{"lstm", [] { return workloads::lstm(2, 8); }, 2},
+                      Workload{"synthetic", [] { return workloads::synthetic(); }, 3},
+                      Workload{"resnet3d",
+                               [] {
+                                 return workloads::resnet3d(1, 10, 8, {3, 4, 12, 12});
+                               },
+                               4},
+                      Workload{"vgg",
+                               [] {
+                                 return workloads::vgg(1, 10, {3, 32, 32}, 11, true, 16);
+                               },
+                               4},
+                      Workload{"squeezenet",
+                               [] {
+                                 return workloads::squeezenet(1, 10, "1.1", {3, 47, 47});
+                               },
+                               4},
+                      Workload{
+                          "densenet",
+                          [] {
+                            return workloads::denseNet(4, 2, {1, 2, 1, 1}, {1, 3, 224, 224}, 2, 10);
+                          },
+                          4},
+                      Workload{"inception_v3",
+                               [] {
+                                 return workloads::inceptionV3(1, 10, {3, 299, 299}, 32);
+                               },
+                               8}),
+    [](const ::testing::TestParamInfo<Workload>& info) { return std::string(info.param.name); });
 
 TEST(TirScriptRoundTrip, WholeModuleText) {
   // A module of several kernels prints and parses as one `@I.ir_module` class.
