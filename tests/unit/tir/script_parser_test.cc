@@ -293,7 +293,7 @@ TEST(TirScriptParser, BadInputIsALocatedDiagnostic) {
        "expected T.block(\"name\")"},
       {"condition not bool", "    if 1:\n        pass\n", 3, 8, "if condition must be boolean"},
       {"view of an unbound pointer", "    V = T.Buffer((16,), data=p)\n    V[0] = T.float32(0.0)\n",
-       3, 29, "undefined name 'p' (the data of a buffer view)"},
+       3, 30, "undefined name 'p' (the data of a buffer view)"},
       {"big integer", "    A[0, 0] = 99999999999999999999\n", 3, 15, "does not fit in 64 bits"},
   };
   for (const BadCase& c : cases) {
