@@ -256,6 +256,21 @@ class TVMScriptTest(unittest.TestCase):
         sch = tessera.tir.Schedule(mod)
         self.assertEqual(len(sch.get_loops(sch.get_block("B", "add_one"))), 1)
 
+    def test_vta_kernel_round_trips(self):
+        """Seed 004's VTA convolution, tensorized and lowered: match buffers defining their
+        offsets, coprocessor scopes, VTA intrinsics."""
+        from tessera import vta
+        env = vta.get_env()
+        sch = tessera.tir.Schedule(vta.topi.conv2d_packed_func(shift=env.INP_WIDTH))
+        vta.topi.schedule_conv2d_packed(sch)
+        with vta.build_config():
+            lowered = tessera.tir.lower(sch.mod)
+        for mod in (sch.mod, lowered):
+            text = mod.script()
+            self.assertEqual(tessera.script.from_source(text).script(), text)
+        self.assertIn("elem_offset=out_offset", sch.mod.script())
+        self.assertIn("T.vta.uop_push(", sch.mod.script())
+
     def test_mistake_raises_at_the_line_of_this_file(self):
         with self.assertRaises(tessera.DiagnosticError) as caught:
             @T.prim_func

@@ -175,7 +175,7 @@ Stmt Builder::block(const PyStmt& s) {
       }
       if (st.value->items.empty()) fail(st.value->span, "T.match_buffer needs a source region");
       BufferRegion source = region(*st.value->items[0]);
-      Buffer buffer = bufferFromCall(name, *st.value, 1);
+      Buffer buffer = bufferFromCall(name, *st.value, 1, /*definesVars=*/true);
       b->matchBuffers.push_back(MatchBufferRegion{buffer, source});
       defineBuffer(name, buffer);
       continue;

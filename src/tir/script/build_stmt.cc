@@ -160,7 +160,19 @@ DictAttrs Builder::dict(const PyExpr& e) {
   return out;
 }
 
-Buffer Builder::bufferFromCall(const std::string& name, const PyExpr& call, size_t firstArg) {
+Buffer Builder::bufferFromCall(const std::string& name, const PyExpr& call, size_t firstArg,
+                               bool definesVars) {
+  // An undefined name as a whole field of a match_buffer is a variable it defines.
+  auto defineUnknown = [&](const PyExpr& e) {
+    if (!definesVars) return;
+    std::vector<PyExprPtr> items = e.kind == PyExprKind::kTuple || e.kind == PyExprKind::kList
+                                       ? e.items
+                                       : std::vector<PyExprPtr>{};
+    if (items.empty() && e.kind == PyExprKind::kName) items.push_back(std::make_shared<PyExpr>(e));
+    for (const PyExprPtr& item : items)
+      if (item->kind == PyExprKind::kName && !find(item->text))
+        defineVar(item->text, bindVar(item->text, DataType::int32()));
+  };
   static const char* const kKeywords[] = {"shape",       "dtype",          "data",  "strides",
                                           "elem_offset", "scope",          "align", "offset_factor",
                                           "buffer_type", "axis_separators"};
@@ -175,6 +187,9 @@ Buffer Builder::bufferFromCall(const std::string& name, const PyExpr& call, size
   if (!shapeArg) fail(call.span, "a buffer needs a shape");
   PyExprPtr dtypeArg =
       call.items.size() > firstArg + 1 ? call.items[firstArg + 1] : call.kwarg("dtype");
+  defineUnknown(*shapeArg);
+  if (PyExprPtr strides = call.kwarg("strides")) defineUnknown(*strides);
+  if (PyExprPtr offset = call.kwarg("elem_offset")) defineUnknown(*offset);
   auto b = std::make_shared<BufferNode>();
   b->name = name;
   b->shape = shape(*shapeArg);

@@ -60,8 +60,11 @@ class Builder {
   Stmt body(const std::vector<PyStmtPtr>& stmts, size_t from = 0);
   /// `name = T.Buffer(...)`, `T.alloc_buffer(...)`, `T.match_buffer(handle or region, ...)` or
   /// `T.decl_buffer(...)`: a buffer named `name` from the call's shape, dtype and keywords.
-  /// `firstArg` skips the leading argument of match_buffer.
-  Buffer bufferFromCall(const std::string& name, const PyExpr& call, size_t firstArg);
+  /// `firstArg` skips the leading argument of match_buffer. With `definesVars` (match_buffer),
+  /// an undefined name standing for a whole dimension, stride or elem_offset defines an int32
+  /// variable, as TVM's match_buffer does (the printer declares no `out_offset = T.int32()`).
+  Buffer bufferFromCall(const std::string& name, const PyExpr& call, size_t firstArg,
+                        bool definesVars = false);
 
   // --- functions (build_func.cc) --------------------------------------------------------------
   PrimFunc primFunc(const PyStmt& def);

@@ -153,10 +153,10 @@ def tiled(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16,), "float32")):
             T.writes(B[vi])
             T.block_attr({"meta_schedule.tiling_structure": "SSR"})
             tmp = T.alloc_buffer((4,), scope="local")
-            sub = T.match_buffer(A[vi, 0:4], (4,), offset_factor=1)
+            sub = T.match_buffer(A[vi, 0:4], (4,), elem_offset=off, offset_factor=4)
             with T.init():
                 B[vi] = T.float32(0.0)
-            tmp[0] = sub[vk - 2]
+            tmp[0] = sub[vk - 2] + T.Cast("float32", off)
             B[vi] = B[vi] + tmp[0]
 )");
   EXPECT_NE(text.find("@T.prim_func(private=True)"), std::string::npos);
@@ -165,7 +165,10 @@ def tiled(A: T.Buffer((16, 16), "float32"), B: T.Buffer((16,), "float32")):
   EXPECT_NE(text.find("T.block_attr({\"meta_schedule.tiling_structure\": \"SSR\"})"),
             std::string::npos);
   EXPECT_NE(text.find("tmp = T.alloc_buffer((4,), scope=\"local\")"), std::string::npos);
-  EXPECT_NE(text.find("sub = T.match_buffer(A[vi, 0:4], (4,))"), std::string::npos) << text;
+  // The match buffer defines its offset variable (no `off = T.int32()` line).
+  EXPECT_NE(text.find("sub = T.match_buffer(A[vi, 0:4], (4,), elem_offset=off, offset_factor=4)"),
+            std::string::npos)
+      << text;
 }
 
 TEST(TirScriptParser, ExpressionsPrintBack) {
