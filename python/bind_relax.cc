@@ -1,17 +1,22 @@
 // Relax for Python (tvm.relax): struct info, variables and constants, call_tir and
 // call_dps_packed, the high-level ops the VM compiler legalizes, the BlockBuilder (function and
 // dataflow scopes, emit, emit_te with Python TE functions, emit_output, emit_func_output), the
-// module of Relax functions and PrimFuncs with its TVMScript text, BindParams, and relax.build to
-// the VM's executable (relax::compile under the current PassContext). The VM itself is
-// _core.VirtualMachine (bind_build.cc).
+// module of Relax functions and PrimFuncs with its TVMScript text (printed, and parsed for
+// tessera.script's decorators), BindParams, and relax.build to the VM's executable
+// (relax::compile under the current PassContext). The VM itself is _core.VirtualMachine
+// (bind_build.cc).
 #include <memory>
+#include <utility>
+#include <variant>
 
 #include "relax/bind_params.h"
 #include "relax/block_builder.h"
 #include "relax/ops.h"
 #include "relax/printer.h"
+#include "relax/script_parser.h"
 #include "relax/vm.h"
 #include "support/diagnostic.h"
+#include "tir/script/parser.h"
 #include "tir_binding.h"
 
 namespace tessera::python {
@@ -283,10 +288,51 @@ void bindRelaxModule(py::module_& m) {
 
 }  // namespace
 
+// TVMScript in (tessera.script): the C++ parsers, called with the decorated source.
+void bindScript(py::module_& m) {
+  m.def(
+      "tvmscript_module",
+      [](const std::string& text, const std::string& source) -> py::object {
+        relax::IRModule mod;
+        {
+          py::gil_scoped_release release;
+          mod = relax::parseScript(text, source);
+        }
+        // A module of PrimFuncs only is a TIR module: tir.Schedule and tessera.build take it.
+        bool tirOnly = true;
+        for (const relax::IRModule::Entry& e : mod.entries())
+          tirOnly = tirOnly && std::holds_alternative<tir::PrimFunc>(e.func);
+        if (!tirOnly) return py::cast(std::move(mod));
+        tir::TirModule prims;
+        for (const relax::IRModule::Entry& e : mod.entries())
+          prims.add(std::get<tir::PrimFunc>(e.func));
+        return py::cast(std::move(prims));
+      },
+      py::arg("text"), py::arg("source") = "<tvmscript>");
+  m.def(
+      "tvmscript_prim_func",
+      [](const std::string& text, const std::string& source) {
+        return PyPrimFunc{tir::parsePrimFunc(text, source)};
+      },
+      py::arg("text"), py::arg("source") = "<tvmscript>", ReleaseGil());
+  m.def(
+      "tvmscript_relax_function",
+      [](const std::string& text, const std::string& source) {
+        std::pair<std::string, relax::Function> parsed;
+        {
+          py::gil_scoped_release release;
+          parsed = relax::parseFunction(text, source);
+        }
+        return py::make_tuple(parsed.first, PyRelaxFunc{parsed.second});
+      },
+      py::arg("text"), py::arg("source") = "<tvmscript>");
+}
+
 void bindRelax(py::module_& m) {
   bindRelaxExprs(m);
   bindBlockBuilder(m);
   bindRelaxModule(m);
+  bindScript(m);
 }
 
 }  // namespace tessera::python

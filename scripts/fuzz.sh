@@ -5,8 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-20000}"
-bash scripts/build.sh fuzz parser_fuzz npy_fuzz onnx_fuzz graph_fuzz
-for target in parser npy onnx graph; do
+bash scripts/build.sh fuzz parser_fuzz npy_fuzz onnx_fuzz graph_fuzz tvmscript_fuzz
+for target in parser npy onnx graph tvmscript; do
   target_runs="$runs"
   timeout=10
   if [ "$target" = graph ]; then

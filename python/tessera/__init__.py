@@ -5,8 +5,10 @@ out as TVM's Python package: ``tessera.relay`` (graph IR, ops, passes, build, qu
 ``tessera.transform`` (PassContext, Sequential), ``tessera.nd`` (NDArray, DLPack),
 ``tessera.contrib.graph_executor``, ``tessera.register_func``, ``tessera.te``, ``tessera.tir``
 (Schedule, build), ``tessera.relax`` (BlockBuilder, VM), ``tessera.vta`` (graph packing, VTA
-lowering, simulator), ``tessera.frontend`` (PyTorch: ``from_pytorch``, ``from_fx``), ``tessera.meta_schedule``
-(``tune_tir``, ``compile_tir``). A TVM script runs after replacing ``tvm`` with ``tessera``. What is bound and how: docs/design/python-package.md.
+lowering, simulator), ``tessera.script`` (TVMScript in: ``ir_module``, ``T.prim_func``,
+``R.function``), ``tessera.frontend`` (PyTorch: ``from_pytorch``, ``from_fx``),
+``tessera.meta_schedule`` (``tune_tir``, ``compile_tir``). A TVM script runs after replacing
+``tvm`` with ``tessera``. What is bound and how: docs/design/python-package.md.
 """
 from . import _ffi
 from .error import DiagnosticError, InternalError, TesseraError, TVMError
@@ -25,6 +27,7 @@ from . import topi
 from . import tir
 from . import relax
 from . import vta
+from . import script
 from . import frontend
 from . import meta_schedule
 from .tir.build import build

@@ -94,8 +94,8 @@ void runLowerGraphToTIR(CompileState& s, relay::PassContext&) {
     s.lowered.kernels = std::move(lowered.kernels);
   } else {
     // Moved: the weights then leave memory as lowering makes them params (packed or not).
-    s.lowered = lower::lowerGraphToTIR(std::move(s.module), target, s.paramSink,
-                                       s.vta ? &*s.vta : nullptr);
+    s.lowered =
+        lower::lowerGraphToTIR(std::move(s.module), target, s.paramSink, s.vta ? &*s.vta : nullptr);
   }
   s.kernels.clear();
   for (const lower::GraphKernel& k : s.lowered.kernels) s.kernels.push_back(k.func);
@@ -109,7 +109,8 @@ void runScheduleKernels(CompileState& s, relay::PassContext&) {
   for (size_t i = 0; i < s.kernels.size(); ++i) {
     tir::PrimFunc& kernel = s.kernels[i];
     if (isDeviceKernel(kernel)) {  // scheduled and lowered by its device's strategy
-      s.anchors[i].implementation = "conv2d_packed.vta";
+      const AttrValue* impl = kernel->attrs.find(relay::strategy::kImplementationAttr);
+      s.anchors[i].implementation = (impl ? impl->asString() : "vta") + " (runs on VTA)";
       continue;
     }
     if (s.scheduleProvider) {

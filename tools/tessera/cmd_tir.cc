@@ -13,6 +13,8 @@
 #include "driver/pipeline.h"
 #include "lower/relay/to_graph.h"
 #include "pass_options.h"
+#include "relax/printer.h"
+#include "relax/script_parser.h"
 #include "relay/strategy/strategy.h"
 #include "relay/transform/passes.h"
 #include "relay/visit.h"
@@ -39,6 +41,10 @@ const char* const kTirUsage =
     "Prints the TensorIR kernels of the model in FILE (Relay text or ONNX), made by the steps of\n"
     "`tessera compile`: the module is optimized and fused, and every fused primitive function\n"
     "becomes one PrimFunc named fused_<ops> (e.g. fused_nn_dense_add_nn_relu).\n"
+    "A FILE ending in .py is TVMScript, as Tessera prints it (an @I.ir_module class of\n"
+    "@T.prim_func and @R.function definitions, or bare @T.prim_func definitions): its PrimFuncs\n"
+    "are the kernels. Without --func, --trace, --lower or --list a script with Relax functions\n"
+    "prints back whole.\n"
     "  --func NAME        only this kernel\n"
     "  --list             list the kernel names and exit\n"
     "  --trace FILE       replay a schedule trace (JSON, as the schedule API saves it) on the\n"
@@ -74,6 +80,26 @@ std::vector<tir::PrimFunc> compiledKernels(relay::IRModule module,
   driver::runStep(state, ctx, "LowerGraphToTIR");
   driver::runStep(state, ctx, "ScheduleKernels");
   return state.kernels;
+}
+
+bool isTvmScript(const std::string& path) {
+  return path.size() > 3 && path.compare(path.size() - 3, 3, ".py") == 0;
+}
+
+// The PrimFuncs of a TVMScript module (named as defined, private ones staying private);
+// `hasRelax` tells whether it also holds Relax functions.
+std::vector<tir::PrimFunc> scriptKernels(const relax::IRModule& module, bool& hasRelax) {
+  std::vector<tir::PrimFunc> kernels;
+  hasRelax = false;
+  for (const relax::IRModule::Entry& e : module.entries()) {
+    const auto* prim = std::get_if<tir::PrimFunc>(&e.func);
+    if (!prim) {
+      hasRelax = true;
+      continue;
+    }
+    kernels.push_back(*prim);
+  }
+  return kernels;
 }
 
 bool namesLoweringPass(const relay::PassContext& ctx) {
@@ -137,16 +163,32 @@ int cmdTir(Args& args) {
     }
   }
 
+  const bool script = isTvmScript(files[0]);
+  if (script && (tuneKernel || scheduled || paramsPath || !inputShapes.empty()))
+    throw UsageError{
+        "--tune, --default-schedule, --params and --input-shape apply to models, not TVMScript"};
   if (tuneKernel) {
     if (!only) throw UsageError{"--tune needs --func NAME (the kernel it tunes)"};
     if (tracePath || scheduled || lower || list)
       throw UsageError{"--tune excludes --trace, --default-schedule, --lower and --list"};
     return tuneOneKernel(loadModule(files[0], tuneFlags->inputShapes), *only, *tuneFlags, out);
   }
-  std::map<std::string, NDArray> params;
-  if (paramsPath) params = readNpz(*paramsPath);
-  std::vector<tir::PrimFunc> kernels =
-      compiledKernels(loadModule(files[0], inputShapes), params, scheduled, ctx);
+  std::vector<tir::PrimFunc> kernels;
+  if (script) {
+    const relax::IRModule module = relax::parseScript(readTextFile(files[0]), files[0]);
+    bool hasRelax = false;
+    kernels = scriptKernels(module, hasRelax);
+    if (hasRelax && !only && !tracePath && !lower && !list) {
+      emitText(relax::toScript(module), out);
+      return kExitOk;
+    }
+    if (kernels.empty())
+      throwDiagnostic("tir_cli", "the script has no @T.prim_func to print", {}, files[0]);
+  } else {
+    std::map<std::string, NDArray> params;
+    if (paramsPath) params = readNpz(*paramsPath);
+    kernels = compiledKernels(loadModule(files[0], inputShapes), params, scheduled, ctx);
+  }
   if (list) {
     std::string names;
     for (const tir::PrimFunc& k : kernels) names += k->name + "\n";

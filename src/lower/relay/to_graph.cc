@@ -18,7 +18,7 @@
 #include "support/check.h"
 #include "support/diagnostic.h"
 #include "tir/structural_equal.h"
-#include "vta/strategy/conv2d_strategy.h"
+#include "vta/strategy/graph_kernel.h"
 
 namespace tessera::lower {
 
@@ -283,7 +283,13 @@ class GraphBuilder {
                           ", which is not a fused "
                           "primitive function",
                       call.span, "@main");
-    if (vta_ && vta::isVtaFunction(fn, *vta_->vtaConfig)) return visitVtaCall(call, fn, out);
+    if (vta_) {
+      const std::string name = "vta_kernel_" + std::to_string(vtaKernels_);
+      if (std::optional<vta::VtaGraphKernel> k = vta::vtaGraphKernel(fn, *vta_->vtaConfig, name)) {
+        ++vtaKernels_;
+        return visitVtaCall(call, std::move(*k), out);
+      }
+    }
     std::vector<size_t> constantArgs;
     for (size_t i = 0; i < call.args.size(); ++i)
       if (call.args[i]->as<relay::ConstantNode>()) constantArgs.push_back(i);
@@ -342,10 +348,9 @@ class GraphBuilder {
 
   // A call of a fused function VTA runs: its kernel compiled for VTA, its constants stored on
   // the device, its tensor arguments copied there when they are the CPU's.
-  void visitVtaCall(const relay::CallNode& call, const Function& fn, std::vector<int>& out) {
+  void visitVtaCall(const relay::CallNode& call, vta::VtaGraphKernel k, std::vector<int>& out) {
     const int device = vtaDevice();
-    const std::string name = "vta_conv2d_packed_" + std::to_string(vtaKernels_++);
-    vta::VtaGraphKernel k = vta::compileVtaGraphKernel(fn, *vta_->vtaConfig, name);
+    const std::string& name = k.func->name;
     const std::vector<tir::Buffer> buffers = k.func->paramBuffers();
     TS_CHECK(buffers.size() == k.params.size() + 1) << name;
     auto shapeOf = [&](const tir::Buffer& b) {
@@ -380,7 +385,9 @@ class GraphBuilder {
     node.outputs.push_back(static_cast<int>(graph.entries.size()) - 1);
     out = node.outputs;
     graph.calls.push_back(std::move(node));
-    kernels().push_back({k.func, {}, 1});
+    auto func = std::make_shared<tir::PrimFuncNode>(*k.func);
+    func->attrs.set(relay::strategy::kImplementationAttr, AttrValue::string(k.implementation));
+    kernels().push_back({func, {}, 1});
     constantEntries_.emplace_back();  // kernels and constantEntries_ share their indices
     releaseConstants(call);
   }

@@ -57,6 +57,7 @@ bool isPlainSerial(const ForNode* f) {
 }  // namespace
 
 std::string Printer::define(const void* node, const std::string& hint) {
+  if (reserved_.erase(node)) return names_.at(node);
   std::string base = sanitize(hint);
   std::string name = base;
   // `T` and `I` are the script's module aliases; a variable of that name would shadow them.
@@ -71,6 +72,7 @@ std::string Printer::define(const void* node, const std::string& hint) {
 
 void Printer::popScope() {
   for (const void* node : scopes_.back()) {
+    reserved_.erase(node);
     auto it = names_.find(node);
     if (it == names_.end()) continue;
     --inUse_[it->second];
@@ -104,7 +106,14 @@ void Printer::printImplicitDefs(const StmtNode* s) {
       line(name + " = T." + d.var->dtype.name() + "()");
       continue;
     }
-    std::string data = nameOf(d.buffer->data.get());
+    const VarNode* dataVar = d.buffer->data.get();
+    if (!names_.count(dataVar)) {
+      // The data pointer is bound later (by a T.Let in the statement, say): name it now so that
+      // the binding prints with the name the view refers to.
+      define(dataVar, dataVar->name);
+      reserved_.insert(dataVar);
+    }
+    std::string data = nameOf(dataVar);
     std::string name = define(d.buffer, d.buffer->name);
     line(name + " = T.Buffer(" + bufferDeclArgs(d.buffer, false) + ", data=" + data + ")");
   }
@@ -113,9 +122,27 @@ void Printer::printImplicitDefs(const StmtNode* s) {
 void Printer::printBody(const Stmt& s) {
   ++indent_;
   pushScope();
-  printStmt(s);
+  printLast(s);
   popScope();
   --indent_;
+}
+
+void Printer::printLast(const Stmt& s) {
+  bool outer = concise_;
+  concise_ = true;
+  printStmt(s);
+  concise_ = outer;
+}
+
+void Printer::printScoped(const std::string& head, const void* node, const std::string& hint,
+                          const Stmt& body) {
+  pushScope();
+  std::string name = node ? define(node, hint) : "";
+  line("with " + head + (name.empty() ? "" : " as " + name) + ":");
+  ++indent_;
+  printLast(body);
+  --indent_;
+  popScope();
 }
 
 void Printer::printBufferDecl(const BufferNode* b, const std::string& head, bool withDtype) {
@@ -140,6 +167,10 @@ void Printer::printStmt(const Stmt& s) {
     case StmtKind::kLetStmt: {
       const auto* op = s->as<LetStmtNode>();
       std::string value = expr(op->value);
+      if (!concise_) {
+        printScoped("T.LetStmt(" + value + ")", op->var.get(), op->var->name, op->body);
+        return;
+      }
       std::string name = define(op->var.get(), op->var->name);
       line(name + ": T." + op->var->dtype.name() + " = " + value);
       printStmt(op->body);
@@ -154,6 +185,11 @@ void Printer::printStmt(const Stmt& s) {
     }
     case StmtKind::kAssertStmt: {
       const auto* op = s->as<AssertStmtNode>();
+      if (!concise_ && op->body) {
+        printScoped("T.Assert(" + expr(op->condition) + ", " + quoted(op->message) + ")", nullptr,
+                    "", op->body);
+        return;
+      }
       line("assert " + expr(op->condition) + ", " + quoted(op->message));
       if (op->body) printStmt(op->body);
       return;
@@ -170,9 +206,16 @@ void Printer::printStmt(const Stmt& s) {
     case StmtKind::kFor:
       printFor(s->as<ForNode>());
       return;
-    case StmtKind::kSeqStmt:
-      for (const Stmt& c : s->as<SeqStmtNode>()->seq) printStmt(c);
+    case StmtKind::kSeqStmt: {
+      const auto& items = s->as<SeqStmtNode>()->seq;
+      bool outer = concise_;
+      for (size_t i = 0; i < items.size(); ++i) {
+        concise_ = outer && i + 1 == items.size();
+        printStmt(items[i]);
+      }
+      concise_ = outer;
       return;
+    }
     case StmtKind::kBlock: {
       // A block outside a realize (only in hand-built fragments) prints with empty bindings.
       auto realize = std::make_shared<BlockRealizeNode>(
@@ -189,9 +232,13 @@ void Printer::printStmt(const Stmt& s) {
     case StmtKind::kDeclBuffer: {
       const auto* op = s->as<DeclBufferNode>();
       std::string data = nameOf(op->buffer->data.get());
+      std::string args = bufferDeclArgs(op->buffer.get(), false) + ", data=" + data;
+      if (!concise_) {
+        printScoped("T.decl_buffer(" + args + ")", op->buffer.get(), op->buffer->name, op->body);
+        return;
+      }
       std::string name = define(op->buffer.get(), op->buffer->name);
-      line(name + " = T.decl_buffer(" + bufferDeclArgs(op->buffer.get(), false) + ", data=" + data +
-           ")");
+      line(name + " = T.decl_buffer(" + args + ")");
       printStmt(op->body);
       return;
     }
@@ -203,17 +250,33 @@ void Printer::printAllocate(const AllocateNode* op) {
   if (const auto* decl = op->body->as<DeclBufferNode>()) {
     if (decl->buffer->data.get() == op->bufferVar.get()) {
       printImplicitDefs(op->body.get());
+      std::string args = bufferDeclArgs(decl->buffer.get(), false);
+      if (!concise_) {
+        pushScope();
+        std::string name = define(decl->buffer.get(), decl->buffer->name);
+        names_[op->bufferVar.get()] = name + ".data";
+        line("with T.decl_buffer(" + args + ") as " + name + ":");
+        ++indent_;
+        printLast(decl->body);
+        --indent_;
+        popScope();
+        return;
+      }
       std::string name = define(decl->buffer.get(), decl->buffer->name);
       names_[op->bufferVar.get()] = name + ".data";
-      line(name + " = T.decl_buffer(" + bufferDeclArgs(decl->buffer.get(), false) + ")");
+      line(name + " = T.decl_buffer(" + args + ")");
       printStmt(decl->body);
       return;
     }
   }
-  std::string extents = exprList(op->extents);
+  std::string head = "T.allocate([" + exprList(op->extents) + "], " + quoted(op->dtype.name()) +
+                     ", " + quoted(op->scope) + ")";
+  if (!concise_) {
+    printScoped(head, op->bufferVar.get(), op->bufferVar->name, op->body);
+    return;
+  }
   std::string name = define(op->bufferVar.get(), op->bufferVar->name);
-  line(name + " = T.allocate([" + extents + "], " + quoted(op->dtype.name()) + ", " +
-       quoted(op->scope) + ")");
+  line(name + " = " + head);
   printStmt(op->body);
 }
 
@@ -254,7 +317,7 @@ void Printer::printFor(const ForNode* op) {
   }
   line("for " + vars + " in " + header + ":");
   ++indent_;
-  printStmt(nest.back()->body);
+  printLast(nest.back()->body);
   --indent_;
   for (const ForNode* f : nest) enclosingLoops_.erase(f->loopVar.get());
   popScope();
@@ -327,7 +390,7 @@ void Printer::printBlockRealize(const BlockRealizeNode* realize) {
     // The root block prints as a comment; its allocations and body stay at this level.
     line("# with T.block(\"root\"):");
     for (const Buffer& b : block->allocBuffers) printBufferDecl(b.get(), "T.alloc_buffer(", false);
-    printStmt(block->body);
+    printLast(block->body);
     return;
   }
   line("with T.block(" + quoted(block->name) + "):");
@@ -341,7 +404,7 @@ void Printer::printBlockRealize(const BlockRealizeNode* realize) {
     line("with T.init():");
     printBody(block->init);
   }
-  printStmt(block->body);
+  printLast(block->body);
   popScope();
   --indent_;
 }
@@ -391,6 +454,7 @@ void Printer::printFunction(const PrimFuncNode& func, int indent) {
     printBufferDecl(b, "T.match_buffer(" + nameOf(param) + ", ", false);
   }
   printImplicitDefs(nullptr);
+  concise_ = true;
   if (func.body)
     printStmt(func.body);
   else

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "tir/function.h"
@@ -80,9 +81,22 @@ class Printer {
   std::string out_;
   int indent_ = 0;
   std::unordered_map<const void*, std::string> names_;
+  /// Names given ahead of a definition: the data variable of a buffer view declared before the
+  /// `T.Let` (or allocation) that binds it. The definition takes the reserved name.
+  std::unordered_set<const void*> reserved_;
   std::unordered_map<std::string, int> inUse_;
   std::vector<std::vector<const void*>> scopes_;
   ImplicitDefMap implicitDefs_;
+  /// Whether the statement being printed ends its sequence. Only then may a let, an assert or
+  /// a declaration print in the concise form (`x: T.int32 = v` followed by its body at the same
+  /// indentation); elsewhere it scopes its body explicitly (`with T.LetStmt(v) as x:`), or the
+  /// statements after it would read as part of its body.
+  bool concise_ = true;
+  /// Prints `s` as the last statement of a new sequence (a loop, block or branch body).
+  void printLast(const Stmt& s);
+  /// The explicitly scoped form `with HEAD as name:` (no ` as` when name is empty) of `body`.
+  void printScoped(const std::string& head, const void* node, const std::string& hint,
+                   const Stmt& body);
   /// Loop variables of the enclosing loops (for the `T.axis.remap` shorthand).
   std::unordered_map<const VarNode*, const ForNode*> enclosingLoops_;
 };

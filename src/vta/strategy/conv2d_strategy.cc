@@ -170,7 +170,7 @@ tir::PrimFunc compileConv2dKernel(const VtaConv2dKernel& kernel, const Config& c
   return tir::transform::lower(sch.func(), ctx);
 }
 
-bool isVtaFunction(const Function& fn, const Config& c) {
+bool isVtaConvFunction(const Function& fn, const Config& c) {
   const std::string dataLayout =
       "NCHW" + std::to_string(c.batch()) + "n" + std::to_string(c.blockIn()) + "c";
   bool found = false;
@@ -181,32 +181,6 @@ bool isVtaFunction(const Function& fn, const Config& c) {
     if (attrs && attrs->dataLayout == dataLayout) found = true;
   });
   return found;
-}
-
-VtaGraphKernel compileVtaGraphKernel(const Function& fn, const Config& config,
-                                     const std::string& name) {
-  const VtaConv2dKernel kernel = readConv2dKernel(fn, config);
-  const TensorTypeNode* result = fn->body->checkedType ? typeOf(fn->body) : nullptr;
-  if (!result || result->dtype != DataType::int8())
-    throwDiagnostic("vta_strategy",
-                    "VTA stores int8 results; this function returns " +
-                        (result ? result->dtype.name() : std::string("a non-tensor")) +
-                        " (end the chain with a cast to int8)",
-                    fn->body->span);
-  VtaGraphKernel out;
-  tir::PrimFunc func = lowerVtaHostIntrin(compileConv2dKernel(kernel, config));
-  auto named = std::make_shared<tir::PrimFuncNode>(*func);
-  named->name = name;
-  named->attrs.set("global_symbol", AttrValue::string(name));
-  out.func = named;
-  out.params.push_back(kernel.dataParam);
-  out.params.push_back(kernel.weightParam);
-  if (kernel.weightParam < 0) out.constants.push_back(kernel.weight);
-  for (size_t i = 0; i < kernel.operandParams.size(); ++i) {
-    out.params.push_back(kernel.operandParams[i]);
-    if (kernel.operandParams[i] < 0) out.constants.push_back(kernel.constants[i]);
-  }
-  return out;
 }
 
 }  // namespace tessera::vta

@@ -33,25 +33,8 @@ VtaConv2dKernel readConv2dKernel(const relay::Function& fn, const Config& config
 /// (data, weight, operands..., result) for runOnVta.
 tir::PrimFunc compileConv2dKernel(const VtaConv2dKernel& kernel, const Config& config);
 
-/// A fused graph function VTA runs, compiled for a heterogeneous build: the host program for the
-/// CPU code generator (lowerVtaHostIntrin applied, named `name`), and where each of its tensor
-/// parameters before the result comes from.
-struct VtaGraphKernel {
-  tir::PrimFunc func;
-  /// Per PrimFunc parameter before the result: the fused function's parameter index, or -1 for a
-  /// constant (the next of `constants`).
-  std::vector<int> params;
-  std::vector<NDArray> constants;
-};
-
-/// Whether `fn` holds a convolution in VTA's packed layouts (NCHW{b}n{ci}c data): such a function
-/// is VTA's, every other one the CPU's.
-bool isVtaFunction(const relay::Function& fn, const Config& config);
-
-/// `fn` compiled for VTA (readConv2dKernel, compileConv2dKernel, lowerVtaHostIntrin), its
-/// PrimFunc named `name`. DiagnosticError (codes "vta_strategy", "vta_schedule", "vta_dma",
-/// "vta_lower") naming the op or buffer and the limit when VTA cannot run it.
-VtaGraphKernel compileVtaGraphKernel(const relay::Function& fn, const Config& config,
-                                     const std::string& name);
+/// Whether `fn` holds a convolution in VTA's packed layouts (NCHW{b}n{ci}c data): everything in
+/// such a function must run on VTA (vta/strategy/graph_kernel.h).
+bool isVtaConvFunction(const relay::Function& fn, const Config& config);
 
 }  // namespace tessera::vta

@@ -79,8 +79,9 @@ class MergePlanner {
     postOrderVisitExpr(st.value, [&](const PrimExpr& e) {
       if (const auto* l = e->as<BufferLoadNode>()) loads.push_back(l);
     });
-    // Exactly one load of a same-sized stage of this scope at the stored index (the stage this one
-    // is computed from); other loads (a per-channel operand) may read anything else.
+    // The first load of a same-sized stage of this scope at the stored index is the stage this
+    // one is computed from (for a sum of two such stages, `A + B`, A: the ALU then adds B into A
+    // in place); other loads (a per-channel operand, B) may read anything else.
     Var source;
     int matches = 0;
     for (const BufferLoadNode* l : loads) {
@@ -90,10 +91,9 @@ class MergePlanner {
           it->second.scope != allocs_[b].scope ||
           !structuralEqual(it->second.size, allocs_[b].size))
         continue;
-      ++matches;
-      source = l->buffer->data;
+      if (matches++ == 0) source = l->buffer->data;
     }
-    const bool ok = matches == 1;
+    const bool ok = matches >= 1;
     auto [entry, fresh] = candidate_.try_emplace(b, source);
     if (!ok || (!fresh && entry->second.get() != source.get())) entry->second = Var();
     if (ok) ++readsIn_[source.get()];

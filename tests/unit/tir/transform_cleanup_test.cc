@@ -92,8 +92,8 @@ TEST(SelectLoadSource, ConcatenationReadsThroughOneSelectedPointer) {
       R"(def main(A: T.Buffer((8,), "float32"), B: T.Buffer((4,), "float32"), D: T.Buffer((4,), "float32"), C: T.Buffer((16,), "float32")):
     T.func_attr({"tir.noalias": T.bool(True)})
     for i, j in T.grid(4, 4):
-        concat_src = T.Buffer((8,), data=concat_src)
-        C[i * 4 + j] = T.Let(concat_src[i * 4 + j + T.Select(i < 2, 0, T.Select(i < 3, -8, -12))], where={concat_src_1: T.Select(i < 2, A.data, T.Select(i < 3, B.data, D.data))})
+        concat_src_1 = T.Buffer((8,), data=concat_src)
+        C[i * 4 + j] = T.Let(concat_src_1[i * 4 + j + T.Select(i < 2, 0, T.Select(i < 3, -8, -12))], where={concat_src: T.Select(i < 2, A.data, T.Select(i < 3, B.data, D.data))})
 )");
   EXPECT_TRUE(sameResults(f, g));
 }

@@ -82,16 +82,20 @@ BuiltRun buildAndRun(const IRModule& m, const target::Target& target, const NDAr
   return r;
 }
 
-int vtaKernels(const driver::Built& built) {
+int vtaKernels(const driver::Built& built, const std::string& implementation = "") {
   int n = 0;
-  for (const tir::PrimFunc& k : built.kernels) n += k->attrs.has("tessera.device_type");
+  for (const tir::PrimFunc& k : built.kernels) {
+    const AttrValue* impl = k->attrs.find("tessera.implementation");
+    n += k->attrs.has("tessera.device_type") &&
+         (implementation.empty() || (impl && impl->asString() == implementation));
+  }
   return n;
 }
 
 TEST(VtaBuild, GeneratedGraphsOnVtaEqualTheCpuBitForBit) {
   const target::Target vta = target::Target::parse("vta");
   const target::Target cpu = target::Target::parse("llvm");
-  int compiled = 0, onVta = 0;
+  int compiled = 0, onVta = 0, onAlu = 0;
   for (uint32_t trial = 0; trial < 10; ++trial) {
     std::mt19937 rng(trial + 1000);
     const int64_t c0 = 16 * pickInt(rng, 1, 2), h0 = pickInt(rng, 0, 1) ? 8 : 6;
@@ -127,10 +131,12 @@ TEST(VtaBuild, GeneratedGraphsOnVtaEqualTheCpuBitForBit) {
     const BuiltRun actual = buildAndRun(m, vta, x);
     EXPECT_TRUE(actual.output.bitwiseEqual(expected.output));
     onVta += vtaKernels(actual.built);
+    onAlu += vtaKernels(actual.built, "alu_packed.vta");
     ++compiled;
   }
   EXPECT_EQ(compiled, 10);
   EXPECT_GT(onVta, 10);
+  EXPECT_GT(onAlu, 0);  // residual additions (and relus) on VTA's ALU
 }
 
 // Two chained convolutions: both on VTA with no copy between them; the graph names its devices,
