@@ -1,13 +1,13 @@
-"""Seed 002, sections 4 (end-to-end model execution): the FashionMNIST MLP as NumPy, as a Relax
-module built for the VM from a TensorIR linear0 and registered library functions (env.linear,
-env.relu as PyTorch through DLPack), BindParams, and linear0 tuned with tune_tir and swapped in
-with update_func; each prediction printed, as in the seed.
+"""Seed 002, sections 4 and 5.4 (end-to-end model execution): the FashionMNIST MLP as NumPy and
+as the seed's TVMScript modules on the Relax VM: MyModule (TensorIR linear0 and relu0),
+MyModuleWithExternCall (env.linear and env.relu registered from Python, PyTorch through DLPack),
+MyModuleMixture with its parameters bound (BindParams, printed as the seed prints it), and
+linear0 tuned with tune_tir and swapped in with update_func; each prediction printed.
 
-Changes from the seed: the TVMScript classes (MyModule, MyModuleMixture) are built with the
-BlockBuilder and te.create_prim_func (`tessera.script` parsing is another issue); the parameters
-are the trained ones of examples/fashion_mnist/mlp.onnx, not fasionmnist_mlp_params.pkl; the
-image is the first of Debian's FashionMNIST test set, not a random one; tune_tir runs 16 trials,
-not 64."""
+Changes from the seed: `tvm` is `tessera` (`from tessera.script import tir as T`, ...); the
+parameters are the trained ones of examples/fashion_mnist/mlp.onnx, not
+fasionmnist_mlp_params.pkl; the image is the first of Debian's FashionMNIST test set, not a
+random one; tune_tir runs 16 trials, not 64."""
 import gzip
 import os
 
@@ -18,7 +18,9 @@ from onnx import numpy_helper
 
 import tessera as tvm
 from tessera import meta_schedule as ms
-from tessera import relax, te
+from tessera import relax
+from tessera.script import relax as R
+from tessera.script import tir as T
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 classes = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
@@ -50,48 +52,55 @@ pred_kind = np.argmax(res, axis=1)
 print("预测的类别:", classes[pred_kind[0]])
 
 
-# --- MyModule: linear0 and relu0 as TensorIR, main calling them with call_dps_packed ----------
-def te_linear(X, W, B):
-    k = te.reduce_axis((0, X.shape[1]), name="k")
-    Y = te.compute((X.shape[0], W.shape[0]), lambda i, j: te.sum(X[i, k] * W[j, k], axis=k),
-                   name="Y")
-    return te.compute(Y.shape, lambda i, j: Y[i, j] + B[j], name="Z")
+# --- 4.2-4.4 an end-to-end IRModule in TVMScript, built and run on the VM ----------------------
+@tvm.script.ir_module
+class MyModule:
+    @T.prim_func
+    def relu0(x: T.handle, y: T.handle):
+        n = T.int64()
+        X = T.match_buffer(x, (1, n), "float32")
+        Y = T.match_buffer(y, (1, n), "float32")
+        for i, j in T.grid(1, n):
+            with T.block("Y"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                Y[vi, vj] = T.max(X[vi, vj], T.float32(0))
 
+    @T.prim_func
+    def linear0(x: T.handle,
+                w: T.handle,
+                b: T.handle,
+                z: T.handle):
+        m, n, k = T.int64(), T.int64(), T.int64()
+        X = T.match_buffer(x, (1, m), "float32")
+        W = T.match_buffer(w, (n, m), "float32")
+        B = T.match_buffer(b, (n, ), "float32")
+        Z = T.match_buffer(z, (1, n), "float32")
+        Y = T.alloc_buffer((1, n), "float32")
+        for i, j, k in T.grid(1, n, m):
+            with T.block("Y"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                with T.init():
+                    Y[vi, vj] = T.float32(0)
+                Y[vi, vj] = Y[vi, vj] + X[vi, vk] * W[vj, vk]
+        for i, j in T.grid(1, n):
+            with T.block("Z"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                Z[vi, vj] = Y[vi, vj] + B[vj]
 
-def prim_func(shapes, fcompute, name):
-    args = [te.placeholder(s, name=n) for n, s in shapes]
-    return te.create_prim_func(args + [fcompute(*args)]).with_attr("global_symbol", name)
+    @R.function
+    def main(x: R.Tensor((1, "m"), "float32"),
+             w0: R.Tensor(("n", "m"), "float32"),
+             b0: R.Tensor(("n", ), "float32"),
+             w1: R.Tensor(("k", "n"), "float32"),
+             b1: R.Tensor(("k", ), "float32")):
+        m, n, k = T.int64(), T.int64(), T.int64()
+        with R.dataflow():
+            lv0 = R.call_dps_packed("linear0", (x, w0, b0), R.Tensor((1, n), "float32"))
+            lv1 = R.call_dps_packed("relu0", (lv0, ), R.Tensor((1, n), "float32"))
+            out = R.call_dps_packed("linear0", (lv1, w1, b1), R.Tensor((1, k), "float32"))
+            R.output(out)
+        return out
 
-
-def mlp_module(linear0, relu0, linear1):
-    x = relax.Var("x", relax.TensorStructInfo((1, 784), "float32"))
-    w0 = relax.Var("w0", relax.TensorStructInfo((128, 784), "float32"))
-    b0 = relax.Var("b0", relax.TensorStructInfo((128,), "float32"))
-    w1 = relax.Var("w1", relax.TensorStructInfo((10, 128), "float32"))
-    b1 = relax.Var("b1", relax.TensorStructInfo((10,), "float32"))
-    bb = relax.BlockBuilder()
-    with bb.function("main", params=[x, w0, b0, w1, b1]):
-        with bb.dataflow():
-            lv0 = bb.emit(relax.call_dps_packed(linear0, (x, w0, b0),
-                                                relax.TensorStructInfo((1, 128), "float32")),
-                          "lv0")
-            lv1 = bb.emit(relax.call_dps_packed(relu0, (lv0,),
-                                                relax.TensorStructInfo((1, 128), "float32")),
-                          "lv1")
-            out = bb.emit_output(relax.call_dps_packed(
-                linear1, (lv1, w1, b1), relax.TensorStructInfo((1, 10), "float32")), "out")
-        bb.emit_func_output(out)
-    return bb.get()
-
-
-MyModule = mlp_module("linear0", "relu0", "linear1")
-MyModule["linear0"] = prim_func([("X", (1, 784)), ("W", (128, 784)), ("B", (128,))],
-                                te_linear, "linear0")
-MyModule["linear1"] = prim_func([("X", (1, 128)), ("W", (10, 128)), ("B", (10,))],
-                                te_linear, "linear1")
-MyModule["relu0"] = prim_func([("X", (1, 128))], lambda X: te.compute(
-    X.shape, lambda i, j: te.max(X[i, j], 0), name="Y"), "relu0")
-print(MyModule.script())
 
 ex = relax.build(MyModule, target="llvm")
 vm = relax.VirtualMachine(ex, tvm.cpu())
@@ -102,7 +111,25 @@ pred_kind = np.argmax(nd_res.numpy(), axis=1)
 print("MyModule Prediction:", classes[pred_kind[0]])
 
 
-# --- Library functions registered by name, called through DLPack ------------------------------
+# --- 4.5 library functions registered by name, called through DLPack -------------------------
+@tvm.script.ir_module
+class MyModuleWithExternCall:
+    @R.function
+    def main(x: R.Tensor((1, "m"), "float32"),
+             w0: R.Tensor(("n", "m"), "float32"),
+             b0: R.Tensor(("n", ), "float32"),
+             w1: R.Tensor(("k", "n"), "float32"),
+             b1: R.Tensor(("k", ), "float32")):
+        # block 0
+        m, n, k = T.int64(), T.int64(), T.int64()
+        with R.dataflow():
+            lv0 = R.call_dps_packed("env.linear", (x, w0, b0), R.Tensor((1, n), "float32"))
+            lv1 = R.call_dps_packed("env.relu", (lv0, ), R.Tensor((1, n), "float32"))
+            out = R.call_dps_packed("env.linear", (lv1, w1, b1), R.Tensor((1, k), "float32"))
+            R.output(out)
+        return out
+
+
 @tvm.register_func("env.linear", override=True)
 def torch_linear(x: tvm.nd.NDArray, w: tvm.nd.NDArray, b: tvm.nd.NDArray, out: tvm.nd.NDArray):
     x_torch = torch.from_dlpack(x)
@@ -120,16 +147,48 @@ def lnumpy_relu(x: tvm.nd.NDArray, out: tvm.nd.NDArray):
     torch.maximum(x_torch, torch.Tensor([0.0]), out=out_torch)
 
 
-MyModuleWithExternCall = mlp_module("env.linear", "env.relu", "env.linear")
 ex = relax.build(MyModuleWithExternCall, target="llvm")
 vm = relax.VirtualMachine(ex, tvm.cpu())
 nd_res = vm["main"](data_nd, nd_params["w0"], nd_params["b0"], nd_params["w1"], nd_params["b1"])
 pred_kind = np.argmax(nd_res.numpy(), axis=1)
 print("MyModuleWithExternCall Prediction:", classes[pred_kind[0]])
 
-# --- Mixing TensorIR and library code; binding the parameters ---------------------------------
-MyModuleMixture = mlp_module("linear0", "env.relu", "env.linear")
-MyModuleMixture["linear0"] = MyModule["linear0"]
+
+# --- 4.6-4.7 and 5.4: TensorIR and library mixed, parameters bound, linear0 tuned -------------
+@tvm.script.ir_module
+class MyModuleMixture:
+    @T.prim_func
+    def linear0(X: T.Buffer((1, 784), "float32"),
+                W: T.Buffer((128, 784), "float32"),
+                B: T.Buffer((128,), "float32"),
+                Z: T.Buffer((1, 128), "float32")):
+        T.func_attr({"global_symbol": "linear0", "tir.noalias": True})
+        Y = T.alloc_buffer((1, 128), "float32")
+        for i, j, k in T.grid(1, 128, 784):
+            with T.block("Y"):
+                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
+                with T.init():
+                    Y[vi, vj] = T.float32(0)
+                Y[vi, vj] = Y[vi, vj] + X[vi, vk] * W[vj, vk]
+        for i, j in T.grid(1, 128):
+            with T.block("Z"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                Z[vi, vj] = Y[vi, vj] + B[vj]
+
+    @R.function
+    def main(x: R.Tensor((1, 784), "float32"),
+             w0: R.Tensor((128, 784), "float32"),
+             b0: R.Tensor((128,), "float32"),
+             w1: R.Tensor((10, 128), "float32"),
+             b1: R.Tensor((10,), "float32")):
+        with R.dataflow():
+            lv0 = R.call_dps_packed("linear0", (x, w0, b0), R.Tensor((1, 128), dtype="float32"))
+            lv1 = R.call_dps_packed("env.relu", (lv0,), R.Tensor((1, 128), dtype="float32"))
+            out = R.call_dps_packed("env.linear", (lv1, w1, b1), R.Tensor((1, 10), dtype="float32"))
+            R.output(out)
+        return out
+
+
 MyModuleWithParams = relax.transform.BindParams("main", nd_params)(MyModuleMixture)
 print(MyModuleWithParams.script())
 ex = relax.build(MyModuleWithParams, target="llvm")
@@ -140,7 +199,6 @@ print("MyModuleWithParams Prediction:", classes[pred_kind[0]])
 ftimer = vm.module.time_evaluator("main", tvm.cpu(), number=100)
 print("==========Attempt %d,time-cost:%.9f ms=======" % (0, ftimer(data_nd).mean * 1000))
 
-# --- linear0 tuned (tune_tir) and swapped in with update_func --------------------------------
 mod_linear = tvm.IRModule.from_expr(MyModuleMixture["linear0"].with_attr("global_symbol", "main"))
 database = ms.tune_tir(
     mod=mod_linear,
@@ -160,6 +218,8 @@ vm = relax.VirtualMachine(ex, tvm.cpu())
 nd_res = vm["main"](data_nd)
 pred_kind = np.argmax(nd_res.numpy(), axis=1)
 print("MyModuleWithParams2 Prediction:", classes[pred_kind[0]])
+ftimer = vm.module.time_evaluator("main", tvm.cpu(), number=100)
+print("==========Attempt %d,time-cost:%.9f ms=======" % (0, ftimer(data_nd).mean * 1000))
 print("max |MyModuleWithParams2 - numpy|:", float(np.abs(nd_res.numpy() - res).max()))
 
 # Not in the seed: the first 200 test images through the VM, against PyTorch's predictions
