@@ -71,23 +71,7 @@ tir::PrimFunc aluPackedFunc(const Config& c, const AluPackedShape& s) {
     const EpilogueOp op = s.ops[k];
     const te::Tensor in = last;
     last = te::compute(
-        s.shape,
-        [&](const std::vector<tir::Var>& i) -> PrimExpr {
-          const PrimExpr x = in(toExprs(i));
-          const PrimExpr imm = tir::intImm(op.imm);
-          switch (op.kind) {
-            case EpilogueOp::Kind::kShiftRight:
-              return tir::call(i32, "tir.shift_right", {x, imm});
-            case EpilogueOp::Kind::kShiftLeft:
-              return tir::call(i32, "tir.shift_left", {x, imm});
-            case EpilogueOp::Kind::kAdd:
-              return x + imm;
-            case EpilogueOp::Kind::kMax:
-              return tir::max(x, imm);
-            default:
-              return tir::min(x, imm);
-          }
-        },
+        s.shape, [&](const std::vector<tir::Var>& i) { return applyImmediate(op, in(toExprs(i))); },
         names[k]);
   }
   const te::Tensor res = te::compute(

@@ -31,6 +31,26 @@ std::vector<EpilogueOp> Conv2dPackedShape::epilogueOps() const {
   return {{K::kShiftRight, shift}, {K::kMax, 0}, {K::kMin, 127}};
 }
 
+PrimExpr applyImmediate(const EpilogueOp& op, const PrimExpr& x) {
+  const DataType i32 = DataType::int32();
+  const PrimExpr imm = tir::intImm(op.imm);
+  switch (op.kind) {
+    case EpilogueOp::Kind::kShiftRight:
+      return tir::call(i32, "tir.shift_right", {x, imm});
+    case EpilogueOp::Kind::kShiftLeft:
+      return tir::call(i32, "tir.shift_left", {x, imm});
+    case EpilogueOp::Kind::kAdd:
+      return x + imm;
+    case EpilogueOp::Kind::kMax:
+      return tir::max(x, imm);
+    case EpilogueOp::Kind::kMin:
+      return tir::min(x, imm);
+    case EpilogueOp::Kind::kAddChannel:
+      break;
+  }
+  throwDiagnostic("vta_schedule", "a per-channel addition has a tensor operand, not an immediate");
+}
+
 std::vector<EpilogueStage> epilogueStages(const Conv2dPackedShape& s) {
   std::vector<EpilogueStage> out;
   std::map<std::string, int> used;
@@ -97,22 +117,9 @@ tir::PrimFunc conv2dPackedFunc(const Config& c, const Conv2dPackedShape& s) {
         outShape,
         [&](const std::vector<tir::Var>& i) -> PrimExpr {
           const PrimExpr x = in(toExprs(i));
-          const PrimExpr imm = tir::intImm(op.imm);
-          switch (op.kind) {
-            case EpilogueOp::Kind::kShiftRight:
-              return tir::call(i32, "tir.shift_right", {x, imm});
-            case EpilogueOp::Kind::kShiftLeft:
-              return tir::call(i32, "tir.shift_left", {x, imm});
-            case EpilogueOp::Kind::kAdd:
-              return x + imm;
-            case EpilogueOp::Kind::kMax:
-              return tir::max(x, imm);
-            case EpilogueOp::Kind::kMin:
-              return tir::min(x, imm);
-            case EpilogueOp::Kind::kAddChannel:
-              return x + operand({i[1], tir::intImm(0), tir::intImm(0), i[4], i[5]});
-          }
-          return x;
+          if (op.kind == EpilogueOp::Kind::kAddChannel)
+            return x + operand({i[1], tir::intImm(0), tir::intImm(0), i[4], i[5]});
+          return applyImmediate(op, x);
         },
         stages[k].name);
   }

@@ -44,6 +44,10 @@ struct Conv2dPackedKnobs {
   int64_t ocThreads = 2, hThreads = 1;
 };
 
+/// `op` applied to the int32 value `x` with its immediate (not for kAddChannel, whose operand is
+/// a tensor): the element-wise expression of one ALU stage.
+tir::PrimExpr applyImmediate(const EpilogueOp& op, const tir::PrimExpr& x);
+
 /// The epilogue's stages: the operation, its stage name, and for kAddChannel its operand's
 /// parameter name (the loaded copy is `<operand>_buf`).
 struct EpilogueStage {
