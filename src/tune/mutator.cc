@@ -73,6 +73,14 @@ Decisions sampleDecisions(const DesignSpace& space, std::mt19937_64& rng) {
       case Knob::Kind::kToggle:
         out.push_back({1});
         break;
+      case Knob::Kind::kComputeLocation:
+        // The base point's candidates; replay repairs one that the other decisions rule out.
+        out.push_back(
+            {knob.values[std::uniform_int_distribution<size_t>(0, knob.values.size() - 1)(rng)]});
+        break;
+      case Knob::Kind::kParallel:
+        out.push_back({knob.extent});
+        break;
     }
   }
   return out;
@@ -80,12 +88,14 @@ Decisions sampleDecisions(const DesignSpace& space, std::mt19937_64& rng) {
 
 std::optional<Decisions> mutate(const DesignSpace& space, const Decisions& decisions,
                                 std::mt19937_64& rng) {
-  std::vector<size_t> tiles, categoricals, toggles;
+  std::vector<size_t> tiles, categoricals, toggles, locations, parallels;
   for (size_t k = 0; k < space.knobs.size(); ++k) {
     const Knob& knob = space.knobs[k];
     if (isTile(knob)) tiles.push_back(k);
     if (knob.kind == Knob::Kind::kCategorical && knob.choices > 1) categoricals.push_back(k);
     if (knob.kind == Knob::Kind::kToggle) toggles.push_back(k);
+    if (knob.kind == Knob::Kind::kComputeLocation && knob.values.size() > 1) locations.push_back(k);
+    if (knob.kind == Knob::Kind::kParallel) parallels.push_back(k);
   }
   struct Option {
     double p;
@@ -94,7 +104,9 @@ std::optional<Decisions> mutate(const DesignSpace& space, const Decisions& decis
   std::vector<Option> options;
   if (!tiles.empty()) options.push_back({0.90, &tiles});
   if (!categoricals.empty()) options.push_back({0.03, &categoricals});
+  if (!locations.empty()) options.push_back({0.05, &locations});
   if (!toggles.empty()) options.push_back({0.02, &toggles});
+  if (!parallels.empty()) options.push_back({0.02, &parallels});
   for (int attempt = 0; attempt < 8 && !options.empty(); ++attempt) {
     std::vector<double> weights;
     for (const Option& o : options) weights.push_back(o.p);
@@ -111,6 +123,14 @@ std::optional<Decisions> mutate(const DesignSpace& space, const Decisions& decis
       int64_t v = std::uniform_int_distribution<int64_t>(0, knob.choices - 2)(rng);
       if (v >= decisions[k][0]) ++v;
       out[k] = {v};
+    } else if (knob.kind == Knob::Kind::kComputeLocation) {
+      std::optional<Decision> d = mutateComputeLocation(space, decisions, k, rng);
+      if (!d) continue;
+      out[k] = *d;
+    } else if (knob.kind == Knob::Kind::kParallel) {
+      std::optional<Decision> d = mutateParallel(space, decisions, k, rng);
+      if (!d) continue;
+      out[k] = *d;
     } else {
       out[k] = {1 - decisions[k][0]};
     }

@@ -59,8 +59,9 @@ class SearchStrategy {
  private:
   using Point = std::pair<size_t, Decisions>;
   std::string keyOf(const Point& p) const;
-  /// The point's trace replayed on the kernel; nullopt (logged when asked) when it fails.
-  std::optional<Candidate> realize(const Point& p, bool logRejection = true);
+  /// The point's trace replayed on the kernel and postprocessed (a rule-made space's; `verify`:
+  /// with VerifyLowering); nullopt (logged when asked) when it fails.
+  std::optional<Candidate> realize(const Point& p, bool logRejection = true, bool verify = true);
   std::vector<Point> randomPoints(size_t n);
   std::vector<Point> evolve(const std::vector<Point>& random);
 
