@@ -111,8 +111,10 @@ void rewriteBlock(tir::Schedule& sch, const tir::BlockRV& block, const Limits& l
     if (doVectorize) sch.vectorize(rvs.back());
   }
   if (limits.unroll > 0 && reduction) {
-    sch.annotate(rvs[0], "pragma_auto_unroll_max_step", AttrValue::integer(limits.unroll));
-    sch.annotate(rvs[0], "pragma_unroll_explicit", AttrValue::integer(1));
+    // int64, as a trace read from JSON has them: a record replays to the same program.
+    sch.annotate(rvs[0], "pragma_auto_unroll_max_step",
+                 AttrValue::integer(limits.unroll, DataType::int64()));
+    sch.annotate(rvs[0], "pragma_unroll_explicit", AttrValue::integer(1, DataType::int64()));
   }
 }
 

@@ -58,7 +58,7 @@ std::vector<tir::Schedule> apply(tir::Schedule sch, const tir::BlockRV& block,
     tir::Schedule variant = base.copy();
     if (tir::attempt(variant, [&](tir::Schedule& s) {
           s.rfactor(at, numSpatial);
-          s.annotate(block, kRandomComputeProducer, AttrValue::integer(1));
+          s.annotate(block, kRandomComputeProducer, AttrValue::integer(1, DataType::int64()));
           return Applicability::yes();
         }))
       out.push_back(std::move(variant));

@@ -13,8 +13,8 @@ namespace {
 std::vector<tir::Schedule> apply(tir::Schedule sch, const tir::BlockRV& block,
                                  const RuleContext& ctx) {
   if (!isRootBlock(sch, block)) return unchanged(std::move(sch));
-  sch.annotate(block, kParallelAnn, AttrValue::integer(ctx.maxParallelExtent()));
-  sch.annotate(block, kVectorizeAnn, AttrValue::integer(ctx.maxVectorizeExtent));
+  sch.annotate(block, kParallelAnn, AttrValue::integer(ctx.maxParallelExtent(), DataType::int64()));
+  sch.annotate(block, kVectorizeAnn, AttrValue::integer(ctx.maxVectorizeExtent, DataType::int64()));
   if (!isSpatialPrimFunc(sch.func())) {
     tir::ExprRV step = sch.sampleCategorical({0, 16, 64, 512}, {0.25, 0.25, 0.25, 0.25});
     sch.annotate(block, kUnrollExplicitAnn, step);
