@@ -65,8 +65,16 @@ std::optional<Candidate> SearchStrategy::realize(const Point& p, bool logRejecti
 std::vector<SearchStrategy::Point> SearchStrategy::randomPoints(size_t n) {
   std::vector<Point> out;
   if (spaces_.empty()) return out;
+  // The generators (traced schedules, the rules) share the fresh samples equally, and each
+  // picks its spaces uniformly (TVM has one generator per task): the rules make several
+  // spaces of a kernel, and the default schedule's space must not drown among them.
+  std::vector<std::vector<size_t>> groups(2);
+  for (size_t s = 0; s < spaces_.size(); ++s) groups[spaces_[s].postprocess ? 1 : 0].push_back(s);
+  std::erase_if(groups, [](const std::vector<size_t>& g) { return g.empty(); });
   for (size_t i = 0; i < n; ++i) {
-    const size_t s = std::uniform_int_distribution<size_t>(0, spaces_.size() - 1)(rng_);
+    const std::vector<size_t>& g =
+        groups[std::uniform_int_distribution<size_t>(0, groups.size() - 1)(rng_)];
+    const size_t s = g[std::uniform_int_distribution<size_t>(0, g.size() - 1)(rng_)];
     out.push_back({s, sampleDecisions(spaces_[s], rng_)});
   }
   return out;

@@ -1,5 +1,6 @@
 // The search over a task's design spaces (MetaSchedule's ReplayTrace and EvolutionarySearch).
-// Random search proposes fresh samples. Evolutionary search keeps a population seeded with the
+// Random search proposes fresh samples (the default schedule's spaces and the rule-made ones
+// get half of them each when a task has both). Evolutionary search keeps a population seeded with the
 // best measured candidates (the database's and this run's), fills it with fresh samples, evolves
 // it for a few generations (parents drawn by cost-model score, mutated with probability 0.85),
 // and proposes the best-scored unmeasured candidates, with an epsilon-greedy share of fresh
