@@ -4,9 +4,9 @@
 // compile_tir from the database, the tuned function and its speed against the plain one.
 // With --rules, the random search is skipped and tune_tir searches the rule-made spaces
 // (post-order-apply: multi-level tiling, parallel-vectorize-unroll; no default schedule in the
-// population) for --trials N (64).
-// Usage: tune_matmul [WORK_DIR] [--rules] [--trials N] (WORK_DIR: the database; default: a
-// fresh directory under /tmp).
+// population) for --trials N (64); --seed N seeds the search.
+// Usage: tune_matmul [WORK_DIR] [--rules] [--trials N] [--seed N] (WORK_DIR: the database;
+// default: a fresh directory under /tmp).
 #include <unistd.h>
 
 #include <cstdio>
@@ -22,8 +22,8 @@
 #include "tune/database.h"
 #include "tune/flops.h"
 #include "tune/measure.h"
-#include "tune/space.h"
 #include "tune/rules/post_order_apply.h"
+#include "tune/space.h"
 #include "tune/task_scheduler.h"
 
 using namespace tessera;
@@ -48,11 +48,12 @@ double seconds(const tune::RunResult& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string dir = (std::filesystem::temp_directory_path() /
-                     ("tessera_tune_matmul_" + std::to_string(getpid())))
-                        .string();
+  std::string dir =
+      (std::filesystem::temp_directory_path() / ("tessera_tune_matmul_" + std::to_string(getpid())))
+          .string();
   bool useRules = false;
   int trials = 64;
+  uint64_t seed = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--rules") {
@@ -63,10 +64,12 @@ int main(int argc, char** argv) {
         std::cerr << "tune_matmul: --trials needs a positive count\n";
         return 2;
       }
+    } else if (arg == "--seed" && i + 1 < argc) {
+      seed = std::strtoull(argv[++i], nullptr, 10);
     } else if (!arg.empty() && arg[0] != '-') {
       dir = arg;
     } else {
-      std::cerr << "usage: tune_matmul [WORK_DIR] [--rules] [--trials N]\n";
+      std::cerr << "usage: tune_matmul [WORK_DIR] [--rules] [--trials N] [--seed N]\n";
       return 2;
     }
   }
@@ -93,11 +96,10 @@ int main(int argc, char** argv) {
   tune::RandomModel model;
   tune::TuneOptions options{.maxTrialsGlobal = trials, .trialsPerIter = 64, .log = &std::cout};
   options.measure = measure;
+  options.search.seed = seed;
   std::vector<tune::TuneTask> tasks = {
-      {"main",
-       mm,
-       1,
-       useRules ? tune::rules::ruleSpaces(mm, target)
+      {"main", mm, 1,
+       useRules ? tune::rules::ruleSpaces(mm, target, static_cast<int64_t>(seed))
                 : std::vector<tune::DesignSpace>{tune::spaceFromFunction(
                       mm, tune::stochasticScheduleMM, "stochastic_schedule_mm")}}};
   tune::tune(tasks, target, database, model, options);

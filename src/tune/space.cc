@@ -225,7 +225,7 @@ tir::Trace DesignSpace::materialize(const Decisions& decisions) const {
         inst.decision = AttrValue::integer(d[0]);
         break;
       case Knob::Kind::kParallel:
-        inst.inputs[1] = AttrValue::integer(d[0]);
+        inst.inputs[1] = AttrValue::integer(d[0], DataType::int64());  // as the rule records it
         break;
     }
     out.append(std::move(inst));
