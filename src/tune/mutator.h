@@ -1,8 +1,8 @@
 // Fresh sampling of a design space's knobs and MetaSchedule's mutators over them. Tiles are
-// perfect tilings: each prime factor of the extent goes to a uniformly chosen tile, redrawn while
-// the innermost tile exceeds its limit (TVM's sampler draws stars-and-bars compositions per prime
-// power; the support is the same). Mutators, with TVM's probabilities for llvm, renormalised over
-// those that apply to the space:
+// perfect tilings drawn as TVM's sample_perfect_tile draws them (per prime power: a uniform split
+// point for two tiles, else a uniform tile for a prime and a stars-and-bars composition for a
+// higher power), redrawn while the innermost tile exceeds its limit. Mutators, with TVM's
+// probabilities for llvm, renormalised over those that apply to the space:
 //   MutateTileSize 0.90: a tile knob; move a divisor d > 1 of one factor to another factor
 //   (keeping the innermost within its limit);
 //   MutateComputeLocation 0.05: another candidate of a sample_compute_location, the candidates
