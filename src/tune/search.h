@@ -1,9 +1,9 @@
 // The search over a task's design spaces (MetaSchedule's ReplayTrace and EvolutionarySearch).
 // Random search proposes fresh samples (the default schedule's spaces and the rule-made ones
-// get half of them each when a task has both). Evolutionary search keeps a population seeded with the
-// best measured candidates (the database's and this run's), fills it with fresh samples, evolves
-// it for a few generations (parents drawn by cost-model score, mutated with probability 0.85),
-// and proposes the best-scored unmeasured candidates, with an epsilon-greedy share of fresh
+// get half of them each when a task has both). Evolutionary search keeps a population seeded with
+// the best measured candidates (the database's and this run's), fills it with fresh samples,
+// evolves it for a few generations (parents drawn by cost-model score, mutated with probability
+// 0.85), and proposes the best-scored unmeasured candidates, with an epsilon-greedy share of fresh
 // samples. Both propose each space's base point (the default schedule) first, so a tuned kernel
 // is never slower than the default one. Candidates whose trace does not replay are rejected
 // (with the reason logged) and cost no trial.
