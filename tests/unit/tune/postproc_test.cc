@@ -97,10 +97,9 @@ TEST(TunePostproc, ADynamicLoopIsRejectedWithTheReason) {
   EXPECT_EQ(answer.reason, "DisallowDynamicLoop: loop 'i' has a dynamic extent");
 }
 
-TEST(TunePostproc, ACandidateTheLoweringRefusesIsRejected) {
-  // A postprocessor that leaves a loop vectorized over a block whose iter var is a reduction
-  // cannot be built; VerifyLowering is the check that catches such programs. Here a refusing
-  // primitive inside a postprocessor is the stand-in: its message is the reason.
+TEST(TunePostproc, ARefusalNamesThePostprocessorAndVerifyLoweringPassesAGoodProgram) {
+  // A schedule primitive that refuses inside a postprocessor rejects the candidate; the reason
+  // is the postprocessor's name and the primitive's message.
   const postproc::Postproc refuses{.name = "Refuses", .apply = [](tir::Schedule& sch) {
                                      sch.getBlock("no_such_block");
                                      return Applicability::yes();
