@@ -2,10 +2,15 @@
 // the seed's random_search over stochastic_schedule_mm printing each attempt's time and trace,
 // then tune_tir with that space (ScheduleFn) on "llvm -num-cores=1": 64 trials, the task table,
 // compile_tir from the database, the tuned function and its speed against the plain one.
-// Usage: tune_matmul [WORK_DIR] (the database; default: a fresh directory under /tmp).
+// With --rules, the random search is skipped and tune_tir searches the rule-made spaces
+// (post-order-apply: multi-level tiling, parallel-vectorize-unroll; no default schedule in the
+// population) for --trials N (64); --seed N seeds the search.
+// Usage: tune_matmul [WORK_DIR] [--rules] [--trials N] [--seed N] (WORK_DIR: the database;
+// default: a fresh directory under /tmp).
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
@@ -17,6 +22,7 @@
 #include "tune/database.h"
 #include "tune/flops.h"
 #include "tune/measure.h"
+#include "tune/rules/post_order_apply.h"
 #include "tune/space.h"
 #include "tune/task_scheduler.h"
 
@@ -42,10 +48,31 @@ double seconds(const tune::RunResult& r) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string dir = argc > 1 ? argv[1]
-                                   : (std::filesystem::temp_directory_path() /
-                                      ("tessera_tune_matmul_" + std::to_string(getpid())))
-                                         .string();
+  std::string dir =
+      (std::filesystem::temp_directory_path() / ("tessera_tune_matmul_" + std::to_string(getpid())))
+          .string();
+  bool useRules = false;
+  int trials = 64;
+  uint64_t seed = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--rules") {
+      useRules = true;
+    } else if (arg == "--trials" && i + 1 < argc) {
+      trials = std::atoi(argv[++i]);
+      if (trials <= 0) {
+        std::cerr << "tune_matmul: --trials needs a positive count\n";
+        return 2;
+      }
+    } else if (arg == "--seed" && i + 1 < argc) {
+      seed = std::strtoull(argv[++i], nullptr, 10);
+    } else if (!arg.empty() && arg[0] != '-') {
+      dir = arg;
+    } else {
+      std::cerr << "usage: tune_matmul [WORK_DIR] [--rules] [--trials N] [--seed N]\n";
+      return 2;
+    }
+  }
   const tir::PrimFunc mm = matmul128();
   target::Target target = codegen::hostTarget();
   target.numCores = 1;  // the seed's "llvm --num-cores=1"
@@ -54,7 +81,7 @@ int main(int argc, char** argv) {
   const tune::MeasureInput input = tune::makeMeasureInput(mm, target, 1, 1);
 
   // random_search(mod, num_trials=10)
-  for (int i = 0; i < 10; ++i) {
+  for (int i = 0; i < 10 && !useRules; ++i) {
     tir::Schedule sch(mm, i);
     tune::stochasticScheduleMM(sch);
     tune::RunResult r = runner.run(tune::buildCandidate(sch.func(), target), input);
@@ -67,13 +94,14 @@ int main(int argc, char** argv) {
   std::cout << "Logging directory: " << dir << "\n";
   tune::Database database(dir);
   tune::RandomModel model;
-  tune::TuneOptions options{.maxTrialsGlobal = 64, .trialsPerIter = 64, .log = &std::cout};
+  tune::TuneOptions options{.maxTrialsGlobal = trials, .trialsPerIter = 64, .log = &std::cout};
   options.measure = measure;
+  options.search.seed = seed;
   std::vector<tune::TuneTask> tasks = {
-      {"main",
-       mm,
-       1,
-       {tune::spaceFromFunction(mm, tune::stochasticScheduleMM, "stochastic_schedule_mm")}}};
+      {"main", mm, 1,
+       useRules ? tune::rules::ruleSpaces(mm, target, static_cast<int64_t>(seed))
+                : std::vector<tune::DesignSpace>{tune::spaceFromFunction(
+                      mm, tune::stochasticScheduleMM, "stochastic_schedule_mm")}}};
   tune::tune(tasks, target, database, model, options);
 
   // compile_tir(database, mod, target): the best record replayed.

@@ -6,6 +6,7 @@
 #include "driver/pipeline.h"
 #include "lower/relay/to_graph.h"
 #include "support/diagnostic.h"
+#include "tune/rules/post_order_apply.h"
 
 namespace tessera::tune {
 
@@ -33,6 +34,12 @@ std::vector<TuneTask> modelTasks(relay::IRModule module, const target::Target& t
     if (pattern && !std::regex_search(t.name, *pattern)) continue;
     TuneTask task{t.name, t.func, std::max(t.weight, 1), {}};
     task.spaces.push_back(defaultSpace(t.func, target));
+    // The rule-made spaces (post-order-apply); a kernel the rules cannot walk (two blocks of
+    // one name) keeps the default schedule's space only.
+    try {
+      for (DesignSpace& s : rules::ruleSpaces(t.func, target)) task.spaces.push_back(std::move(s));
+    } catch (const DiagnosticError&) {
+    }
     tasks.push_back(std::move(task));
   }
   if (tasks.empty())

@@ -1,7 +1,8 @@
 // The tuning tasks of a model: its kernels as `tessera compile` makes them for `target` —
 // optimized and fused, lowered by the target's strategies with weights packed (AlterOpLayout
 // done), not yet scheduled — one per workload key, weighted by how often the graph calls them,
-// each with the design space of its default schedule.
+// each with the design space of its default schedule (first) and the spaces the schedule rules
+// make (tune/rules/post_order_apply.h).
 #pragma once
 
 #include <map>

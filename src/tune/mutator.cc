@@ -1,5 +1,7 @@
 #include "tune/mutator.h"
 
+#include <algorithm>
+
 namespace tessera::tune {
 
 namespace {
@@ -13,6 +15,37 @@ std::vector<int64_t> primeFactors(int64_t n) {
     }
   if (n > 1) out.push_back(n);
   return out;
+}
+
+// TVM's draw of how a prime power p^e is shared among n tiles (specs/tir_relax.md §3.10): for
+// two tiles a uniform split point; for more, a prime (e = 1) goes to a uniform tile and a higher
+// power is a uniform composition of e into n parts (stars and bars: n - 1 bars among e + n - 1
+// places, without replacement).
+std::vector<int> composition(int e, size_t n, std::mt19937_64& rng) {
+  std::vector<int> parts(n, 0);
+  if (n == 1) {
+    parts[0] = e;
+  } else if (n == 2) {
+    parts[0] = std::uniform_int_distribution<int>(0, e)(rng);
+    parts[1] = e - parts[0];
+  } else if (e == 1) {
+    parts[std::uniform_int_distribution<size_t>(0, n - 1)(rng)] = 1;
+  } else {
+    const int places = e + static_cast<int>(n) - 1;
+    std::vector<int> order(static_cast<size_t>(places));
+    for (int i = 0; i < places; ++i) order[static_cast<size_t>(i)] = i;
+    for (size_t i = 0; i + 1 < n; ++i)  // a partial Fisher-Yates shuffle picks the bars
+      std::swap(order[i], order[std::uniform_int_distribution<size_t>(i, order.size() - 1)(rng)]);
+    std::vector<int> bars(order.begin(), order.begin() + static_cast<long>(n - 1));
+    std::sort(bars.begin(), bars.end());
+    int previous = -1;
+    for (size_t i = 0; i + 1 < n; ++i) {
+      parts[i] = bars[i] - previous - 1;
+      previous = bars[i];
+    }
+    parts[n - 1] = places - previous - 1;
+  }
+  return parts;
 }
 
 bool isTile(const Knob& k) {
@@ -46,10 +79,23 @@ std::optional<Decision> mutateTile(const Knob& knob, const Decision& d, std::mt1
 }  // namespace
 
 Decision samplePerfectTiling(int64_t extent, size_t n, int maxInnermost, std::mt19937_64& rng) {
-  const std::vector<int64_t> primes = primeFactors(extent);
+  if (n == 0) return {};
+  // Prime powers p^e of the extent.
+  std::vector<std::pair<int64_t, int>> powers;
+  for (int64_t p : primeFactors(extent)) {
+    if (!powers.empty() && powers.back().first == p)
+      ++powers.back().second;
+    else
+      powers.push_back({p, 1});
+  }
   for (int attempt = 0; attempt < 100; ++attempt) {
     Decision d(n, 1);
-    for (int64_t p : primes) d[std::uniform_int_distribution<size_t>(0, n - 1)(rng)] *= p;
+    for (const auto& [p, e] : powers) {
+      for (int part = 0; int x : composition(e, n, rng)) {
+        for (int k = 0; k < x; ++k) d[static_cast<size_t>(part)] *= p;
+        ++part;
+      }
+    }
     if (maxInnermost < 0 || d.back() <= maxInnermost) return d;
   }
   Decision d(n, 1);  // everything outside: always within the limit
@@ -73,6 +119,14 @@ Decisions sampleDecisions(const DesignSpace& space, std::mt19937_64& rng) {
       case Knob::Kind::kToggle:
         out.push_back({1});
         break;
+      case Knob::Kind::kComputeLocation:
+        // The base point's candidates; replay repairs one that the other decisions rule out.
+        out.push_back(
+            {knob.values[std::uniform_int_distribution<size_t>(0, knob.values.size() - 1)(rng)]});
+        break;
+      case Knob::Kind::kParallel:
+        out.push_back({knob.extent});
+        break;
     }
   }
   return out;
@@ -80,12 +134,14 @@ Decisions sampleDecisions(const DesignSpace& space, std::mt19937_64& rng) {
 
 std::optional<Decisions> mutate(const DesignSpace& space, const Decisions& decisions,
                                 std::mt19937_64& rng) {
-  std::vector<size_t> tiles, categoricals, toggles;
+  std::vector<size_t> tiles, categoricals, toggles, locations, parallels;
   for (size_t k = 0; k < space.knobs.size(); ++k) {
     const Knob& knob = space.knobs[k];
     if (isTile(knob)) tiles.push_back(k);
     if (knob.kind == Knob::Kind::kCategorical && knob.choices > 1) categoricals.push_back(k);
     if (knob.kind == Knob::Kind::kToggle) toggles.push_back(k);
+    if (knob.kind == Knob::Kind::kComputeLocation && knob.values.size() > 1) locations.push_back(k);
+    if (knob.kind == Knob::Kind::kParallel) parallels.push_back(k);
   }
   struct Option {
     double p;
@@ -94,7 +150,9 @@ std::optional<Decisions> mutate(const DesignSpace& space, const Decisions& decis
   std::vector<Option> options;
   if (!tiles.empty()) options.push_back({0.90, &tiles});
   if (!categoricals.empty()) options.push_back({0.03, &categoricals});
+  if (!locations.empty()) options.push_back({0.05, &locations});
   if (!toggles.empty()) options.push_back({0.02, &toggles});
+  if (!parallels.empty()) options.push_back({0.02, &parallels});
   for (int attempt = 0; attempt < 8 && !options.empty(); ++attempt) {
     std::vector<double> weights;
     for (const Option& o : options) weights.push_back(o.p);
@@ -111,6 +169,14 @@ std::optional<Decisions> mutate(const DesignSpace& space, const Decisions& decis
       int64_t v = std::uniform_int_distribution<int64_t>(0, knob.choices - 2)(rng);
       if (v >= decisions[k][0]) ++v;
       out[k] = {v};
+    } else if (knob.kind == Knob::Kind::kComputeLocation) {
+      std::optional<Decision> d = mutateComputeLocation(space, decisions, k, rng);
+      if (!d) continue;
+      out[k] = *d;
+    } else if (knob.kind == Knob::Kind::kParallel) {
+      std::optional<Decision> d = mutateParallel(space, decisions, k, rng);
+      if (!d) continue;
+      out[k] = *d;
     } else {
       out[k] = {1 - decisions[k][0]};
     }

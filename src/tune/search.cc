@@ -4,7 +4,9 @@
 #include <cmath>
 
 #include "lower/relay/schedule_provider.h"
+#include "tir/schedule/attempt.h"
 #include "tune/database.h"
+#include "tune/postproc/postproc.h"
 
 namespace tessera::tune {
 
@@ -28,21 +30,51 @@ std::string SearchStrategy::keyOf(const Point& p) const {
   return key;
 }
 
-std::optional<Candidate> SearchStrategy::realize(const Point& p, bool logRejection) {
-  tir::Trace trace = spaces_[p.first].materialize(p.second);
+std::optional<Candidate> SearchStrategy::realize(const Point& p, bool logRejection, bool verify) {
+  const DesignSpace& space = spaces_[p.first];
+  tir::Trace trace = space.materialize(p.second);
+  if (space.postprocess) {
+    // Replay, then the postprocessors, recorded after EnterPostproc: the candidate's trace is
+    // the whole program, what the database stores and compile_tir replays.
+    std::vector<postproc::Postproc> postprocs = postproc::defaultPostprocs();
+    if (!verify) postprocs.pop_back();  // VerifyLowering: only for what is measured
+    tir::Schedule sch(func_, 0);
+    const Applicability answer = tir::attempt(sch, [&](tir::Schedule& s) {
+      tir::applyTrace(s, trace);
+      return postproc::applyPostprocs(s, postprocs);
+    });
+    if (!answer) {
+      if (log_ && logRejection) *log_ << "rejected a candidate: " << answer.reason << "\n";
+      return std::nullopt;
+    }
+    trace = sch.trace();
+    // Scoring needs only the program; what is measured is replayed once more below, as the
+    // database will replay it.
+    if (!verify) return Candidate{p.first, p.second, std::move(trace), sch.func()};
+  }
   lower::TracedSchedule scheduled = lower::applyTunedTrace(func_, trace);
   if (!scheduled.func) {
     if (log_ && logRejection) *log_ << "rejected a candidate: " << scheduled.answer.reason << "\n";
     return std::nullopt;
   }
-  return Candidate{p.first, p.second, std::move(trace), *scheduled.func};
+  // The decisions the replay used (a stale compute location is repaired when replayed).
+  std::optional<Decisions> used = space.decisionsOf(trace);
+  return Candidate{p.first, used ? *used : p.second, std::move(trace), *scheduled.func};
 }
 
 std::vector<SearchStrategy::Point> SearchStrategy::randomPoints(size_t n) {
   std::vector<Point> out;
   if (spaces_.empty()) return out;
+  // The generators (traced schedules, the rules) share the fresh samples equally, and each
+  // picks its spaces uniformly (TVM has one generator per task): the rules make several
+  // spaces of a kernel, and the default schedule's space must not drown among them.
+  std::vector<std::vector<size_t>> groups(2);
+  for (size_t s = 0; s < spaces_.size(); ++s) groups[spaces_[s].postprocess ? 1 : 0].push_back(s);
+  std::erase_if(groups, [](const std::vector<size_t>& g) { return g.empty(); });
   for (size_t i = 0; i < n; ++i) {
-    const size_t s = std::uniform_int_distribution<size_t>(0, spaces_.size() - 1)(rng_);
+    const std::vector<size_t>& g =
+        groups[std::uniform_int_distribution<size_t>(0, groups.size() - 1)(rng_)];
+    const size_t s = g[std::uniform_int_distribution<size_t>(0, g.size() - 1)(rng_)];
     out.push_back({s, sampleDecisions(spaces_[s], rng_)});
   }
   return out;
@@ -68,7 +100,8 @@ std::vector<SearchStrategy::Point> SearchStrategy::evolve(const std::vector<Poin
     std::vector<tir::PrimFunc> programs(population.size());
     if (model_->needsPrograms())
       for (size_t i = 0; i < population.size(); ++i)
-        if (std::optional<Candidate> c = realize(population[i], false)) programs[i] = c->func;
+        if (std::optional<Candidate> c = realize(population[i], false, false))
+          programs[i] = c->func;
     std::vector<double> scores = model_->predict(workload_, programs);
     scores.resize(population.size(), 0.0);
     for (size_t i = 0; i < scores.size(); ++i) {
@@ -125,7 +158,11 @@ std::vector<Candidate> SearchStrategy::propose(size_t n) {
     if (picks.size() >= n) return;
     const std::string key = keyOf(p);
     if (!seen_.insert(key).second) return;
-    if (std::optional<Candidate> c = realize(p)) picks.push_back(std::move(*c));
+    std::optional<Candidate> c = realize(p);
+    if (!c) return;
+    // A repaired point may be one measured already.
+    if (c->decisions != p.second && !seen_.insert(keyOf({c->space, c->decisions})).second) return;
+    picks.push_back(std::move(*c));
   };
   // Each space's own point first: the default schedule is always measured.
   if (!baseProposed_) {

@@ -1,8 +1,9 @@
 // The search over a task's design spaces (MetaSchedule's ReplayTrace and EvolutionarySearch).
-// Random search proposes fresh samples. Evolutionary search keeps a population seeded with the
-// best measured candidates (the database's and this run's), fills it with fresh samples, evolves
-// it for a few generations (parents drawn by cost-model score, mutated with probability 0.85),
-// and proposes the best-scored unmeasured candidates, with an epsilon-greedy share of fresh
+// Random search proposes fresh samples (the default schedule's spaces and the rule-made ones
+// get half of them each when a task has both). Evolutionary search keeps a population seeded with
+// the best measured candidates (the database's and this run's), fills it with fresh samples,
+// evolves it for a few generations (parents drawn by cost-model score, mutated with probability
+// 0.85), and proposes the best-scored unmeasured candidates, with an epsilon-greedy share of fresh
 // samples. Both propose each space's base point (the default schedule) first, so a tuned kernel
 // is never slower than the default one. Candidates whose trace does not replay are rejected
 // (with the reason logged) and cost no trial.
@@ -59,8 +60,9 @@ class SearchStrategy {
  private:
   using Point = std::pair<size_t, Decisions>;
   std::string keyOf(const Point& p) const;
-  /// The point's trace replayed on the kernel; nullopt (logged when asked) when it fails.
-  std::optional<Candidate> realize(const Point& p, bool logRejection = true);
+  /// The point's trace replayed on the kernel and postprocessed (a rule-made space's; `verify`:
+  /// with VerifyLowering); nullopt (logged when asked) when it fails.
+  std::optional<Candidate> realize(const Point& p, bool logRejection = true, bool verify = true);
   std::vector<Point> randomPoints(size_t n);
   std::vector<Point> evolve(const std::vector<Point>& random);
 

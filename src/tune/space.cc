@@ -5,39 +5,54 @@
 #include "relay/strategy/schedule_kernel.h"
 #include "support/diagnostic.h"
 #include "tir/schedule/instruction.h"
+#include "tir/schedule/primitive/block_primitives.h"
 
 namespace tessera::tune {
 
 namespace {
 
-// The extent of `loop` (an RV of the base trace) just before instruction `index`: the prefix is
-// replayed, and the replayed schedule's own trace (one instruction per replayed one) maps the
-// trace's RVs to the new schedule's.
-std::optional<int64_t> loopExtentAt(const tir::PrimFunc& func, const tir::Trace& trace,
-                                    size_t index, const tir::LoopRV& loop) {
+// The schedule after replaying the first `index` instructions of `trace`, and the replayed RV
+// of each of the trace's RVs (the replayed trace has one instruction per replayed one).
+struct Prefix {
+  tir::Schedule sch;
+  std::map<int, tir::InstOutput> rvs;  // by the trace's RV id (ids are unique across kinds)
+};
+
+std::optional<Prefix> replayPrefix(const tir::PrimFunc& func, const tir::Trace& trace,
+                                   size_t index) {
   tir::Trace prefix;
   for (size_t k = 0; k < index; ++k) prefix.append(trace.insts()[k]);
-  tir::Schedule sch(func, 0);
+  Prefix out{tir::Schedule(func, 0), {}};
   try {
-    tir::applyTrace(sch, prefix);
+    tir::applyTrace(out.sch, prefix);
   } catch (const DiagnosticError&) {
     return std::nullopt;
   }
-  const std::vector<tir::Instruction>& replayed = sch.trace().insts();
+  const std::vector<tir::Instruction>& replayed = out.sch.trace().insts();
   if (replayed.size() != index) return std::nullopt;
+  auto idOf = [](const tir::InstOutput& o) {
+    return std::visit([](const auto& rv) { return rv.id; }, o);
+  };
   for (size_t k = 0; k < index; ++k) {
     const tir::Instruction& inst = trace.insts()[k];
-    for (size_t q = 0; q < inst.outputs.size() && q < replayed[k].outputs.size(); ++q) {
-      const auto* l = std::get_if<tir::LoopRV>(&inst.outputs[q]);
-      if (!l || l->id != loop.id) continue;
-      const auto* mapped = std::get_if<tir::LoopRV>(&replayed[k].outputs[q]);
-      if (!mapped) return std::nullopt;
-      const int64_t* e = tir::asConstInt(sch.get(*mapped)->extent);
-      if (!e) return std::nullopt;
-      return *e;
-    }
+    for (size_t q = 0; q < inst.outputs.size() && q < replayed[k].outputs.size(); ++q)
+      out.rvs.emplace(idOf(inst.outputs[q]), replayed[k].outputs[q]);
   }
-  return std::nullopt;
+  return out;
+}
+
+// The extent of `loop` (an RV of the trace) just before instruction `index`.
+std::optional<int64_t> loopExtentAt(const tir::PrimFunc& func, const tir::Trace& trace,
+                                    size_t index, const tir::LoopRV& loop) {
+  std::optional<Prefix> p = replayPrefix(func, trace, index);
+  if (!p) return std::nullopt;
+  auto it = p->rvs.find(loop.id);
+  if (it == p->rvs.end()) return std::nullopt;
+  const auto* mapped = std::get_if<tir::LoopRV>(&it->second);
+  if (!mapped) return std::nullopt;
+  const int64_t* e = tir::asConstInt(p->sch.get(*mapped)->extent);
+  if (!e) return std::nullopt;
+  return *e;
 }
 
 AttrValue intList(const Decision& d) {
@@ -79,7 +94,28 @@ std::optional<Decision> splitFactors(const tir::Instruction& inst, int64_t exten
   return d;
 }
 
+// Annotate(root, "meta_schedule.parallel", constant): ParallelVectorizeUnroll's limit.
+bool isParallelLimit(const tir::Instruction& inst) {
+  return inst.kind == "Annotate" && inst.inputs.size() == 2 && !inst.attrs.empty() &&
+         inst.attrs[0].kind() == AttrValue::Kind::kString &&
+         inst.attrs[0].asString() == "meta_schedule.parallel" &&
+         std::holds_alternative<AttrValue>(inst.inputs[1]);
+}
+
 }  // namespace
+
+std::optional<std::vector<int64_t>> computeLocationsAt(const tir::PrimFunc& func,
+                                                       const tir::Trace& trace, size_t index) {
+  const tir::Instruction& inst = trace.insts().at(index);
+  const auto* block = inst.inputs.empty() ? nullptr : std::get_if<tir::BlockRV>(&inst.inputs[0]);
+  if (!block) return std::nullopt;
+  std::optional<Prefix> p = replayPrefix(func, trace, index);
+  if (!p) return std::nullopt;
+  auto it = p->rvs.find(block->id);
+  if (it == p->rvs.end() || !std::holds_alternative<tir::BlockRV>(it->second)) return std::nullopt;
+  const uint64_t id = p->sch.get(std::get<tir::BlockRV>(it->second))->id;
+  return tir::collectComputeLocations(p->sch.func(), id).candidates;
+}
 
 std::string Knob::str() const {
   switch (kind) {
@@ -97,7 +133,7 @@ std::string Knob::str() const {
 }
 
 DesignSpace spaceFromTrace(const tir::PrimFunc& func, const tir::Trace& trace, std::string name) {
-  DesignSpace space{std::move(name), trace, {}, {}};
+  DesignSpace space{std::move(name), trace, {}, {}, func};
   const std::vector<tir::Instruction>& insts = trace.insts();
   for (size_t i = 0; i < insts.size(); ++i) {
     const tir::Instruction& inst = insts[i];
@@ -135,6 +171,18 @@ DesignSpace spaceFromTrace(const tir::PrimFunc& func, const tir::Trace& trace, s
         knob.inferred.push_back(std::holds_alternative<std::monostate>(inst.inputs[f]));
       space.knobs.push_back(knob);
       space.base.push_back(*factors);
+    } else if (inst.kind == "SampleComputeLocation" && inst.decision && !inst.inputs.empty()) {
+      std::optional<std::vector<int64_t>> candidates = computeLocationsAt(func, trace, i);
+      if (!candidates) continue;
+      knob.kind = Knob::Kind::kComputeLocation;
+      knob.values = *candidates;
+      space.knobs.push_back(knob);
+      space.base.push_back({inst.decision->asInt()});
+    } else if (isParallelLimit(inst)) {
+      knob.kind = Knob::Kind::kParallel;
+      knob.extent = std::get<AttrValue>(inst.inputs[1]).asInt();
+      space.knobs.push_back(knob);
+      space.base.push_back({knob.extent});
     } else if (inst.kind == "Parallel" || inst.kind == "Unroll") {
       knob.kind = Knob::Kind::kToggle;
       space.knobs.push_back(knob);
@@ -173,6 +221,12 @@ tir::Trace DesignSpace::materialize(const Decisions& decisions) const {
       case Knob::Kind::kToggle:
         if (d[0] == 0) continue;
         break;
+      case Knob::Kind::kComputeLocation:
+        inst.decision = AttrValue::integer(d[0]);
+        break;
+      case Knob::Kind::kParallel:
+        inst.inputs[1] = AttrValue::integer(d[0], DataType::int64());  // as the rule records it
+        break;
     }
     out.append(std::move(inst));
   }
@@ -184,7 +238,13 @@ std::optional<Decisions> DesignSpace::decisionsOf(const tir::Trace& other) const
   for (size_t k = 0; k < knobs.size(); ++k) knobAt[knobs[k].inst] = k;
   Decisions out = base;
   const std::vector<tir::Instruction>& mine = trace.insts();
-  const std::vector<tir::Instruction>& theirs = other.insts();
+  // A record's postprocessing part is not part of the space's point.
+  std::vector<tir::Instruction> theirs = other.insts();
+  for (size_t i = 0; i < theirs.size(); ++i)
+    if (theirs[i].kind == "EnterPostproc") {
+      theirs.resize(i);
+      break;
+    }
   size_t r = 0;
   for (size_t i = 0; i < mine.size(); ++i) {
     auto it = knobAt.find(i);
@@ -200,8 +260,13 @@ std::optional<Decisions> DesignSpace::decisionsOf(const tir::Trace& other) const
     const Knob& knob = knobs[it->second];
     if (knob.kind == Knob::Kind::kTile && inst.decision) {
       out[it->second] = fromList(*inst.decision);
-    } else if (knob.kind == Knob::Kind::kCategorical && inst.decision) {
+    } else if ((knob.kind == Knob::Kind::kCategorical ||
+                knob.kind == Knob::Kind::kComputeLocation) &&
+               inst.decision) {
       out[it->second] = {inst.decision->asInt()};
+    } else if (knob.kind == Knob::Kind::kParallel) {
+      if (!isParallelLimit(inst)) return std::nullopt;
+      out[it->second] = {std::get<AttrValue>(inst.inputs[1]).asInt()};
     } else if (knob.kind == Knob::Kind::kSplit) {
       std::optional<Decision> f = splitFactors(inst, knob.extent);
       if (!f) return std::nullopt;

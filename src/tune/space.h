@@ -5,7 +5,9 @@
 //   * the decisions of its sampling instructions (SamplePerfectTile, SampleCategorical);
 //   * the constant factors of its splits (the default schedules' fixed tile sizes), as perfect
 //     tilings of the split loop, so the rules' tile sizes become sampled decisions;
-//   * whether each Parallel and Unroll is applied.
+//   * whether each Parallel and Unroll is applied;
+//   * the decisions of sample_compute_location, and the meta_schedule.parallel limit of the
+//     rule-made spaces (tune/rules/post_order_apply.h), which are postprocessed when realized.
 // A choice of every knob is a Decision list; materialize() turns it into a trace that replays on
 // the unscheduled kernel. The base trace's own choices are one point of the space, so the
 // default schedule is always a candidate.
@@ -26,14 +28,15 @@
 namespace tessera::tune {
 
 struct Knob {
-  enum class Kind { kTile, kCategorical, kSplit, kToggle };
+  enum class Kind { kTile, kCategorical, kSplit, kToggle, kComputeLocation, kParallel };
   Kind kind = Kind::kTile;
-  size_t inst = 0;             ///< index of the instruction in the base trace
-  int64_t extent = 0;          ///< kTile, kSplit: the loop's extent (the factors' product)
-  int maxInnermost = -1;       ///< kTile, kSplit: the innermost factor's limit (-1: none)
-  int64_t choices = 0;         ///< kCategorical: the number of candidates
-  std::vector<bool> inferred;  ///< kSplit: which factors were None (inferred) in the base trace
-  std::string str() const;     ///< "Split #12 (extent 64)"
+  size_t inst = 0;              ///< index of the instruction in the base trace
+  int64_t extent = 0;           ///< kTile, kSplit: the loop's extent; kParallel: the rule's limit
+  int maxInnermost = -1;        ///< kTile, kSplit: the innermost factor's limit (-1: none)
+  int64_t choices = 0;          ///< kCategorical: the number of candidates
+  std::vector<bool> inferred;   ///< kSplit: which factors were None (inferred) in the base trace
+  std::vector<int64_t> values;  ///< kComputeLocation: the candidates at the base point
+  std::string str() const;      ///< "Split #12 (extent 64)"
 };
 
 /// One value per knob: the tile factors, the categorical index, or 0/1 for a toggle.
@@ -44,7 +47,9 @@ struct DesignSpace {
   std::string name;  ///< "default" or the space function's name
   tir::Trace trace;  ///< the base trace
   std::vector<Knob> knobs;
-  Decisions base;  ///< the base trace's own choices
+  Decisions base;            ///< the base trace's own choices
+  tir::PrimFunc func;        ///< the unscheduled kernel the trace applies to
+  bool postprocess = false;  ///< realized with the postprocessors (rule-made spaces)
 
   /// The trace with `decisions` (one per knob) in place of the base's choices.
   tir::Trace materialize(const Decisions& decisions) const;
@@ -52,6 +57,11 @@ struct DesignSpace {
   /// nullopt.
   std::optional<Decisions> decisionsOf(const tir::Trace& trace) const;
 };
+
+/// The candidates of the SampleComputeLocation at `index` of `trace` (a trace of `func`), found
+/// by replaying the instructions before it; nullopt when they do not replay.
+std::optional<std::vector<int64_t>> computeLocationsAt(const tir::PrimFunc& func,
+                                                       const tir::Trace& trace, size_t index);
 
 /// The space of `trace` (a traced schedule of `func`).
 DesignSpace spaceFromTrace(const tir::PrimFunc& func, const tir::Trace& trace, std::string name);

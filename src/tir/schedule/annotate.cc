@@ -44,6 +44,24 @@ void Schedule::annotate(const BlockRV& block, const std::string& key, const Attr
       {.kind = kAnnotateInst, .inputs = {block, value}, .attrs = {AttrValue::string(key)}});
 }
 
+void Schedule::annotate(const LoopRV& loop, const std::string& key, const ExprRV& value) {
+  StmtPath path = impl_->loopPath("annotate", loop);
+  Annotations ann = path.stmt()->as<ForNode>()->annotations;
+  ann.set(key, AttrValue::integer(impl_->exprValue("annotate", value), DataType::int64()));
+  setLoopAnnotations(*impl_, path, ann);
+  impl_->record(
+      {.kind = kAnnotateInst, .inputs = {loop, value}, .attrs = {AttrValue::string(key)}});
+}
+
+void Schedule::annotate(const BlockRV& block, const std::string& key, const ExprRV& value) {
+  StmtPath path = impl_->blockPath("annotate", block);
+  Annotations ann = path.stmt()->as<BlockNode>()->annotations;
+  ann.set(key, AttrValue::integer(impl_->exprValue("annotate", value), DataType::int64()));
+  setBlockAnnotations(*impl_, path, ann);
+  impl_->record(
+      {.kind = kAnnotateInst, .inputs = {block, value}, .attrs = {AttrValue::string(key)}});
+}
+
 void Schedule::unannotate(const LoopRV& loop, const std::string& key) {
   StmtPath path = impl_->loopPath("unannotate", loop);
   Annotations ann = path.stmt()->as<ForNode>()->annotations;
@@ -78,11 +96,15 @@ std::vector<InstructionKind> annotateKinds() {
        .apply =
            [](Schedule& s, const Instruction& i) {
              TS_CHECK(i.inputs.size() == 2) << "Annotate takes a target and a value";
+             if (const auto* rv = std::get_if<ExprRV>(&i.inputs[1])) {
+               if (isLoop(i, 0))
+                 s.annotate(rvAt<LoopRV>(i, 0), strAttr(i, 0), *rv);
+               else
+                 s.annotate(rvAt<BlockRV>(i, 0), strAttr(i, 0), *rv);
+               return std::vector<InstOutput>{};
+             }
              AttrValue value;
-             if (const auto* rv = std::get_if<ExprRV>(&i.inputs[1]))
-               value = AttrValue::integer(s.get(*rv), DataType::int64());
-             else if (const auto* c = std::get_if<AttrValue>(&i.inputs[1]))
-               value = *c;
+             if (const auto* c = std::get_if<AttrValue>(&i.inputs[1])) value = *c;
              if (isLoop(i, 0))
                s.annotate(rvAt<LoopRV>(i, 0), strAttr(i, 0), value);
              else

@@ -94,6 +94,9 @@ class Schedule {
   // --- annotations ---
   void annotate(const LoopRV& loop, const std::string& key, const AttrValue& value);
   void annotate(const BlockRV& block, const std::string& key, const AttrValue& value);
+  /// Annotates with a sampled value; the trace records the RV, so a new decision changes it.
+  void annotate(const LoopRV& loop, const std::string& key, const ExprRV& value);
+  void annotate(const BlockRV& block, const std::string& key, const ExprRV& value);
   void unannotate(const LoopRV& loop, const std::string& key);
   void unannotate(const BlockRV& block, const std::string& key);
 

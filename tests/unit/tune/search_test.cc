@@ -8,12 +8,14 @@
 #include <sstream>
 
 #include "codegen/llvm/target.h"
+#include "lower/relay/schedule_provider.h"
 #include "relay/strategy/schedule_kernel.h"
 #include "relay/text/parser.h"
 #include "test_util.h"
 #include "tir/printer/printer.h"
 #include "tune/model_tasks.h"
 #include "tune/mutator.h"
+#include "tune/rules/post_order_apply.h"
 #include "tune/search.h"
 #include "tune/task_scheduler.h"
 #include "unit/tir/schedule_test_util.h"
@@ -152,6 +154,53 @@ TEST(TuneRun, SeedSpaceIsExhaustedThenResumedFromTheDatabase) {
   EXPECT_EQ(db.numRecords(), 5u);
   std::optional<tir::PrimFunc> best = compileTir(db, mm, oneCore());
   ASSERT_TRUE(best);
+}
+
+TEST(TuneSpace, AModelsTasksHaveTheDefaultSpaceFirstThenTheRuleMadeOnes) {
+  std::vector<TuneTask> tasks = denseTasks();
+  ASSERT_GE(tasks[0].spaces.size(), 2u);
+  EXPECT_EQ(tasks[0].spaces[0].name, "default");
+  EXPECT_FALSE(tasks[0].spaces[0].postprocess);
+  EXPECT_EQ(tasks[0].spaces[1].name, "post-order-apply #0");
+  EXPECT_TRUE(tasks[0].spaces[1].postprocess);
+}
+
+TEST(TuneRun, TheRuleMadeSpacesTuneAPlainMatmulAndItsRecordsReplay) {
+  // Seed 002's plain matmul (smaller), no default schedule: the rules' spaces only.
+  const tir::PrimFunc mm = tir::testing::matmul(64, 64, 64);
+  const uint64_t key = lower::workloadKey(mm);
+  TuneOptions options{.maxTrialsGlobal = 24, .trialsPerIter = 12};
+  options.measure = {.number = 1, .repeat = 1, .minRepeatMs = 0, .timeoutSec = 60};
+  options.search.populationSize = 16;
+  std::ostringstream log;
+  options.log = &log;
+  RandomModel model(3);
+  Database db;
+  TuneResult r =
+      tune({{"main", mm, 1, rules::ruleSpaces(mm, oneCore())}}, oneCore(), db, model, options);
+  EXPECT_EQ(r.tasks[0].trials, 24) << log.str();
+  EXPECT_GT(r.tasks[0].bestSeconds, 0);
+  EXPECT_NE(log.str().find("[post-order-apply #0: 5 knobs]"), std::string::npos) << log.str();
+  // Every candidate was built, checked against the reference and timed: all records are valid,
+  // each a whole program (postprocessing recorded after EnterPostproc).
+  const std::vector<TuningRecord> records = db.records(key, recordTarget(oneCore()));
+  ASSERT_EQ(records.size(), 24u);
+  std::set<std::string> distinct;
+  for (const TuningRecord& rec : records) {
+    EXPECT_TRUE(rec.valid()) << rec.trace.str();
+    const std::string json = rec.trace.toJson();
+    EXPECT_NE(json.find("[\"EnterPostproc\",[],[],[]]"), std::string::npos);
+    distinct.insert(json);
+  }
+  EXPECT_EQ(distinct.size(), 24u);  // nothing measured twice
+  // compile_tir replays the best record: the same program as replaying its JSON by hand.
+  std::optional<tir::PrimFunc> best = compileTir(db, mm, oneCore());
+  ASSERT_TRUE(best);
+  tir::Schedule sch(mm, 0);
+  tir::applyTrace(sch,
+                  tir::Trace::fromJson(db.topK(key, recordTarget(oneCore()), 1)[0].trace.toJson()));
+  EXPECT_EQ(tir::toScript(*best), tir::toScript(sch.func()));
+  tir::testing::expectSameResults(mm, *best);
 }
 
 TEST(TuneRun, TheGradientSchedulerVisitsEveryTaskThenFollowsTheGains) {
