@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "runtime/c_functions.h"
 #include "runtime/thread_pool.h"
@@ -52,14 +53,24 @@ int guarded(const char* call, F&& body) {
   }
 }
 
+// A call site's micro-op kernel cache, owned here (compiled code only holds the pointer).
+UopKernelCache* newSiteCache() {
+  static std::mutex mutex;
+  static auto* caches = new std::vector<std::unique_ptr<UopKernelCache>>;  // for the process
+  std::lock_guard<std::mutex> lock(mutex);
+  caches->push_back(std::make_unique<UopKernelCache>());
+  return caches->back().get();
+}
+
 int pushKernel(bool gemm, void** handle, int (*finit)(void*), void* signature, int nbytes) {
   return guarded(gemm ? "VTAPushGEMMOp" : "VTAPushALUOp", [&] {
     if (!handle) throwDiagnostic("vta_runtime", "a null micro-op kernel handle");
     if (nbytes != 0 && nbytes != 4)
       throwDiagnostic("vta_runtime", "a micro-op kernel closure must be one int32 (got " +
                                          std::to_string(nbytes) + " bytes)");
-    // The cache lives as long as the call site's handle, as TVM's UopKernelMap does.
-    if (!*handle) *handle = new UopKernelCache;
+    // The cache lives as long as the call site's handle, as TVM's UopKernelMap does: the
+    // handle is a static cell of compiled code, so the caches are kept for the process.
+    if (!*handle) *handle = newSiteCache();
     auto& site = *static_cast<UopKernelCache*>(*handle);
     std::optional<int32_t> closure;
     if (nbytes == 4) closure = *static_cast<const int32_t*>(signature);
