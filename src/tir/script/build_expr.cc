@@ -210,7 +210,8 @@ std::vector<PrimExpr> Builder::indices(const PyExpr& subscript, const Buffer& bu
       PrimExpr end = expr(*item->items[1]);
       PrimExpr stride = item->items[2] ? expr(*item->items[2]) : intImm(1, base->dtype);
       const int64_t* s = asConstInt(stride);
-      const int64_t* span = asConstInt(difference(end, base));
+      const PrimExpr length = difference(end, base);  // held: asConstInt points into it
+      const int64_t* span = asConstInt(length);
       if (!s || !span || *s <= 0 || *span <= 0 || *span % *s != 0)
         fail(item->span, "a vector index needs a constant positive length and stride");
       out.push_back(ramp(base, stride, static_cast<int>(*span / *s)));
