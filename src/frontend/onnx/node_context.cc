@@ -269,6 +269,23 @@ std::vector<int64_t> NodeContext::shapeOf(const Expr& e) const {
   return *dims;
 }
 
+std::vector<int64_t> NodeContext::inputShapeDynamicBatch(size_t i) const {
+  const TensorTypeNode& t = inputType(i);
+  std::vector<int64_t> dims;
+  for (size_t k = 0; k < t.shape.size(); ++k) {
+    if (t.shape[k].isConst()) {
+      dims.push_back(t.shape[k].value());
+      continue;
+    }
+    if (k != 0)
+      fail("onnx_dynamic", "shape " + shapeToString(t.shape) +
+                               " is dynamic past its leading (batch) axis, which this operator "
+                               "needs static");
+    dims.push_back(-1);
+  }
+  return dims;
+}
+
 DataType NodeContext::dtypeOf(const Expr& e) const {
   Type t = graph_.typeOf(e);
   const auto* tensor = t->as<TensorTypeNode>();
