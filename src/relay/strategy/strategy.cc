@@ -30,6 +30,15 @@ std::vector<tir::PrimExpr> staticShapeOf(const Type& type, const std::string& wh
   return out;
 }
 
+std::vector<int64_t> constExtentsOf(const Type& type, const std::string& what) {
+  const TensorTypeNode& t = tensorTypeOf(type);
+  std::optional<std::vector<int64_t>> dims = staticShape(t.shape);
+  if (!dims)
+    throwDiagnostic("topi_dynamic", what + ": shape " + shapeToString(t.shape) +
+                                        " is not static; this compute needs constant extents");
+  return *dims;
+}
+
 const TensorTypeNode& tensorTypeOf(const Type& type) {
   const auto* t = type ? type->as<TensorTypeNode>() : nullptr;
   TS_CHECK(t) << "expected a tensor type, got " << (type ? typeToString(type) : "nothing");

@@ -8,8 +8,10 @@
 
 #include "build_test_util.h"
 #include "driver/build.h"
+#include "frontend/onnx/importer.h"
 #include "relay/shape_func.h"
 #include "runtime/vm/vm.h"
+#include "unit/frontend/onnx_graph_builder.h"
 
 namespace tessera::driver {
 namespace {
@@ -97,6 +99,33 @@ def @main(%x: Tensor[(?, 3, 12, 12), float32]) {
   for (int64_t batch : {1, 3, 8})
     EXPECT_TRUE(
         sameAsInterpreter(built, m, {randomTensor({batch, 3, 12, 12}, DataType::float32(), 9)}))
+        << "batch " << batch;
+}
+
+// An ONNX model with a dynamic batch (dim_param) imported with dynamicDims: Conv, MaxPool,
+// Flatten, Gemm and Softmax keep the batch as `?`, and the module compiles once.
+TEST(BuildDynamic, OnnxDynamicBatchImportsAndCompilesOnce) {
+  tessera::test::OnnxGraph g(13);
+  g.input("x", {-1, 2, 6, 6});
+  g.initializer("w", randomTensor({4, 2, 3, 3}, DataType::float32(), 1, -1, 1));
+  g.initializer("b", randomTensor({4}, DataType::float32(), 2, -1, 1));
+  g.initializer("fc", randomTensor({5, 36}, DataType::float32(), 3, -1, 1));
+  g.node("Conv", {"x", "w", "b"}, {"c"}).ints("pads", {1, 1, 1, 1});
+  g.node("Relu", {"c"}, {"r"});
+  g.node("MaxPool", {"r"}, {"p"}).ints("kernel_shape", {2, 2}).ints("strides", {2, 2});
+  g.node("Flatten", {"p"}, {"f"});
+  g.node("Gemm", {"f", "fc"}, {"d"}).i("transB", 1);
+  g.node("Softmax", {"d"}, {"y"});
+  g.output("y");
+  // Without dynamicDims the dim_param is an error naming the input.
+  EXPECT_EQ(tessera::test::diagnosticOf([&] { frontend::onnx::importOnnxBytes(g.bytes()); }).code,
+            "onnx_dynamic");
+  const relay::IRModule m = frontend::onnx::importOnnxBytes(g.bytes(), {.dynamicDims = true});
+  EXPECT_FALSE(relay::isKnown(relay::symValueOfType(m.main()->params[0]->type())));
+  const Built built = buildVM(m);
+  for (int64_t batch : {1, 3, 5})
+    EXPECT_TRUE(
+        sameAsInterpreter(built, m, {randomTensor({batch, 2, 6, 6}, DataType::float32(), 4)}))
         << "batch " << batch;
 }
 
