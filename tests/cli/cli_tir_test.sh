@@ -63,7 +63,10 @@ expect 1 "malformed trace JSON" -- "$tessera" tir "$model" --func "$kernel" --tr
 # A `?` dim goes the VM's way: its kernel has a symbolic extent. A module the compiler cannot
 # lower is the compiler's error, not kernels made some other way.
 printf '#[version = "0.0.5"]\ndef @main(%%x: Tensor[(?, 4), float32]) {\n  nn.relu(%%x)\n}\n' >"$work/dyn.relay"
-expect 0 "dynamic shapes" -- "$tessera" tir "$work/dyn.relay"
+expect 0 "dynamic batch" -- "$tessera" tir "$work/dyn.relay"
+contains "$work/out" 'T.Buffer((1, 4), "float32")' "a kernel for one row of a dynamic batch"
+printf '#[version = "0.0.5"]\ndef @main(%%x: Tensor[(?, 4), float32]) {\n  exp(reshape(%%x, newshape=[-1]))\n}\n' >"$work/flat.relay"
+expect 0 "dynamic shapes" -- "$tessera" tir "$work/flat.relay"
 contains "$work/out" "any_dim = T.int32()" "a symbolic extent"
 printf '#[version = "0.0.5"]\ndef @main(%%x: Tensor[(?, 4), float32]) {\n  nn.pad(%%x, 0f, pad_width=[[1, 1], [0, 0]])\n}\n' >"$work/pad.relay"
 expect 1 "an extent no shape function computes" -- "$tessera" tir "$work/pad.relay" --list

@@ -265,7 +265,11 @@ std::vector<int64_t> NodeContext::shapeOf(const Expr& e) const {
   const auto* tensor = t->as<TensorTypeNode>();
   if (!tensor) fail("onnx_input", "expected a tensor but found " + typeToString(t));
   std::optional<std::vector<int64_t>> dims = staticShape(tensor->shape);
-  if (!dims) fail("onnx_dynamic", "shape " + shapeToString(tensor->shape) + " is not static");
+  if (!dims)
+    fail("onnx_dynamic", "shape " + shapeToString(tensor->shape) +
+                             " is not static and this operator needs its extents at import; give "
+                             "the dynamic graph inputs static shapes with --input-shape "
+                             "NAME=D0,D1,... (ImportOptions::inputShapes)");
   return *dims;
 }
 
