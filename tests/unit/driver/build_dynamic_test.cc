@@ -9,6 +9,8 @@
 #include "build_test_util.h"
 #include "driver/build.h"
 #include "frontend/onnx/importer.h"
+#include "lower/relay/kernel_set.h"
+#include "lower/relay/row_kernels.h"
 #include "relay/shape_func.h"
 #include "runtime/vm/vm.h"
 #include "unit/frontend/onnx_graph_builder.h"
@@ -127,6 +129,26 @@ TEST(BuildDynamic, OnnxDynamicBatchImportsAndCompilesOnce) {
     EXPECT_TRUE(
         sameAsInterpreter(built, m, {randomTensor({batch, 2, 6, 6}, DataType::float32(), 4)}))
         << "batch " << batch;
+}
+
+// Row kernels only where every op keeps the batch's rows apart: an op along axis 0, a reshape
+// across rows or a reduction over them is compiled for symbolic extents instead.
+TEST(BuildDynamic, RowSplitOnlyWhereRowsStayApart) {
+  const auto split = [](const std::string& body) {
+    const relay::IRModule m = parse("def @main(%x: Tensor[(?, 4), float32]) { " + body + " }");
+    const relay::Function fused = lower::wrapOpCall(*m.main()->body->as<relay::CallNode>());
+    std::string why;
+    const bool ok = lower::splitByRows(fused, &why).has_value();
+    return ok ? std::string("rows") : why;
+  };
+  EXPECT_EQ(split("nn.softmax(%x, axis=1)"), "rows");
+  EXPECT_EQ(split("nn.relu(%x)"), "rows");
+  EXPECT_EQ(split("transpose(%x, axes=[0, 1])"), "rows");
+  EXPECT_NE(split("nn.softmax(%x, axis=0)"), "rows");
+  EXPECT_NE(split("nn.softmax(%x, axis=-2)"), "rows");
+  EXPECT_NE(split("reshape(%x, newshape=[-1, 2])"), "rows");
+  EXPECT_NE(split("sum(%x, axis=[0], keepdims=True)"), "rows");
+  EXPECT_NE(split("transpose(%x, axes=[1, 0])"), "rows");
 }
 
 // Shape functions that compute a dim: reshape's -1 and concatenate along the `?` axis.
