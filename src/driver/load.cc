@@ -46,6 +46,7 @@ relay::IRModule loadModel(const std::string& path, const ModelInputs& inputs) {
     options.inputShapes = inputs.shapes;
     options.sourceName = path;
     options.inputValues = inputs.values;
+    options.dynamicDims = inputs.dynamicDims;
     return frontend::onnx::importOnnx(path, options);
   }
   if (!inputs.shapes.empty())

@@ -20,6 +20,9 @@ struct ModelInputs {
   /// Values of inputs the importer needs as constants (a Reshape's shape, a Resize's sizes, a
   /// Loop's trip count): the model is specialised to them. A value also fixes its input's shape.
   std::map<std::string, NDArray> values;
+  /// A dynamic ONNX input dimension neither fixes stays Relay's `?`: the module compiles once for
+  /// every extent (ImportOptions::dynamicDims). Off: such a dimension is an error.
+  bool dynamicDims = false;
 };
 
 /// The module in `path`. DiagnosticError naming the file: code "io" when it cannot be read,

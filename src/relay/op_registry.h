@@ -16,6 +16,7 @@
 #include "ir/type.h"
 #include "relay/expr.h"
 #include "relay/value.h"
+#include "tir/expr.h"
 
 namespace tessera::relay {
 
@@ -80,6 +81,25 @@ using TypeRelation = std::function<std::optional<Type>(const TypeReporter&)>;
 using RefKernel = std::function<Value(const std::vector<Value>& args, const AttrsNode* attrs,
                                       const Type& outType)>;
 
+/// A tensor's shape as int64 expressions over the shape variables of the program that runs it (the
+/// VM function's), so that a shape unknown at compile time (`?`) is computed when the program runs.
+using SymShape = std::vector<tir::PrimExpr>;
+
+/// The symbolic shape of a value: a tensor's, or one per field of a tuple.
+struct SymValue {
+  SymShape shape;
+  std::vector<SymValue> fields;
+  bool isTuple = false;
+};
+
+/// A shape function (TVM's FShapeFunc, evaluated symbolically): the output shape of `call` from
+/// the shapes of its arguments (`inputs`, one per argument). Registered beside the type relation
+/// for ops whose output extents the type relation cannot pass through (reshape's -1,
+/// concatenate's axis, ...); see shape_func.h for the ops that need none. nullopt: the shapes do
+/// not determine the output (the caller reports it).
+using ShapeFunc = std::function<std::optional<SymValue>(const CallNode& call,
+                                                        const std::vector<SymValue>& inputs)>;
+
 /// An attribute struct type bound to an op: its key and a factory for defaults.
 struct AttrsType {
   std::string typeKey;
@@ -104,6 +124,9 @@ struct OpDef {
   std::string summary = {};
   AttrsType attrs = {};  ///< empty typeKey: the op takes no attributes
   TypeRelation typeRelation = {};
+  /// Output shapes from input shapes at run time, for dims the type relation leaves `?`; empty:
+  /// the type relation run on symbolic dims is the shape function (relay/shape_func.h).
+  ShapeFunc shapeFunc = {};
   OpPattern pattern = OpPattern::kOpaque;
   RefKernel kernel = {};
   bool stateful = false;          ///< never constant-folded or deduplicated (nn.dropout)

@@ -2,6 +2,8 @@
 // reads a tensor out of bounds on the branch not taken.
 #include "topi/transform.h"
 
+#include <algorithm>
+
 #include "ir/layout.h"
 #include "support/diagnostic.h"
 
@@ -16,9 +18,33 @@ te::ComputeOptions injective(const std::string& name, size_t rank) {
   return te::ComputeOptions{.name = name, .tag = "injective", .indexNames = axisNames(rank)};
 }
 
+// reshape over symbolic extents: the same unravelling with the extents as expressions.
+Tensor reshapeSymbolic(const Tensor& x, const std::vector<PrimExpr>& newShape,
+                       const std::string& name) {
+  return te::compute(
+      newShape,
+      [&](const std::vector<Var>& i) {
+        PrimExpr flat = tir::intImm(0);
+        for (size_t k = 0; k < newShape.size(); ++k) flat = flat * newShape[k] + i[k];
+        std::vector<PrimExpr> idx(x.shape().size());
+        for (size_t k = idx.size(); k-- > 0;) {
+          idx[k] = k == 0 ? flat : tir::floormod(flat, x.shape()[k]);
+          flat = tir::floordiv(flat, x.shape()[k]);
+        }
+        return x(idx);
+      },
+      injective(name, newShape.size()));
+}
+
+bool allConst(const std::vector<PrimExpr>& dims) {
+  return std::all_of(dims.begin(), dims.end(),
+                     [](const PrimExpr& d) { return tir::asConstInt(d) != nullptr; });
+}
+
 }  // namespace
 
 Tensor reshape(const Tensor& x, const std::vector<PrimExpr>& newShape, const std::string& name) {
+  if (!allConst(x.shape()) || !allConst(newShape)) return reshapeSymbolic(x, newShape, name);
   const std::vector<int64_t> in = constShape(x, name);
   std::vector<int64_t> out;
   for (const PrimExpr& d : newShape) out.push_back(constDim(d, name));
@@ -72,25 +98,29 @@ Tensor broadcastTo(const Tensor& x, const std::vector<PrimExpr>& shape) {
 Tensor concatenate(const std::vector<Tensor>& xs, int64_t axisAttr) {
   if (xs.empty()) throwDiagnostic("topi_args", "concatenate: no tensors");
   const int axis = normalizeAxis(axisAttr, xs[0].ndim(), "concatenate");
-  std::vector<int64_t> offsets{0};
-  for (const Tensor& t : xs)
-    offsets.push_back(offsets.back() +
-                      constDim(t.shape()[static_cast<size_t>(axis)], "concatenate"));
+  const auto a = static_cast<size_t>(axis);
+  // Offsets along the axis: constants folded, symbolic extents summed as expressions.
+  std::vector<PrimExpr> offsets{tir::intImm(0)};
+  for (const Tensor& t : xs) {
+    const int64_t* o = tir::asConstInt(offsets.back());
+    const int64_t* d = tir::asConstInt(t.shape()[a]);
+    offsets.push_back(o && d ? tir::intImm(*o + *d) : offsets.back() + t.shape()[a]);
+  }
   std::vector<PrimExpr> shape = xs[0].shape();
-  shape[static_cast<size_t>(axis)] = tir::intImm(offsets.back());
+  shape[a] = offsets.back();
   return te::compute(
       shape,
       [&](const std::vector<Var>& i) {
         // Built from the last input outwards: if i < off1: x0 elif i < off2: x1 ... else xn.
         auto load = [&](size_t n) {
           std::vector<PrimExpr> idx = asExprs(i);
-          idx[static_cast<size_t>(axis)] = addIdx(i[static_cast<size_t>(axis)], -offsets[n]);
+          const int64_t* o = tir::asConstInt(offsets[n]);
+          idx[a] = o ? addIdx(i[a], -*o) : PrimExpr(i[a]) - offsets[n];
           return xs[n](idx);
         };
         PrimExpr v = load(xs.size() - 1);
         for (size_t n = xs.size() - 1; n-- > 0;)
-          v = tir::ifThenElse(tir::lt(i[static_cast<size_t>(axis)], tir::intImm(offsets[n + 1])),
-                              load(n), v);
+          v = tir::ifThenElse(tir::lt(i[a], offsets[n + 1]), load(n), v);
         return v;
       },
       injective("T_concat", shape.size()));

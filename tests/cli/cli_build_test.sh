@@ -149,7 +149,7 @@ expect 0 "VM profile" -- "$tessera" run "$work/if.relay" --random-inputs 1 --pro
 contains "$work/out" "profile (median of the runs):" "VM profile table"
 contains "$work/out" "fused_add" "VM profile names the kernel"
 expect 0 "control flow compiles for the VM" -- "$tessera" compile "$work/if.relay" -o "$work/ifvm"
-contains "$work/out" "VM program (control flow): 1 functions" "VM program summary"
+contains "$work/out" "VM program (control flow or dynamic shapes): 1 functions" "VM program summary"
 for f in kernels.so vm.json constants.npz; do
   test -s "$work/ifvm/$f" || { echo "FAIL: $f not written for the VM"; failures=$((failures + 1)); }
 done
@@ -157,26 +157,36 @@ expect 0 "run the VM directory" -- "$tessera" run "$work/ifvm" --random-inputs 1
 cmp -s "$work/vmdir1.npy" "$work/in1.npy" || { echo "FAIL: VM directory and interpreter differ"; failures=$((failures + 1)); }
 expect 2 "VM directory rejects --interpreter" -- "$tessera" run "$work/ifvm" --random-inputs 1 --interpreter
 
-# An op with a data-dependent output shape (argwhere) runs on the interpreter with a note naming
-# it; compiling it is an error naming the op, not a crash.
+# An op with a data-dependent output shape (argwhere) compiles for the VM (a builtin) and matches
+# the interpreter.
 cat >"$work/nz.relay" <<'RELAY'
 #[version = "0.0.5"]
 def @main(%x: Tensor[(2, 3), float32]) {
   transpose(argwhere(%x), axes=[1, 0])
 }
 RELAY
-expect 0 "data-dependent shape falls back to the interpreter" -- "$tessera" run "$work/nz.relay" --random-inputs 3 --output "$work/nz.npy"
-contains "$work/err" "argwhere has a data-dependent output shape" "fallback note names the op"
-contains "$work/err" "running the reference interpreter" "fallback note"
-test -s "$work/nz.npy" || { echo "FAIL: argwhere output missing"; failures=$((failures + 1)); }
-expect 1 "data-dependent shape does not compile" -- "$tessera" compile "$work/nz.relay" -o "$work/nz"
-contains "$work/err" "error[data_dependent_shape]" "compile error code"
-contains "$work/err" "argwhere has a data-dependent output shape" "compile error names the op"
-test ! -e "$work/nz" || { echo "FAIL: a failed compile left $work/nz"; failures=$((failures + 1)); }
+expect 0 "data-dependent shape runs compiled" -- "$tessera" run "$work/nz.relay" --random-inputs 3 --no-fallback --output "$work/nz.npy"
+contains "$work/out" "engine: compiled (VM)" "argwhere on the VM"
+expect 0 "data-dependent shape on the interpreter" -- "$tessera" run "$work/nz.relay" --random-inputs 3 --interpreter --output "$work/nzi.npy"
+cmp -s "$work/nz.npy" "$work/nzi.npy" || { echo "FAIL: argwhere compiled and interpreted differ"; failures=$((failures + 1)); }
+expect 0 "data-dependent shape compiles" -- "$tessera" compile "$work/nz.relay" -o "$work/nz"
+contains "$work/out" "VM program" "argwhere compiles for the VM"
+# A `?` extent that no shape function computes does not compile: an error naming the op, not a
+# crash, and no directory.
+cat >"$work/pad.relay" <<'RELAY'
+#[version = "0.0.5"]
+def @main(%x: Tensor[(?, 3), float32]) {
+  nn.pad(%x, 0f, pad_width=[[1, 1], [0, 0]])
+}
+RELAY
+expect 1 "an uncomputable extent does not compile" -- "$tessera" compile "$work/pad.relay" -o "$work/pad"
+contains "$work/err" "error[dynamic_shape]" "compile error code"
+contains "$work/err" "nn.pad" "compile error names the op"
+test ! -e "$work/pad" || { echo "FAIL: a failed compile left $work/pad"; failures=$((failures + 1)); }
 # Params are written into OUT_DIR while compiling: a failed compile into a module directory leaves
 # that module as it was, with no temporary file.
 cp "$work/m/params.npz" "$work/m-params.npz"
-expect 1 "failed compile into an existing module" -- "$tessera" compile "$work/nz.relay" -o "$work/m"
+expect 1 "failed compile into an existing module" -- "$tessera" compile "$work/pad.relay" -o "$work/m"
 cmp -s "$work/m/params.npz" "$work/m-params.npz" || { echo "FAIL: a failed compile changed $work/m/params.npz"; failures=$((failures + 1)); }
 if ls "$work/m" | grep -q tmp-tessera; then echo "FAIL: a failed compile left a temporary file in $work/m"; failures=$((failures + 1)); fi
 expect 0 "the module still runs" -- "$tessera" run "$work/m" --random-inputs 5 --output "$work/m-again.npy"

@@ -60,10 +60,18 @@ contains "$work/err" "nope" "the missing block is named"
 [ -e "$work/none.py" ] && { echo "FAIL: output written on error"; failures=$((failures + 1)); }
 echo '[[["GetBlock",' >"$work/truncated.json"
 expect 1 "malformed trace JSON" -- "$tessera" tir "$model" --func "$kernel" --trace "$work/truncated.json"
-# A module the compiler cannot lower is the compiler's error, not kernels made some other way.
+# A `?` dim goes the VM's way: its kernel has a symbolic extent. A module the compiler cannot
+# lower is the compiler's error, not kernels made some other way.
 printf '#[version = "0.0.5"]\ndef @main(%%x: Tensor[(?, 4), float32]) {\n  nn.relu(%%x)\n}\n' >"$work/dyn.relay"
-expect 1 "dynamic shapes" -- "$tessera" tir "$work/dyn.relay" --list
-contains "$work/err" "%x: has a non-static shape" "the lowering error names the variable"
+expect 0 "dynamic batch" -- "$tessera" tir "$work/dyn.relay"
+contains "$work/out" 'T.Buffer((1, 4), "float32")' "a kernel for one row of a dynamic batch"
+printf '#[version = "0.0.5"]\ndef @main(%%x: Tensor[(?, 4), float32]) {\n  exp(reshape(%%x, newshape=[-1]))\n}\n' >"$work/flat.relay"
+expect 0 "dynamic shapes" -- "$tessera" tir "$work/flat.relay"
+contains "$work/out" "any_dim = T.int32()" "a symbolic extent"
+printf '#[version = "0.0.5"]\ndef @main(%%x: Tensor[(?, 4), float32]) {\n  nn.pad(%%x, 0f, pad_width=[[1, 1], [0, 0]])\n}\n' >"$work/pad.relay"
+expect 1 "an extent no shape function computes" -- "$tessera" tir "$work/pad.relay" --list
+contains "$work/err" "error[dynamic_shape]" "the lowering error"
+contains "$work/err" "nn.pad" "the lowering error names the op"
 # Control flow goes the VM's way, kernels and all.
 printf '#[version = "0.0.5"]\ndef @main(%%x: Tensor[(4), float32], %%c: bool) {\n  if (%%c) { nn.relu(%%x) } else { exp(%%x) }\n}\n' >"$work/cf.relay"
 expect 0 "control flow" -- "$tessera" tir "$work/cf.relay" --list

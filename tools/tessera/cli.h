@@ -56,8 +56,10 @@ std::map<std::string, std::vector<int64_t>> parseInputShapes(const std::vector<s
 /// The module in `path`: an ONNX model (by the .onnx extension or its content) imported with the
 /// given `--input-shape` values (and, for inputs it needs as constants, such as a Reshape's shape
 /// or a Resize's sizes, the `inputValues`: the model is specialised to them), or Relay text.
+/// `dynamicDims`: a dynamic input dimension neither fixes stays `?` (compiled once for all).
 relay::IRModule loadModule(const std::string& path, const std::vector<std::string>& inputShapes,
-                           const std::map<std::string, NDArray>& inputValues = {});
+                           const std::map<std::string, NDArray>& inputValues = {},
+                           bool dynamicDims = false);
 
 /// "Tensor[(2, 3), float32]\n[[0.1, ...],\n [...]]": the type, then the values as NumPy prints
 /// them (formatValues); a tuple lists its fields.

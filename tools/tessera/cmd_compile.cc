@@ -30,12 +30,15 @@ const char* const kCompileUsage =
     "description with planned memory. OUT_DIR receives kernels.so, graph.json and params.npz;\n"
     "run it with `tessera run OUT_DIR`. Prints the kernels and the planned memory. A module with\n"
     "control flow on run-time values (if, loops as recursive functions) compiles for the VM\n"
-    "instead: OUT_DIR receives kernels.so, vm.json and constants.npz.\n"
+    "instead: OUT_DIR receives kernels.so, vm.json and constants.npz. So does a module with `?`\n"
+    "dimensions: an ONNX input's dynamic dimension (a dim_param such as a batch axis) that\n"
+    "--input-shape does not fix is compiled once for every extent.\n"
     "  -o OUT_DIR          output directory (created when missing)\n"
     "  --target TARGET     e.g. \"llvm -mcpu=skylake-avx512 -num-cores=4\" (default: the host);\n"
     "                      kinds: llvm (CPU code), vta / ext_dev -device=vta (VTA: no code\n"
     "                      generator yet)\n"
-    "  --input-shape NAME=D0,D1,...  shape of an ONNX graph input (repeatable)\n"
+    "  --input-shape NAME=D0,D1,...  shape of an ONNX graph input (repeatable): specialises\n"
+    "                      the module to it\n"
     "  --params FILE.npz   bind these arrays to @main's parameters of the same names\n"
     "  --db DIR            apply the best schedules of a tuning database (`tessera tune`);\n"
     "                      kernels without a record keep their default schedules\n"
@@ -98,7 +101,8 @@ int cmdCompile(Args& args) {
   std::map<std::string, NDArray> params;
   if (paramsPath) params = readNpz(*paramsPath);
   auto start = std::chrono::steady_clock::now();
-  relay::IRModule module = loadModule(files[0], inputShapes);
+  // A dynamic input dimension not given by --input-shape is compiled for every extent (the VM).
+  relay::IRModule module = loadModule(files[0], inputShapes, {}, /*dynamicDims=*/true);
   const double importMs = millisecondsSince(start);
   const long importPeak = peakMemoryMiB();
   driver::BuildOptions options;
@@ -146,9 +150,9 @@ int cmdCompile(Args& args) {
     const runtime::vm::Executable& exec = *built->exec;
     size_t instructions = 0;
     for (const auto& [name, fn] : exec.functions) instructions += fn.code.size();
-    std::cout << "VM program (control flow): " << exec.functions.size() << " functions, "
-              << instructions << " instructions, " << exec.constants.size() << " constants; "
-              << built->kernels.size() << " kernels:\n";
+    std::cout << "VM program (control flow or dynamic shapes): " << exec.functions.size()
+              << " functions, " << instructions << " instructions, " << exec.constants.size()
+              << " constants; " << built->kernels.size() << " kernels:\n";
   } else {
     std::cout << built->kernels.size() << " kernels, " << built->graph.calls.size() << " calls:\n";
   }

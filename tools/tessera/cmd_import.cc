@@ -11,8 +11,8 @@ const char* const kImportUsage =
     "\n"
     "Imports an ONNX model (opsets 11 to 18) and prints its Relay module. The output includes the\n"
     "weights (a #[metadata] section), so `tessera run OUT.relay` runs it.\n"
-    "  --input-shape NAME=D0,D1,...  shape of graph input NAME (required for dynamic dimensions;\n"
-    "                                repeat for each input)\n"
+    "  --input-shape NAME=D0,D1,...  shape of graph input NAME (repeat for each input); a dynamic\n"
+    "                                dimension it does not fix prints as `?`\n"
     "  --no-metadata                 omit the weights (the printed graph cannot be run)\n"
     "  --no-types                    omit the /* ty=... */ annotations\n"
     "  --list-ops                    list the supported ONNX operators and exit\n"
@@ -37,7 +37,8 @@ int cmdImport(Args& args) {
   frontend::onnx::ImportOptions importOptions;
   importOptions.inputShapes = parseInputShapes(shapes);
   importOptions.sourceName = files[0];
-  readFilePrefix(files[0], 1);  // the file's own io diagnostics (a directory, a missing file)
+  importOptions.dynamicDims = true;  // a dynamic dimension --input-shape leaves prints as `?`
+  readFilePrefix(files[0], 1);       // the file's own io diagnostics (a directory, a missing file)
   const relay::IRModule module = frontend::onnx::importOnnx(files[0], importOptions);
   emitText(relay::printModule(module, options), out);
   return kExitOk;

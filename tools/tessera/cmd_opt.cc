@@ -74,7 +74,7 @@ int cmdOpt(Args& args) {
     }
     pipeline = relay::sequential(std::move(passes), "UserPasses");
   }
-  const relay::IRModule module = loadModule(files[0], inputShapes);
+  const relay::IRModule module = loadModule(files[0], inputShapes, {}, /*dynamicDims=*/true);
   const relay::IRModule result = (*pipeline)(module, ctx);
   if (ctx.timePasses) {
     for (const relay::PassTiming& t : ctx.timings)

@@ -28,7 +28,7 @@ int cmdPrint(Args& args) {
   std::vector<std::string> inputShapes = args.values("--input-shape");
   std::vector<std::string> files = args.positionals();
   if (files.size() != 1) throw UsageError{"expected exactly one FILE"};
-  const relay::IRModule module = loadModule(files[0], inputShapes);
+  const relay::IRModule module = loadModule(files[0], inputShapes, {}, /*dynamicDims=*/true);
   emitText(relay::printModule(module, options), out);
   return kExitOk;
 }

@@ -36,11 +36,12 @@ std::map<std::string, std::vector<int64_t>> parseInputShapes(
 }
 
 relay::IRModule loadModule(const std::string& path, const std::vector<std::string>& inputShapes,
-                           const std::map<std::string, NDArray>& inputValues) {
+                           const std::map<std::string, NDArray>& inputValues, bool dynamicDims) {
   const std::map<std::string, std::vector<int64_t>> shapes = parseInputShapes(inputShapes);
   if (!shapes.empty() && !driver::isOnnxFile(path))
     throw UsageError{"--input-shape applies to ONNX models only"};
-  return driver::loadModel(path, {.shapes = shapes, .values = inputValues});
+  return driver::loadModel(path,
+                           {.shapes = shapes, .values = inputValues, .dynamicDims = dynamicDims});
 }
 
 }  // namespace tessera::cli

@@ -139,7 +139,11 @@ class NodeContext {
   /// Input `i`'s tensor type.
   const TensorTypeNode& inputType(size_t i) const;
   std::vector<int64_t> inputShape(size_t i) const { return shapeOf(input(i)); }
-  int64_t inputRank(size_t i) const { return static_cast<int64_t>(inputShape(i).size()); }
+  /// Input `i`'s shape where the leading extent may be `?` (a dynamic batch, given as -1); a `?`
+  /// elsewhere is the diagnostic `onnx_dynamic`.
+  std::vector<int64_t> inputShapeDynamicBatch(size_t i) const;
+  /// Input `i`'s rank (known even where an extent is `?`).
+  int64_t inputRank(size_t i) const { return static_cast<int64_t>(inputType(i).ndim()); }
   DataType inputDtype(size_t i) const { return inputType(i).dtype; }
   /// Input `i`'s value when it is known at import time (an initializer or a folded result).
   std::optional<NDArray> constantInput(size_t i) const;

@@ -167,7 +167,7 @@ void layerNorm(NodeContext& n) {
 // block; since 13 it normalises the one axis (default -1).
 template <bool kLog>
 void softmax(NodeContext& n) {
-  const std::vector<int64_t> shape = n.inputShape(0);
+  const std::vector<int64_t> shape = n.inputShapeDynamicBatch(0);
   const auto rank = static_cast<int64_t>(shape.size());
   const bool legacy = n.opset() < 13;
   const int64_t axis = n.normalizeAxis(n.attrInt("axis", legacy ? 1 : -1), rank);
@@ -178,6 +178,8 @@ void softmax(NodeContext& n) {
     n.setOutput(0, apply(n.input(0), axis));
     return;
   }
+  if (shape[0] < 0)
+    n.fail("onnx_dynamic", "a Softmax before opset 13 over a dynamic batch needs its extent");
   const auto split = static_cast<size_t>(axis);
   Expr flat = reshapeTo(
       n.input(0), {extentProduct(shape, 0, split), extentProduct(shape, split, shape.size())});

@@ -220,7 +220,7 @@ void convTranspose(NodeContext& n) {
 template <bool kMax>
 void pool(NodeContext& n) {
   const size_t s = spatialRank(n, 0);
-  const std::vector<int64_t> in = n.inputShape(0);
+  const std::vector<int64_t> in = n.inputShapeDynamicBatch(0);
   std::optional<std::vector<int64_t>> kernel = n.attrInts("kernel_shape");
   if (!kernel) n.fail("onnx_attr", "attribute 'kernel_shape' is required");
   Window w = windowOf(n, std::vector<int64_t>(in.begin() + 2, in.end()), *kernel);
@@ -381,7 +381,7 @@ constexpr ConverterRow kRows[] = {
 
 ConvGeometry convGeometryOf(NodeContext& n, size_t data, size_t weight) {
   spatialRank(n, data);  // checks for 1-D, 2-D or 3-D windows
-  const std::vector<int64_t> in = n.inputShape(data);
+  const std::vector<int64_t> in = n.inputShapeDynamicBatch(data);
   const std::vector<int64_t> wshape = n.inputShape(weight);
   if (wshape.size() != in.size())
     n.fail("onnx_shape", "the weight has rank " + std::to_string(wshape.size()) +

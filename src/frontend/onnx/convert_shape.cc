@@ -82,7 +82,7 @@ void reshape(NodeContext& n) {
 
 // Flatten: (prod(d[:axis]), prod(d[axis:])); axis may equal the rank (then the second extent is 1).
 void flatten(NodeContext& n) {
-  const std::vector<int64_t> in = n.inputShape(0);
+  const std::vector<int64_t> in = n.inputShapeDynamicBatch(0);
   const int64_t rank = static_cast<int64_t>(in.size());
   int64_t axis = n.attrInt("axis", 1);
   if (axis < -rank || axis > rank)
@@ -90,8 +90,12 @@ void flatten(NodeContext& n) {
            "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
   if (axis < 0) axis += rank;
   const auto split = static_cast<size_t>(axis);
-  n.setOutput(
-      0, reshapeTo(n.input(0), {extentProduct(in, 0, split), extentProduct(in, split, in.size())}));
+  // A dynamic batch stays the leading extent: -1, computed when the module runs.
+  const bool dynamic = !in.empty() && in[0] < 0;
+  if (dynamic && split == 0)
+    n.fail("onnx_dynamic", "Flatten at axis 0 of a dynamic batch needs the batch's extent");
+  n.setOutput(0, reshapeTo(n.input(0), {dynamic ? -1 : extentProduct(in, 0, split),
+                                        extentProduct(in, split, in.size())}));
 }
 
 // Transpose: `perm` must be a permutation; without it the axes are reversed.

@@ -306,11 +306,11 @@ class GraphImporter {
 
   // The caller's shape wins over the declared one; then the shape of a value given for the input;
   // otherwise every dimension must be a known value (dim_param and missing dims need an override).
-  std::vector<int64_t> inputShape(const ::onnx::ValueInfoProto& info, const std::string& what) {
+  Shape inputShape(const ::onnx::ValueInfoProto& info, const std::string& what) {
     if (auto it = options_.inputShapes.find(info.name()); it != options_.inputShapes.end()) {
       for (int64_t d : it->second)
         if (d < 0) fail("onnx_input", "the given shape has a negative extent", what);
-      return it->second;
+      return makeShape(it->second);
     }
     const ::onnx::TypeProto_Tensor& tensor = info.type().tensor_type();
     if (!tensor.has_shape())
@@ -322,7 +322,7 @@ class GraphImporter {
     // ones must agree (checked when the value is bound).
     auto given = options_.inputValues.find(info.name());
     if (given != options_.inputValues.end() && given->second.ndim() == tensor.shape().dim_size()) {
-      std::vector<int64_t> dims;
+      Shape dims;
       for (int k = 0; k < tensor.shape().dim_size(); ++k) {
         const ::onnx::TensorShapeProto_Dimension& d = tensor.shape().dim(k);
         dims.push_back(d.has_dim_value() && d.dim_value() >= 0 ? d.dim_value()
@@ -330,14 +330,19 @@ class GraphImporter {
       }
       return dims;
     }
-    std::vector<int64_t> dims;
+    Shape dims;
     for (const ::onnx::TensorShapeProto_Dimension& d : tensor.shape().dim()) {
-      if (!d.has_dim_value() || d.dim_value() < 0)
+      const bool dynamic = !d.has_dim_value() || d.dim_value() < 0;
+      if (dynamic && options_.dynamicDims) {
+        dims.push_back(Dim::any());
+        continue;
+      }
+      if (dynamic)
         fail("onnx_dynamic",
              "dimension " + std::to_string(dims.size()) + " is dynamic" +
                  (d.has_dim_param() ? " ('" + d.dim_param() + "')" : std::string()) +
                  "; give a static shape with --input-shape " + info.name() + "=D0,D1,... " +
-                 "(ImportOptions::inputShapes)",
+                 "(ImportOptions::inputShapes), or keep it as `?` (ImportOptions::dynamicDims)",
              what);
       dims.push_back(d.dim_value());
     }

@@ -30,6 +30,11 @@ struct ImportOptions {
   /// the same value when they run it. A value also gives the input's dynamic dimensions (when
   /// inputShapes does not). `tessera run` gives every --input this way.
   std::map<std::string, NDArray> inputValues = {};
+  /// Keep a symbolic (`dim_param`) or missing input dimension that neither inputShapes nor
+  /// inputValues fixes as Relay's `?` (Any) instead of refusing it: the module is compiled once
+  /// for every extent there (on the VM). Converters that need such an extent at import refuse it
+  /// (`onnx_dynamic`, naming the node).
+  bool dynamicDims = false;
   /// Name used for the model in diagnostics (the file name when importing from a path).
   std::string sourceName = "model.onnx";
 };

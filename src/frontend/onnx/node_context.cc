@@ -265,8 +265,29 @@ std::vector<int64_t> NodeContext::shapeOf(const Expr& e) const {
   const auto* tensor = t->as<TensorTypeNode>();
   if (!tensor) fail("onnx_input", "expected a tensor but found " + typeToString(t));
   std::optional<std::vector<int64_t>> dims = staticShape(tensor->shape);
-  if (!dims) fail("onnx_dynamic", "shape " + shapeToString(tensor->shape) + " is not static");
+  if (!dims)
+    fail("onnx_dynamic", "shape " + shapeToString(tensor->shape) +
+                             " is not static and this operator needs its extents at import; give "
+                             "the dynamic graph inputs static shapes with --input-shape "
+                             "NAME=D0,D1,... (ImportOptions::inputShapes)");
   return *dims;
+}
+
+std::vector<int64_t> NodeContext::inputShapeDynamicBatch(size_t i) const {
+  const TensorTypeNode& t = inputType(i);
+  std::vector<int64_t> dims;
+  for (size_t k = 0; k < t.shape.size(); ++k) {
+    if (t.shape[k].isConst()) {
+      dims.push_back(t.shape[k].value());
+      continue;
+    }
+    if (k != 0)
+      fail("onnx_dynamic", "shape " + shapeToString(t.shape) +
+                               " is dynamic past its leading (batch) axis, which this operator "
+                               "needs static");
+    dims.push_back(-1);
+  }
+  return dims;
 }
 
 DataType NodeContext::dtypeOf(const Expr& e) const {

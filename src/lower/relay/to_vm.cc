@@ -1,10 +1,18 @@
 // lowerToVM: each global function is compiled in evaluation order into register code. Values are
 // remembered per node within the branch that computed them, so a value computed in one branch of
 // an `if` is computed again (not read uninitialised) where the other branch or the join needs it.
+// Shapes with `?` dims are tracked beside the values as expressions over the function's shape
+// variables (vm_shapes.h): bound from the parameters at entry and by match_shape where a builtin
+// or a join produces them; kernel outputs are allocated from the shape functions' expressions.
 #include "lower/relay/to_vm.h"
 
 #include <unordered_map>
 
+#include "lower/relay/row_kernels.h"
+#include "lower/relay/vm_shapes.h"
+#include "relay/op/dynamic.h"
+#include "relay/op/op_common.h"
+#include "relay/shape_func.h"
 #include "relay/strategy/packed_weights.h"
 #include "relay/visit.h"
 #include "support/check.h"
@@ -23,22 +31,6 @@ using runtime::vm::ShapeExpr;
 
 [[noreturn]] void vmError(const std::string& message, const Span& span, const std::string& where) {
   throwDiagnostic("vm_compile", message, span, where);
-}
-
-// The dimensions of a tensor type as the VM's shape expressions; static shapes only, since each
-// kernel is compiled for one shape.
-// `what` names the value for the message.
-std::vector<ShapeExpr> staticDims(const TensorTypeNode& t, const std::string& what,
-                                  const Span& span, const std::string& where) {
-  const std::optional<std::vector<int64_t>> dims = staticShape(t.shape);
-  if (!dims)
-    vmError(what +
-                " has a non-static shape; the VM runs kernels compiled for static shapes (the "
-                "reference interpreter runs such a module: tessera run --interpreter)",
-            span, where);
-  std::vector<ShapeExpr> out;
-  for (int64_t d : *dims) out.push_back({.value = d, .text = std::to_string(d)});
-  return out;
 }
 
 // What every function of the module shares: the executable being written and the kernels.
@@ -122,8 +114,13 @@ class FunctionLowering {
       fn_.params.push_back(paramOf(*p));
       define(p.get(), registerOperand(newRegister()));
     }
+    // A tuple parameter's `?` dims are bound from its fields (a tensor's at entry).
+    for (const relay::Var& p : fn->params)
+      if (!p->type()->as<TensorTypeNode>() && hasAnyDim(p->type()))
+        matchResult(valueOf(p), p->type(), p.get());
     compileTail(fn->body);
     fn_.numRegisters = numRegisters_;
+    fn_.numShapeVars = shapeVars_.count();
     return std::move(fn_);
   }
 
@@ -138,7 +135,9 @@ class FunctionLowering {
       out.isTensor = false;
       return out;
     }
-    out.shape = staticDims(*tensor, "%" + p.nameHint + ": " + out.annotation, p.span, where_);
+    relay::SymValue shape = shapeVars_.freshShape(type, "n");
+    out.shape = shapeVars_.toRuntime(shape.shape);
+    shapes_[&p] = std::move(shape);
     out.ndim = static_cast<int>(out.shape->size());
     out.dtype = tensor->dtype;
     return out;
@@ -158,7 +157,56 @@ class FunctionLowering {
   }
   size_t openScope() const { return defined_.size(); }
   void closeScope(size_t mark) {
-    for (; defined_.size() > mark; defined_.pop_back()) values_.erase(defined_.back());
+    for (; defined_.size() > mark; defined_.pop_back()) {
+      values_.erase(defined_.back());
+      shapes_.erase(defined_.back());
+    }
+  }
+
+  // The shape of a compiled value: tracked where it has `?` dims, else its type's.
+  relay::SymValue shapeOf(const Expr& e) const {
+    if (auto it = shapes_.find(e.get()); it != shapes_.end()) return it->second;
+    if (const auto* tuple = e->as<relay::TupleNode>()) {
+      relay::SymValue out{.isTuple = true};
+      for (const Expr& f : tuple->fields) out.fields.push_back(shapeOf(f));
+      return out;
+    }
+    if (const auto* get = e->as<relay::TupleGetItemNode>()) {
+      relay::SymValue t = shapeOf(get->tuple);
+      if (get->index >= 0 && static_cast<size_t>(get->index) < t.fields.size())
+        return t.fields[static_cast<size_t>(get->index)];
+    }
+    return relay::symValueOfType(e->type());
+  }
+
+  // Binds the `?` dims of `value` (of type `type`, computed by `node`) to new shape variables
+  // when the program runs.
+  void matchResult(Operand value, const Type& type, const relay::ExprNode* node) {
+    if (!hasAnyDim(type)) return;
+    relay::SymValue shape = shapeVars_.freshShape(type, "d");
+    emitMatches(value, type, shape);
+    shapes_[node] = std::move(shape);
+  }
+
+  void emitMatches(Operand value, const Type& type, const relay::SymValue& shape) {
+    if (const auto* tuple = type->as<TupleTypeNode>()) {
+      for (size_t k = 0; k < tuple->fields.size(); ++k) {
+        if (!hasAnyDim(tuple->fields[k])) continue;
+        const int field = newRegister();
+        emit({.op = Opcode::kTupleGetItem,
+              .dst = field,
+              .args = {value},
+              .index = static_cast<int>(k)});
+        emitMatches(registerOperand(field), tuple->fields[k], shape.fields.at(k));
+      }
+      return;
+    }
+    const auto* tensor = type->as<TensorTypeNode>();
+    if (!tensor || !hasAnyDim(type)) return;
+    emit({.op = Opcode::kMatchShape,
+          .args = {value},
+          .shape = shapeVars_.toRuntime(shape.shape),
+          .dtype = tensor->dtype});
   }
   Operand valueOf(const Expr& e) const {
     auto it = values_.find(e.get());
@@ -231,7 +279,9 @@ class FunctionLowering {
   // Binds a chain of lets (the first one's value is compiled) and returns the body after them.
   Expr bindLets(Expr e) {
     while (const auto* let = e->as<relay::LetNode>()) {
-      define(let->var.get(), compile(let->value));
+      const Operand value = compile(let->value);
+      define(let->var.get(), value);
+      if (hasAnyDim(let->var->type())) shapes_[let->var.get()] = shapeOf(let->value);
       e = let->body;
     }
     return e;
@@ -249,6 +299,8 @@ class FunctionLowering {
     emit({.op = Opcode::kCopy, .dst = result, .args = {compile(node.elseBranch)}});
     closeScope(mark);
     fn_.code[join].index = here();
+    // The branches may disagree on `?` extents: the joined value's are read from it.
+    matchResult(registerOperand(result), node.type(), &node);
     return registerOperand(result);
   }
 
@@ -281,13 +333,10 @@ class FunctionLowering {
       Instruction inst{.op = Opcode::kInvoke, .dst = newRegister(), .func = global->name};
       for (const Expr& arg : call.args) inst.args.push_back(valueOf(arg));
       emit(inst);
+      matchResult(registerOperand(inst.dst), call.type(), &call);
       return registerOperand(inst.dst);
     }
-    if (const relay::OpNode* op = dataDependentOp(call))
-      vmError(op->name +
-                  " has a data-dependent output shape, which the VM cannot allocate yet; run the "
-                  "module on the reference interpreter (`tessera run` falls back to it)",
-              call.span, where_);
+    if (const relay::OpNode* op = dataDependentOp(call)) return compileBuiltin(call, *op);
     Function fn = relay::exprAs<relay::FunctionNode>(call.op);
     if (call.op->as<relay::OpNode>()) fn = wrapOpCall(call);
     if (!fn || !fn->attrs.has("Primitive"))
@@ -298,38 +347,115 @@ class FunctionLowering {
     std::vector<size_t> constantArgs;
     for (size_t i = 0; i < call.args.size(); ++i)
       if (call.args[i]->as<relay::ConstantNode>()) constantArgs.push_back(i);
+    // Leading `?` axes kept row by row: a kernel for one row, with static shapes, called per row.
+    std::optional<RowSplit> rows;
+    if (hasAnyDim(call.type())) rows = splitByRows(fn);
     bool isNew = false;
-    const KernelInfo& kernel = state_.kernels.kernelFor(fn, constantArgs, &isNew);
+    const KernelInfo& kernel =
+        state_.kernels.kernelFor(rows ? rows->perRow : fn, constantArgs, &isNew);
     if (isNew) {
       std::vector<int> pooled;
       for (const NDArray& c : kernel.constants) pooled.push_back(state_.add(c));
       state_.kernelConstants.push_back(std::move(pooled));
     }
-    Instruction inst{.op = Opcode::kCallKernel, .func = kernel.name};
+    Instruction inst{.op = rows ? Opcode::kCallKernelRows : Opcode::kCallKernel,
+                     .func = kernel.name};
     for (size_t i = 0; i < call.args.size(); ++i) {
       const relay::strategy::WeightPacking packing = kernel.packingOf(i);
       if (packing)
         inst.args.push_back(constantOperand(state_.packedConstant(call.args[i], packing, where_)));
       else
         flattenInto(inst.args, valueOf(call.args[i]), call.args[i]->type());
+      // The row marks: a sliced parameter is one tensor.
+      if (rows) inst.shape.resize(inst.args.size(), {.value = rows->slicedParams[i] ? 1 : 0});
     }
     TS_CHECK(inst.args.size() == kernel.numInputs) << kernel.name << ": argument count";
     for (int c : state_.kernelConstants[kernel.index]) inst.args.push_back(constantOperand(c));
+    // Outputs with `?` dims are allocated from the shape functions of the kernel's ops.
+    relay::SymValue outShape = relay::symValueOfType(call.type());
+    if (!relay::isKnown(outShape)) {
+      std::vector<relay::SymValue> argShapes;
+      for (const Expr& a : call.args) argShapes.push_back(shapeOf(a));
+      outShape = relay::primitiveOutputShape(fn, argShapes);
+      shapes_[&call] = outShape;
+    }
+    std::vector<const relay::SymValue*> outShapes;
+    flattenShapes(outShape, outShapes);
     std::vector<Operand> outputs;
-    for (const TensorTypeNode* t : flattenTensorTypes(call.type(), kernel.name)) {
-      std::vector<ShapeExpr> dims =
-          staticDims(*t, "the result of " + kernel.name + " (" + typeToString(call.type()) + ")",
-                     call.span, where_);
+    const std::vector<const TensorTypeNode*> outTypes =
+        flattenTensorTypes(call.type(), kernel.name);
+    TS_CHECK(outShapes.size() == outTypes.size()) << kernel.name << ": output count";
+    for (size_t k = 0; k < outTypes.size(); ++k) {
       // A tensor with memory of its own: the VM plans no storage to carve it from.
       const int tensor = newRegister();
-      emit({.op = Opcode::kAllocTensor, .dst = tensor, .shape = dims, .dtype = t->dtype});
+      emit({.op = Opcode::kAllocTensor,
+            .dst = tensor,
+            .shape = shapeVars_.toRuntime(outShapes[k]->shape),
+            .dtype = outTypes[k]->dtype});
       outputs.push_back(registerOperand(tensor));
     }
+    if (rows) inst.shape.resize(inst.args.size(), {.value = 0});  // the kernel's constants
     inst.args.insert(inst.args.end(), outputs.begin(), outputs.end());
+    if (rows) inst.shape.resize(inst.args.size(), {.value = 1});  // every output by rows
     TS_CHECK(inst.args.size() == kernel.numParams) << kernel.name << ": parameter count";
     emit(inst);
     size_t next = 0;
     return rebuild(outputs, call.type(), next);
+  }
+
+  static void flattenShapes(const relay::SymValue& v, std::vector<const relay::SymValue*>& out) {
+    if (!v.isTuple) {
+      out.push_back(&v);
+      return;
+    }
+    for (const relay::SymValue& f : v.fields) flattenShapes(f, out);
+  }
+
+  // An op whose output extents come from the data runs as a VM builtin that allocates its result;
+  // the result's `?` dims become shape variables. Its primitive function (FuseOps gives an opaque
+  // op one of its own) must be the op applied to parameters and constants.
+  Operand compileBuiltin(const relay::CallNode& call, const relay::OpNode& op) {
+    const relay::CallNode* inner = &call;
+    std::unordered_map<const relay::ExprNode*, Operand> bound;
+    if (const auto* fn = call.op->as<relay::FunctionNode>()) {
+      inner = fn->body->as<relay::CallNode>();
+      if (!inner || inner->op.get() != static_cast<const relay::ExprNode*>(&op))
+        vmError("a fused function computes more than " + op.name +
+                    ", whose output shape comes from the data",
+                call.span, where_);
+      for (size_t i = 0; i < fn->params.size() && i < call.args.size(); ++i)
+        bound[fn->params[i].get()] = valueOf(call.args[i]);
+    } else {
+      for (const Expr& a : call.args) bound[a.get()] = valueOf(a);
+    }
+    Instruction inst{.op = Opcode::kCallBuiltin, .dst = newRegister(), .func = op.name};
+    for (const Expr& a : inner->args) {
+      if (auto it = bound.find(a.get()); it != bound.end())
+        inst.args.push_back(it->second);
+      else if (a->as<relay::ConstantNode>())
+        inst.args.push_back(constantOperand(state_.constant(a, where_)));
+      else
+        vmError("an argument of " + op.name + " is neither a parameter nor a constant", call.span,
+                where_);
+    }
+    inst.args.push_back(constantOperand(state_.add(builtinAttrs(*inner, op.name))));
+    emit(inst);
+    matchResult(registerOperand(inst.dst), call.type(), &call);
+    return registerOperand(inst.dst);
+  }
+
+  // The attributes a builtin reads from its last argument (runtime/vm/builtin_ops.h).
+  static NDArray builtinAttrs(const relay::CallNode& call, const std::string& op) {
+    std::vector<int64_t> values;
+    if (op == "unique") {
+      const auto& u = relay::attrsOrDefault<relay::UniqueAttrs>(call.attrs.get());
+      values = {u.sorted ? 1 : 0, u.axis ? 1 : 0, u.axis.value_or(0)};
+    }
+    if (op == "vision.all_class_non_max_suppression")
+      values = {relay::attrsOrDefault<relay::AllClassNmsAttrs>(call.attrs.get()).centerPointBox};
+    NDArray out = NDArray::empty({static_cast<int64_t>(values.size())}, DataType::int64());
+    for (size_t i = 0; i < values.size(); ++i) out.as<int64_t>()[i] = values[i];
+    return out;
   }
 
   // The tensors of a (possibly nested) tuple value, taken apart in order.
@@ -365,18 +491,25 @@ class FunctionLowering {
   int numRegisters_ = 0;
   std::unordered_map<const relay::ExprNode*, Operand> values_;
   std::vector<const relay::ExprNode*> defined_;
+  VMShapeVars shapeVars_;
+  std::unordered_map<const relay::ExprNode*, relay::SymValue> shapes_;  // values with `?` dims
 };
 
 }  // namespace
 
 bool needsVM(const relay::IRModule& optimized) {
   if (optimized.functions().size() > 1) return true;
-  bool control = false;
-  relay::postOrderVisit(optimized.main()->body, [&](const Expr& e) {
+  const Function& main = optimized.main();
+  bool dynamic = false;
+  for (const relay::Var& p : main->params) dynamic = dynamic || hasAnyDim(p->type());
+  relay::postOrderVisit(main->body, [&](const Expr& e) {
     const auto* call = e->as<relay::CallNode>();
-    if (e->kind == ExprKind::kIf || (call && call->op->as<relay::GlobalVarNode>())) control = true;
+    if (e->kind == ExprKind::kIf || (call && call->op->as<relay::GlobalVarNode>())) dynamic = true;
+    // Extents known only when the program runs: the graph executor plans every tensor before.
+    if (call && (dataDependentOp(*call) || (e->checkedType && hasAnyDim(e->checkedType))))
+      dynamic = true;
   });
-  return control;
+  return dynamic;
 }
 
 LoweredVM lowerToVM(const relay::IRModule& optimized, const target::Target* target) {

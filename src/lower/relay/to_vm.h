@@ -20,8 +20,9 @@ struct LoweredVM {
   std::vector<GraphKernel> kernels;  ///< in order of first use, not yet scheduled
 };
 
-/// True when the optimized module needs the VM rather than a graph executor: @main holds an `if`,
-/// or calls another global function (after inlining only recursive ones remain).
+/// True when the module needs the VM rather than a graph executor: @main holds an `if`, calls
+/// another global function (after inlining only recursive ones remain), has a `?` dim in a
+/// parameter or a call's type, or calls an op whose output shape comes from the data.
 bool needsVM(const relay::IRModule& optimized);
 
 /// Lowers every global function of an optimized module (FuseOps done). `target` as for

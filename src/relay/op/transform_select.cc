@@ -6,6 +6,7 @@
 
 #include "relay/op/op_common.h"
 #include "relay/op/op_families.h"
+#include "relay/op/shape_func_ops.h"
 #include "relay/op/tensor.h"
 #include "support/check.h"
 #include "support/diagnostic.h"
@@ -437,6 +438,7 @@ void registerSelectOps(OpRegistry& r) {
               .summary = "join a tuple of tensors along axis",
               .attrs = attrsType<ConcatenateAttrs>(),
               .typeRelation = concatenateRel,
+              .shapeFunc = concatenateShapeFunc,
               .pattern = OpPattern::kInjective,
               .kernel = concatenateKernel});
   r.add(OpDef{.name = "stack",

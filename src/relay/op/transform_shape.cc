@@ -10,6 +10,7 @@
 #include "ir/layout.h"
 #include "relay/op/op_common.h"
 #include "relay/op/op_families.h"
+#include "relay/op/shape_func_ops.h"
 #include "relay/op/tensor.h"
 #include "support/check.h"
 #include "support/element_type.h"
@@ -479,6 +480,7 @@ void registerShapeOps(OpRegistry& r) {
               .summary = "reshape with the special values 0, -1, -2, -3, -4",
               .attrs = attrsType<ReshapeAttrs>(),
               .typeRelation = reshapeRel,
+              .shapeFunc = reshapeShapeFunc,
               .pattern = OpPattern::kInjective,
               .kernel = copyKernel,
               .reshapeOnly = true});

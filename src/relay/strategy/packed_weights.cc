@@ -142,7 +142,7 @@ std::vector<te::Tensor> packedCompute(const CallNode& call, const WeightPacking&
   const DataType outDtype = tensorTypeOf(outType).dtype;
   if (packing.kind == PackKind::kDense) return {topi::densePacked(data, packedWeight, outDtype)};
   if (packing.kind == PackKind::kInt8) {
-    const std::vector<int64_t> out = *staticShape(tensorTypeOf(outType).shape);
+    const std::vector<int64_t> out = constExtentsOf(outType, "int8 packed compute");
     if (call.op->as<OpNode>()->name == "nn.dense") {
       if (data.ndim() <= 2) return {topi::denseInt8(data, packedWeight, out.back())};
       // N-D data as the matrix of its rows, so that the int8 dense schedule tiles rows.

@@ -15,12 +15,28 @@ std::vector<tir::PrimExpr> staticShapeOf(const Type& type, const std::string& wh
   const TensorTypeNode& t = tensorTypeOf(type);
   std::vector<tir::PrimExpr> out;
   for (const Dim& d : t.shape) {
+    // An unknown extent is a variable of the kernel, bound from the buffer it reaches when the
+    // kernel is called (the VM allocates that buffer from the shape function), as TVM's any_dim.
+    if (d.isAny()) {
+      out.push_back(tir::makeSizeVar("any_dim"));
+      continue;
+    }
     if (!d.isConst())
       throwDiagnostic("dynamic_shape", what + ": shape " + shapeToString(t.shape) +
-                                           " is not static; TE lowering needs static shapes");
+                                           " has a named symbolic dim; TE lowering needs static "
+                                           "extents or `?`");
     out.push_back(tir::intImm(d.value()));
   }
   return out;
+}
+
+std::vector<int64_t> constExtentsOf(const Type& type, const std::string& what) {
+  const TensorTypeNode& t = tensorTypeOf(type);
+  std::optional<std::vector<int64_t>> dims = staticShape(t.shape);
+  if (!dims)
+    throwDiagnostic("topi_dynamic", what + ": shape " + shapeToString(t.shape) +
+                                        " is not static; this compute needs constant extents");
+  return *dims;
 }
 
 const TensorTypeNode& tensorTypeOf(const Type& type) {

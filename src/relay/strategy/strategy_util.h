@@ -14,9 +14,13 @@
 
 namespace tessera::relay::strategy {
 
-/// The static shape of a tensor type as int32 immediates; DiagnosticError "dynamic_shape"
-/// naming `what` for symbolic or unknown extents.
+/// The shape of a tensor type as int32 expressions: immediates, and a fresh size variable
+/// `any_dim` per `?` (the kernel binds it from the buffer it reaches). DiagnosticError
+/// "dynamic_shape" naming `what` for a named symbolic extent.
 std::vector<tir::PrimExpr> staticShapeOf(const Type& type, const std::string& what);
+/// The extents of a tensor type that must be constants; DiagnosticError "topi_dynamic" naming
+/// `what` for a `?` or symbolic one (a compute that needs them, in a kernel with symbolic extents).
+std::vector<int64_t> constExtentsOf(const Type& type, const std::string& what);
 /// The TensorType of `type` (an internal error for anything else).
 const TensorTypeNode& tensorTypeOf(const Type& type);
 /// Field `i` of a tuple type.

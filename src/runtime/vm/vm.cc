@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "runtime/thread_pool.h"
+#include "runtime/vm/builtins.h"
 #include "support/diagnostic.h"
 
 namespace tessera::runtime::vm {
@@ -128,6 +129,33 @@ std::vector<std::vector<int>> lastReads(const VMFunction& fn) {
   return freeAfter;
 }
 
+// A value whose extents the program learns when it runs (a builtin's result, the join of
+// branches): its unbound dims bind shape variables, the rest are checked.
+void matchShape(const VMFunction& fn, const Instruction& inst, const VMValue& value,
+                ShapeEnv& env) {
+  const NDArray& t = value.tensor;
+  const std::string where = fn.name + ": match_shape";
+  if (value.isTuple() || !t.defined())
+    throwDiagnostic("vm_shape", where + " expected a tensor, got a tuple");
+  if (t.ndim() != static_cast<int>(inst.shape.size()) ||
+      (!inst.dtype.isVoid() && t.dtype() != inst.dtype))
+    throwDiagnostic("vm_shape", where + " expected rank " + std::to_string(inst.shape.size()) +
+                                    " and dtype " + inst.dtype.name() + ", got " + t.describe());
+  for (size_t d = 0; d < inst.shape.size(); ++d) {
+    const ShapeExpr& want = inst.shape[d];
+    const int64_t got = t.shape()[d];
+    if (want.kind == ShapeExpr::Kind::kVar && want.value >= 0 &&
+        want.value < static_cast<int64_t>(env.size()) && !env[want.value]) {
+      env[want.value] = got;
+      continue;
+    }
+    const std::optional<int64_t> value = evalShape(want, env);
+    if (!value || *value != got)
+      throwDiagnostic("vm_shape", where + ": dimension " + std::to_string(d) + " must be " +
+                                      want.text + ", got " + std::to_string(got));
+  }
+}
+
 std::vector<NDArray> tensorArgs(const std::vector<VMValue>& values, const std::string& callee) {
   std::vector<NDArray> out;
   for (const VMValue& v : values) {
@@ -138,6 +166,40 @@ std::vector<NDArray> tensorArgs(const std::vector<VMValue>& values, const std::s
   return out;
 }
 
+// A kernel compiled for one row, called on row views: the data pointer moves by a row's bytes and
+// the leading extent reads 1.
+void callRows(const KernelFunction& kernel, const Instruction& inst,
+              const std::vector<NDArray>& args) {
+  int64_t rows = -1;
+  std::vector<DLTensor> tensors(args.size());
+  std::vector<std::vector<int64_t>> shapes(args.size());
+  std::vector<int64_t> rowBytes(args.size(), 0);
+  std::vector<void*> pointers(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    tensors[i] = args[i].dlTensor();
+    pointers[i] = &tensors[i];
+    if (inst.shape.at(i).value == 0) continue;
+    if (args[i].ndim() == 0)
+      throwDiagnostic("vm_call", inst.func + ": a row argument has no leading axis");
+    const int64_t n = args[i].shape()[0];
+    if (rows >= 0 && n != rows)
+      throwDiagnostic("vm_call", inst.func + ": row arguments disagree on the row count (" +
+                                     std::to_string(rows) + " vs " + std::to_string(n) + ")");
+    rows = n;
+    shapes[i] = args[i].shape();
+    shapes[i][0] = 1;
+    tensors[i].shape = shapes[i].data();
+    rowBytes[i] = n == 0 ? 0 : static_cast<int64_t>(args[i].nbytes()) / n;
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    for (size_t i = 0; i < args.size(); ++i)
+      if (rowBytes[i] != 0)
+        tensors[i].data = static_cast<char*>(args[i].dlTensor().data) + r * rowBytes[i];
+    if (kernel(pointers.data(), static_cast<int32_t>(pointers.size())) != 0)
+      throwDiagnostic("codegen_call", TesseraGetLastError(), {}, inst.func);
+  }
+}
+
 }  // namespace
 
 VirtualMachine::VirtualMachine(Executable exec) : exec_(std::move(exec)) {
@@ -146,10 +208,15 @@ VirtualMachine::VirtualMachine(Executable exec) : exec_(std::move(exec)) {
   for (const auto& [fname, fn] : exec_.functions) {
     FunctionPlan& plan = plans_[fname];
     for (const Instruction& inst : fn.code) {
-      const bool call = inst.op == Opcode::kCallKernel || inst.op == Opcode::kCallPacked;
+      const bool compiled = inst.op == Opcode::kCallKernel || inst.op == Opcode::kCallKernelRows;
+      const bool call = compiled || inst.op == Opcode::kCallPacked;
       KernelFunction kernel = call ? exec_.kernels.getKernel(inst.func) : nullptr;
-      plan.kernels.push_back(inst.op == Opcode::kCallKernel ? kernel : nullptr);
-      if (inst.op == Opcode::kCallKernel && !kernel)
+      plan.kernels.push_back(compiled ? kernel : nullptr);
+      plan.builtins.push_back(inst.op == Opcode::kCallBuiltin ? findBuiltin(inst.func) : nullptr);
+      if (inst.op == Opcode::kCallBuiltin && !plan.builtins.back())
+        throwDiagnostic("vm_missing_function",
+                        fname + ": builtin '" + inst.func + "' is not a builtin of this runtime");
+      if (compiled && !kernel)
         throwDiagnostic("vm_missing_function",
                         fname + ": kernel '" + inst.func + "' is not among the compiled kernels");
       if (inst.op != Opcode::kCallPacked || kernel || packed_.count(inst.func)) continue;
@@ -290,6 +357,17 @@ VMValue VirtualMachine::execute(const VMFunction& entry, std::vector<VMValue> ar
         const VMFunction& target = callee(*fn, inst.func);
         ShapeEnv calleeEnv = bindCall(target, operands);
         regs[inst.dst] = execute(target, std::move(operands), std::move(calleeEnv));
+        break;
+      }
+      case Opcode::kMatchShape:
+        matchShape(*fn, inst, operands[0], env);
+        break;
+      case Opcode::kCallKernelRows:
+        callRows(plan->kernels[at], inst, tensorArgs(operands, inst.func));
+        break;
+      case Opcode::kCallBuiltin: {
+        std::vector<NDArray> tensors = tensorArgs(operands, inst.func);
+        regs[inst.dst] = (*plan->builtins[at])(tensors);
         break;
       }
       case Opcode::kTailCall: {

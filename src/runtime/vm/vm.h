@@ -6,6 +6,7 @@
 // runtime: an executable runs without the compiler.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -24,6 +25,11 @@ struct VMValue {
   std::shared_ptr<std::vector<VMValue>> tuple;  ///< set for a tuple
   bool isTuple() const { return tuple != nullptr; }
 };
+
+/// A builtin of the VM (runtime/vm/builtins.h): the call's tensors in, its result (a tensor or a
+/// tuple) out. The last argument is an int64 tensor of the op's attributes, encoded by the VM
+/// compiler. Throws DiagnosticError for arguments it cannot take.
+using Builtin = std::function<VMValue(const std::vector<NDArray>& args)>;
 
 class VirtualMachine {
  public:
@@ -56,6 +62,7 @@ class VirtualMachine {
   /// What the VM works out per function at load time, per instruction.
   struct FunctionPlan {
     std::vector<KernelFunction> kernels;      ///< call_kernel's compiled kernel (null elsewhere)
+    std::vector<const Builtin*> builtins;     ///< call_builtin's builtin (null elsewhere)
     std::vector<std::vector<int>> freeAfter;  ///< registers read for the last time
   };
   std::map<std::string, FunctionPlan> plans_;

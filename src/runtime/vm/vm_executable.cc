@@ -32,6 +32,12 @@ const char* opcodeName(Opcode op) {
       return "invoke";
     case Opcode::kTailCall:
       return "tail_call";
+    case Opcode::kMatchShape:
+      return "match_shape";
+    case Opcode::kCallBuiltin:
+      return "call_builtin";
+    case Opcode::kCallKernelRows:
+      return "call_kernel_rows";
   }
   return "?";
 }
@@ -87,7 +93,11 @@ std::string Executable::asText() const {
                          std::to_string(pc) + " " + opcodeName(inst.op);
       if (!inst.func.empty()) line += " " + inst.func;
       for (const Operand& o : inst.args) line += " " + operandText(o);
-      if (!inst.shape.empty()) {
+      if (inst.op == Opcode::kCallKernelRows) {
+        line += " rows of";
+        for (size_t i = 0; i < inst.shape.size(); ++i)
+          if (inst.shape[i].value != 0) line += " " + operandText(inst.args[i]);
+      } else if (!inst.shape.empty()) {
         line += " (";
         for (size_t i = 0; i < inst.shape.size(); ++i) line += (i ? ", " : "") + inst.shape[i].text;
         line += ") " + inst.dtype.name();

@@ -52,6 +52,13 @@ enum class Opcode : uint8_t {
   kGoto,          ///< jump to `index`
   kInvoke,        ///< dst = the VM function `func`(args...) (tensors or tuples)
   kTailCall,      ///< return `func`(args...), reusing the caller's frame: loops run in place
+  kMatchShape,    ///< binds the unbound shape variables of `shape` from the dims of the tensor
+                  ///< args[0] and checks the others, its rank and its `dtype`
+  kCallBuiltin,   ///< dst = the builtin `func`(args...) (runtime/vm/builtins.h), which allocates
+                  ///< its result: ops whose output extents come from the data
+  kCallKernelRows,  ///< the compiled kernel `func` once per row r of the leading axis: each arg
+                    ///< whose `shape` entry is 1 is passed as its row r (a leading 1), the others
+                    ///< whole; the row count is the first such arg's leading extent
 };
 
 struct Instruction {

@@ -126,15 +126,23 @@ void checkShape(const Reader& r, const std::string& function, const Instruction&
       break;
     case Opcode::kMakeTuple:
     case Opcode::kInvoke:
+    case Opcode::kCallBuiltin:
       args = SIZE_MAX;
+      break;
+    case Opcode::kMatchShape:
+      args = 1;
+      dst = false;
       break;
     case Opcode::kCallKernel:
     case Opcode::kCallPacked:
+    case Opcode::kCallKernelRows:
     case Opcode::kTailCall:
       args = SIZE_MAX;
       dst = false;
       break;
   }
+  if (inst.op == Opcode::kCallKernelRows && inst.shape.size() != inst.args.size())
+    r.fail("@" + function + ": call_kernel_rows needs one row mark per operand");
   if (args != SIZE_MAX && inst.args.size() != args)
     r.fail("@" + function + ": an instruction of kind " +
            std::to_string(static_cast<int>(inst.op)) + " takes " + std::to_string(args) +
@@ -225,8 +233,8 @@ std::map<std::string, VMFunction> parseProgram(const std::string& text, const st
     const auto size = static_cast<int64_t>(code.size());
     for (const json& c : code) {
       Instruction inst;
-      inst.op =
-          static_cast<Opcode>(r.integerIn(c, "op", 0, static_cast<int64_t>(Opcode::kTailCall)));
+      inst.op = static_cast<Opcode>(
+          r.integerIn(c, "op", 0, static_cast<int64_t>(Opcode::kCallKernelRows)));
       inst.dst = static_cast<int>(r.integerIn(c, "dst", -1, fn.numRegisters - 1));
       inst.func = r.string(c, "func");
       for (const json& a : r.array(c, "args")) {

@@ -149,12 +149,14 @@ class Compactor : public IRMutator {
     for (size_t d = 0; d < buffer->shape.size(); ++d) {
       const Range& r = region.region[d];
       PrimExpr extent = analyzer_.simplify(r.extent);
-      if (!asConstInt(extent)) {
+      const int64_t* oldExtent = asConstInt(buffer->shape[d]);
+      // A bound stands in for a symbolic box only against a constant dimension: against a
+      // symbolic one (a kernel's `?` extent) it is a bound of the variables' type, not of the box.
+      if (!asConstInt(extent) && oldExtent) {
         arith::ConstIntBound bound = analyzer_.constIntBound(extent);
         if (bound.max != arith::ConstIntBound::kPosInf) extent = intImm(bound.max, extent->dtype);
       }
       const int64_t* newExtent = asConstInt(extent);
-      const int64_t* oldExtent = asConstInt(buffer->shape[d]);
       // Keep the dimension when the box is not smaller or not known to be.
       bool keep = !newExtent || (oldExtent && *newExtent >= *oldExtent);
       if (keep) {

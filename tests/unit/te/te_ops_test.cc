@@ -108,11 +108,23 @@ TEST(OpStrategyTest, PassThroughOutputIsCopied) {
   EXPECT_NE(f->bufferMap[1].second, f->bufferMap[0].second);
 }
 
-TEST(OpStrategyErrorsTest, DynamicShapeIsADiagnostic) {
+// A `?` extent is a size variable of the kernel, bound from its buffers (TVM's any_dim); a compute
+// that needs constant extents refuses it with a diagnostic.
+TEST(OpStrategyErrorsTest, DynamicShapeLowersToASymbolicExtent) {
   const relay::IRModule m = relay::inferTypes(
       relay::parseModule("def @main(%x: Tensor[(?, 4), float32]) { nn.relu(%x) }"));
-  Diagnostic d = diagnosticOf([&] { lower::lowerToPrimFunc(m.main()); });
-  EXPECT_EQ(d.code, "dynamic_shape");
+  tir::PrimFunc f = lower::lowerToPrimFunc(m.main());
+  ASSERT_EQ(f->bufferMap.size(), 2u);
+  const tir::Buffer& in = f->bufferMap[0].second;
+  ASSERT_EQ(in->shape.size(), 2u);
+  EXPECT_FALSE(tir::asConstInt(in->shape[0]));
+  EXPECT_EQ(*tir::asConstInt(in->shape[1]), 4);
+
+  const relay::IRModule conv = relay::inferTypes(relay::parseModule(
+      "def @main(%x: Tensor[(?, 2, 5, 5), float32], %w: Tensor[(3, 2, 3, 3), float32]) { "
+      "nn.conv2d(%x, %w, kernel_size=[3, 3]) }"));
+  Diagnostic d = diagnosticOf([&] { lower::lowerToPrimFunc(conv.main()); });
+  EXPECT_EQ(d.code, "topi_dynamic") << d.message;
 }
 
 TEST(OpStrategyErrorsTest, ControlFlowIsADiagnostic) {

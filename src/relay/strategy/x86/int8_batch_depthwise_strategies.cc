@@ -54,7 +54,7 @@ WeightPacking int8BatchPacking(const StrategyCall& c) {
 std::vector<te::Tensor> int8BatchMatmulCompute(const StrategyCall& c,
                                                const std::vector<te::Tensor>& in) {
   const auto& a = attrsOf<BatchMatmulAttrs>(c.call.attrs);
-  const std::vector<int64_t> out = *staticShape(tensorTypeOf(c.outType).shape);
+  const std::vector<int64_t> out = constExtentsOf(c.outType, "batch_matmul_int8");
   return {topi::batchMatmulInt8(in.at(0), in.at(1), a.transposeA, a.transposeB, out.at(2))};
 }
 

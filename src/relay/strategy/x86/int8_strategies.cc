@@ -98,7 +98,7 @@ WeightPacking int8AmxPacking(const StrategyCall&) {
 }
 
 std::vector<te::Tensor> int8AmxCompute(const StrategyCall& c, const std::vector<te::Tensor>& in) {
-  const std::vector<int64_t> out = *staticShape(tensorTypeOf(c.outType).shape);
+  const std::vector<int64_t> out = constExtentsOf(c.outType, "conv2d_nchw_int8_amx");
   return {topi::conv2dNchwInt8Amx(in.at(0), in.at(1), *amxGeometry(c),
                                   convParams(attrsOf<Conv2DAttrs>(c.call.attrs), DataType::int32()),
                                   out.at(1))};
@@ -114,7 +114,7 @@ std::vector<te::Tensor> int8Compute(const StrategyCall& c, const std::vector<te:
 
 std::vector<te::Tensor> int8PointwiseCompute(const StrategyCall& c,
                                              const std::vector<te::Tensor>& in) {
-  const std::vector<int64_t> out = *staticShape(tensorTypeOf(c.outType).shape);
+  const std::vector<int64_t> out = constExtentsOf(c.outType, "conv2d_nchw_1x1_int8");
   return {topi::conv2dNchw1x1Int8(in.at(0), in.at(1),
                                   convParams(attrsOf<Conv2DAttrs>(c.call.attrs), DataType::int32()),
                                   out.at(1))};
