@@ -501,7 +501,11 @@ bool needsVM(const relay::IRModule& optimized) {
   if (optimized.functions().size() > 1) return true;
   const Function& main = optimized.main();
   bool dynamic = false;
-  for (const relay::Var& p : main->params) dynamic = dynamic || hasAnyDim(p->type());
+  // Before type inference a parameter has only its annotation (which may be absent).
+  for (const relay::Var& p : main->params) {
+    const Type& type = p->checkedType ? p->checkedType : p->typeAnnotation;
+    dynamic = dynamic || (type && hasAnyDim(type));
+  }
   relay::postOrderVisit(main->body, [&](const Expr& e) {
     const auto* call = e->as<relay::CallNode>();
     if (e->kind == ExprKind::kIf || (call && call->op->as<relay::GlobalVarNode>())) dynamic = true;
