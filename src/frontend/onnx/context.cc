@@ -48,6 +48,20 @@ Expr GraphContext::lookup(const std::string& name) const {
   return it == values_.end() ? nullptr : it->second;
 }
 
+relay::Expr GraphContext::makeSymbolicShape(SymShape shape) {
+  const std::vector<int64_t> dims =
+      shape.scalar ? std::vector<int64_t>{} : std::vector<int64_t>{int64_t(shape.entries.size())};
+  relay::Expr placeholder = relay::makeVar(
+      "symbolic_shape" + std::to_string(symbolicShapes_.size()), tensorType(dims, shape.dtype));
+  symbolicShapes_.emplace(placeholder.get(), std::move(shape));
+  return placeholder;
+}
+
+const SymShape* GraphContext::symbolicShape(const relay::Expr& e) const {
+  auto it = symbolicShapes_.find(e.get());
+  return it == symbolicShapes_.end() ? nullptr : &it->second;
+}
+
 bool GraphContext::isBound(const std::string& name) const {
   if (!scopes_.empty()) return scopes_.back().shadowed.count(name) != 0;
   return values_.count(name) != 0 || released_.count(name) != 0;

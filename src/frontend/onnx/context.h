@@ -28,6 +28,25 @@ inline constexpr int64_t kMaxFoldElements = int64_t{1} << 22;
 inline constexpr int64_t kMaxWindowValue = int64_t{1} << 30;
 inline constexpr int64_t kMaxRank = 64;
 
+/// One entry of an integer shape value that the importer follows where it is not a constant: the
+/// Shape of a tensor with a `?` extent, and what Gather, Slice, Concat, Unsqueeze, Squeeze, Cast
+/// and integer arithmetic make of it (convert_symbolic_shape.cc). An entry is a known number,
+/// extent `axis` of the tensor `of` (one of its `?`), or unknown (arithmetic over a `?`).
+struct SymExtent {
+  enum class Kind { kKnown, kDimOf, kUnknown };
+  Kind kind = Kind::kKnown;
+  int64_t value = 0;  ///< kKnown
+  relay::Expr of;     ///< kDimOf
+  int64_t axis = 0;   ///< kDimOf
+};
+
+/// A 0-D (`scalar`) or 1-D integer shape value followed at import.
+struct SymShape {
+  std::vector<SymExtent> entries;
+  bool scalar = false;
+  DataType dtype = DataType::int64();
+};
+
 /// The graph being imported: ONNX value names bound to Relay expressions, and a type cache over
 /// the expressions built so far (each node's type is computed once, from its op's type relation).
 /// Subgraphs (If branches, Loop bodies) are converted in nested scopes: a name bound in a scope
@@ -81,6 +100,13 @@ class GraphContext {
   /// inputs and constants only; nullopt otherwise.
   std::optional<NDArray> specializedValue(const relay::Expr& e);
 
+  /// A placeholder bound to a shape value known only symbolically: a Var of the value's type
+  /// that no converter reads as a tensor (NodeContext::input refuses it, naming the node), only
+  /// the symbolic converters and Reshape do.
+  relay::Expr makeSymbolicShape(SymShape shape);
+  /// The symbolic value `e` stands for, or null when `e` is an ordinary expression.
+  const SymShape* symbolicShape(const relay::Expr& e) const;
+
   /// Declares a global function of the module being imported (a loop over run-time data becomes a
   /// recursive one) returning `retType`, named `base` or `base_1`, `base_2`, ...: calls of it
   /// (makeGlobalVar(name)) can be typed, its own recursive calls included, before it is defined.
@@ -114,7 +140,8 @@ class GraphContext {
   std::unordered_map<const relay::ExprNode*, std::pair<relay::Expr, Type>> types_;
   std::unordered_map<const relay::ExprNode*, NDArray> specialized_;
   std::map<std::string, relay::Function> functions_;  ///< global functions besides @main
-  std::map<std::string, Type> returnTypes_;           ///< of functions reserved or added
+  std::unordered_map<const relay::ExprNode*, SymShape> symbolicShapes_;
+  std::map<std::string, Type> returnTypes_;  ///< of functions reserved or added
 };
 
 /// One ONNX node being converted.
@@ -136,6 +163,8 @@ class NodeContext {
   bool hasInput(size_t i) const;
   /// Input `i`; a diagnostic when it is missing.
   relay::Expr input(size_t i) const;
+  /// Input `i`'s symbolic shape value (GraphContext::makeSymbolicShape), or null.
+  const SymShape* symbolicInput(size_t i) const;
   /// Input `i`'s tensor type.
   const TensorTypeNode& inputType(size_t i) const;
   std::vector<int64_t> inputShape(size_t i) const { return shapeOf(input(i)); }
@@ -246,6 +275,11 @@ std::span<const ConverterRow> controlConverters();
 std::span<const ConverterRow> textConverters();
 std::span<const ConverterRow> dynamicConverters();
 std::span<const ConverterRow> sequenceConverters();
+
+/// Converts `node` when it computes with a shape value known only symbolically — Shape of a
+/// tensor with a `?` extent, the ops that select and join such values, and Reshape to them (or of
+/// a tensor with a `?` extent) — and returns true; false leaves the node to its converter.
+bool convertSymbolicShape(NodeContext& node);
 
 /// Converts one node into `graph` (importer.cc): finds its converter, type-checks and folds its
 /// outputs, and binds them. Diagnostics name the node (with its scope prefix) but not the model.

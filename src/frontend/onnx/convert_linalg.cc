@@ -46,7 +46,18 @@ Expr reshapeTo(const Expr& x, const std::vector<int64_t>& shape) {
 }  // namespace
 
 Expr matmulOf(NodeContext& n, Expr a, Expr b) {
-  std::vector<int64_t> sa = n.shapeOf(a), sb = n.shapeOf(b);
+  std::vector<int64_t> sb = n.shapeOf(b);
+  // A with a dynamic batch, (?, ..., K), against a 2-D B: dense keeps the `?` extents.
+  const auto* ta = n.typeOf(a)->as<TensorTypeNode>();
+  if (ta && sb.size() == 2 && !ta->shape.empty() && ta->shape.back().isConst() &&
+      !staticShape(ta->shape)) {
+    if (ta->shape.back().value() != sb[0])
+      n.fail("onnx_shape", "the reduction extents differ: A has " +
+                               std::to_string(ta->shape.back().value()) + " columns and B has " +
+                               std::to_string(sb[0]) + " rows");
+    return relay::nn::dense(a, transpose2d(n, b));
+  }
+  std::vector<int64_t> sa = n.shapeOf(a);
   if (sa.empty() || sb.empty()) n.fail("onnx_shape", "MatMul operands must have rank >= 1");
   const int64_t k = sa.back();
   const int64_t kb = sb.size() == 1 ? sb[0] : sb[sb.size() - 2];

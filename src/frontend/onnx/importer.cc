@@ -399,6 +399,12 @@ class GraphImporter {
       Expr e = ctx_.lookup(info.name());
       if (!e)
         fail("onnx_undefined", "graph output '" + info.name() + "' is never computed", "graph");
+      if (ctx_.symbolicShape(e))
+        fail("onnx_dynamic",
+             "graph output '" + info.name() +
+                 "' is the shape of a tensor with a dynamic extent ('?'), which the importer "
+                 "follows only into Reshape; give the inputs static shapes with --input-shape",
+             "graph");
       outputs.push_back(e);
     }
     if (outputs.empty()) fail("onnx_output", "the graph has no outputs", "graph");
@@ -436,7 +442,7 @@ void convertNode(GraphContext& ctx, const ::onnx::NodeProto& node, int index) {
       if (!node.output(k).empty() &&
           (ctx.isBound(node.output(k)) || !outputs.insert(node.output(k)).second))
         nc.fail("onnx_duplicate", "output '" + node.output(k) + "' is already defined");
-    row->convert(nc);
+    if (!convertSymbolicShape(nc)) row->convert(nc);
     // Type errors surface here, naming this node. A node whose inputs are all known is
     // evaluated now, so shape computations (Shape -> Gather -> Concat -> Reshape) reach later
     // nodes as constants.

@@ -40,7 +40,21 @@ Expr NodeContext::input(size_t i) const {
   if (!e)
     fail("onnx_undefined",
          "input '" + name + "' is not a graph input, an initializer or an earlier node's output");
+  if (graph_.symbolicShape(e))
+    fail("onnx_dynamic",
+         "input '" + name +
+             "' is computed from the shape of a tensor with a dynamic extent ('?'); the importer "
+             "follows such values through Shape, Gather, Slice, Concat, Unsqueeze, Squeeze, Cast, "
+             "integer Add/Sub/Mul/Div and into Reshape only, and this operator needs them as a "
+             "tensor; give the dynamic graph inputs static shapes with --input-shape "
+             "NAME=D0,D1,... (ImportOptions::inputShapes)");
   return e;
+}
+
+const SymShape* NodeContext::symbolicInput(size_t i) const {
+  if (!hasInput(i)) return nullptr;
+  Expr e = graph_.lookup(node_.input(static_cast<int>(i)));
+  return e ? graph_.symbolicShape(e) : nullptr;
 }
 
 const TensorTypeNode& NodeContext::inputType(size_t i) const {
@@ -56,6 +70,7 @@ std::optional<NDArray> NodeContext::constantInput(size_t i) const {
 
 std::vector<int64_t> NodeContext::constantInts(size_t i, const std::string& what) const {
   std::optional<NDArray> value = constantInput(i);
+  if (!value && symbolicInput(i)) (void)input(i);  // the diagnostic for a symbolic shape value
   if (!value)
     fail("onnx_dynamic",
          "the " + what + " input '" + node_.input(static_cast<int>(i)) +

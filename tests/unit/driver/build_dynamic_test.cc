@@ -131,6 +131,79 @@ TEST(BuildDynamic, OnnxDynamicBatchImportsAndCompilesOnce) {
         << "batch " << batch;
 }
 
+// `x.view(x.size(0), -1)` and `x.reshape(x.shape[0], c // 2, 2)` as PyTorch exports them: the
+// Shape of a tensor with a `?` batch is followed at import (Gather, Unsqueeze, Concat, Div, Cast)
+// into Reshape, which keeps the batch with Relay's copy code 0 or infers it with -1.
+TEST(BuildDynamic, OnnxShapeOfADynamicBatchReachesReshape) {
+  tessera::test::OnnxGraph g(13);
+  g.input("x", {-1, 4, 3, 2});
+  g.initializer("zero", NDArray::scalarInt(0, DataType::int64()));
+  g.initializer("one", NDArray::scalarInt(1, DataType::int64()));
+  g.initializer("two", NDArray::scalarInt(2, DataType::int64()));
+  auto ints = [](const std::vector<int64_t>& v) {
+    NDArray a = NDArray::empty({static_cast<int64_t>(v.size())}, DataType::int64());
+    for (size_t k = 0; k < v.size(); ++k) a.setInt(static_cast<int64_t>(k), v[k]);
+    return a;
+  };
+  g.initializer("minus1", ints({-1}));
+  g.initializer("axes0", ints({0}));
+  g.node("Shape", {"x"}, {"s"});
+  g.node("Gather", {"s", "zero"}, {"batch"});
+  g.node("Unsqueeze", {"batch", "axes0"}, {"batch1"});
+  g.node("Concat", {"batch1", "minus1"}, {"flat_shape"}).i("axis", 0);
+  g.node("Reshape", {"x", "flat_shape"}, {"f"});  // (?, 24): batch copied (0)
+  g.node("Shape", {"f"}, {"fs"});
+  g.node("Gather", {"fs", "one"}, {"width"});
+  g.node("Div", {"width", "two"}, {"half"});
+  g.node("Cast", {"half"}, {"half64"}).i("to", 7);
+  g.node("Unsqueeze", {"half64", "axes0"}, {"half1"});
+  g.node("Gather", {"fs", "zero"}, {"fbatch"});
+  g.node("Unsqueeze", {"fbatch", "axes0"}, {"fbatch1"});
+  g.node("Concat", {"fbatch1", "half1", "minus1"}, {"pair_shape"}).i("axis", 0);
+  g.node("Reshape", {"f", "pair_shape"}, {"pairs"});  // (?, 12, 2): batch copied
+  g.node("Reshape", {"pairs", "minus1"}, {"all"});    // (?): inferred
+  g.node("Relu", {"all"}, {"y"});
+  g.output("y");
+  const relay::IRModule m = frontend::onnx::importOnnxBytes(g.bytes(), {.dynamicDims = true});
+  const Built built = buildVM(m);
+  for (int64_t batch : {1, 3, 8})
+    EXPECT_TRUE(
+        sameAsInterpreter(built, m, {randomTensor({batch, 4, 3, 2}, DataType::float32(), 6)}))
+        << "batch " << batch;
+
+  // A reshape with two extents known only at run time, a shape value as a graph output, and an
+  // op that reads such a value as a tensor are errors naming the node.
+  auto diagnosticWith = [&](const std::function<void(tessera::test::OnnxGraph&)>& extend,
+                            const std::string& out) {
+    tessera::test::OnnxGraph h = g;
+    extend(h);
+    h.model().mutable_graph()->clear_output();
+    h.output(out);
+    return tessera::test::diagnosticOf(
+        [&] { frontend::onnx::importOnnxBytes(h.bytes(), {.dynamicDims = true}); });
+  };
+  Diagnostic d = diagnosticWith(
+      [](tessera::test::OnnxGraph& h) {
+        // x's batch is f's, but the importer follows extents of the tensor they were read
+        // from only: reshaping f to (x.size(0), 12, -1) has two run-time entries.
+        h.node("Concat", {"batch1", "half1", "minus1"}, {"two_unknown"}).i("axis", 0);
+        h.node("Reshape", {"f", "two_unknown"}, {"bad"});
+      },
+      "bad");
+  EXPECT_EQ(d.code, "onnx_dynamic");
+  EXPECT_NE(d.context.find("Reshape"), std::string::npos) << d.str();
+  EXPECT_NE(d.message.find("2 extents known only at run time"), std::string::npos) << d.message;
+  d = diagnosticWith([](tessera::test::OnnxGraph&) {}, "pair_shape");
+  EXPECT_EQ(d.code, "onnx_dynamic");
+  EXPECT_NE(d.message.find("graph output 'pair_shape'"), std::string::npos) << d.message;
+  d = diagnosticWith(
+      [](tessera::test::OnnxGraph& h) { h.node("ConstantOfShape", {"s"}, {"filled"}); }, "filled");
+  EXPECT_EQ(d.code, "onnx_dynamic");
+  EXPECT_NE(d.context.find("ConstantOfShape"), std::string::npos) << d.str();
+  EXPECT_NE(d.message.find("shape of a tensor with a dynamic extent"), std::string::npos)
+      << d.message;
+}
+
 // Row kernels only where every op keeps the batch's rows apart: an op along axis 0, a reshape
 // across rows or a reduction over them is compiled for symbolic extents instead.
 TEST(BuildDynamic, RowSplitOnlyWhereRowsStayApart) {

@@ -1,0 +1,292 @@
+// Shape values of tensors with a `?` extent, followed at import. PyTorch exports
+// `x.view(x.size(0), -1)` as Shape -> Gather -> Unsqueeze -> Concat -> Reshape; with a dynamic
+// batch the Shape is not a constant, and Relay has no op for a shape as a run-time tensor. Such a
+// value is followed here entry by entry instead (a known number, extent k of a tensor, or unknown),
+// and the Reshape that consumes it becomes Relay's reshape with its copy (0) and infer (-1) codes,
+// whose shape function gives the extent when the module runs. Anything else that reads such a
+// value as a tensor is the diagnostic `onnx_dynamic` (NodeContext::input).
+#include <algorithm>
+
+#include "frontend/onnx/context.h"
+#include "relay/op/tensor.h"
+
+namespace tessera::frontend::onnx {
+
+namespace {
+
+using relay::Expr;
+using Kind = SymExtent::Kind;
+
+SymExtent known(int64_t v) {
+  return {.kind = Kind::kKnown, .value = v};
+}
+SymExtent unknown() {
+  return {.kind = Kind::kUnknown};
+}
+
+std::string entriesText(const SymShape& s) {
+  std::string out = "[";
+  for (size_t k = 0; k < s.entries.size(); ++k) {
+    const SymExtent& e = s.entries[k];
+    out += k ? ", " : "";
+    out += e.kind == Kind::kKnown ? std::to_string(e.value) : "?";
+  }
+  return out + "]";
+}
+
+// Input `i` as a symbolic value: the placeholder's, or a known integer tensor of rank 0 or 1
+// turned into known entries; nullopt otherwise.
+std::optional<SymShape> symbolicOrKnown(NodeContext& n, size_t i) {
+  if (const SymShape* s = n.symbolicInput(i)) return *s;
+  std::optional<NDArray> value = n.constantInput(i);
+  if (!value || !value->dtype().isInteger() || value->ndim() > 1) return std::nullopt;
+  SymShape out{.scalar = value->ndim() == 0, .dtype = value->dtype()};
+  for (int64_t k = 0; k < value->numel(); ++k) out.entries.push_back(known(value->getInt(k)));
+  return out;
+}
+
+bool anySymbolicInput(NodeContext& n) {
+  for (size_t i = 0; i < n.numInputs(); ++i)
+    if (n.symbolicInput(i)) return true;
+  return false;
+}
+
+// A value whose entries all became known is an ordinary constant again.
+void setSymbolicOutput(NodeContext& n, SymShape s) {
+  const bool allKnown = std::all_of(s.entries.begin(), s.entries.end(),
+                                    [](const SymExtent& e) { return e.kind == Kind::kKnown; });
+  if (!allKnown) {
+    n.setOutput(0, n.graph().makeSymbolicShape(std::move(s)));
+    return;
+  }
+  std::vector<int64_t> values;
+  for (const SymExtent& e : s.entries) values.push_back(e.value);
+  NDArray array = NDArray::empty(
+      s.scalar ? std::vector<int64_t>{} : std::vector<int64_t>{int64_t(values.size())}, s.dtype);
+  for (size_t k = 0; k < values.size(); ++k) array.setInt(static_cast<int64_t>(k), values[k]);
+  n.setOutput(0, relay::makeConstant(std::move(array)));
+}
+
+SymShape required(NodeContext& n, size_t i, const std::string& what) {
+  std::optional<SymShape> s = symbolicOrKnown(n, i);
+  if (!s)
+    n.fail("onnx_dynamic",
+           "the " + what + " input must be known at import (with the shape " + "value it meets)");
+  return *s;
+}
+
+// Shape of a tensor with a `?` extent (opset 15's start/end included).
+void shape(NodeContext& n) {
+  const Expr data = n.input(0);
+  const TensorTypeNode& t = n.inputType(0);
+  const auto rank = static_cast<int64_t>(t.ndim());
+  auto clampIndex = [&](int64_t i) { return std::clamp(i < 0 ? i + rank : i, int64_t{0}, rank); };
+  const int64_t start = clampIndex(n.attrInt("start", 0));
+  const int64_t end = clampIndex(n.attrInt("end", rank));
+  SymShape out;
+  for (int64_t k = start; k < end; ++k)
+    out.entries.push_back(t.shape[k].isConst()
+                              ? known(t.shape[k].value())
+                              : SymExtent{.kind = Kind::kDimOf, .of = data, .axis = k});
+  setSymbolicOutput(n, std::move(out));
+}
+
+void gather(NodeContext& n) {
+  SymShape data = required(n, 0, "data");
+  if (data.scalar) n.fail("onnx_input", "Gather of a 0-D value");
+  if (n.attrInt("axis", 0) != 0 && n.attrInt("axis", 0) != -1)
+    n.fail("onnx_axis", "a 1-D shape value has only axis 0");
+  const std::vector<int64_t> indices = n.constantInts(1, "indices");
+  const auto size = static_cast<int64_t>(data.entries.size());
+  SymShape out{.scalar = n.inputRank(1) == 0, .dtype = data.dtype};
+  for (int64_t index : indices) {
+    if (index < -size || index >= size)
+      n.fail("onnx_index", "index " + std::to_string(index) + " is out of range for " +
+                               std::to_string(size) + " entries");
+    out.entries.push_back(data.entries[index < 0 ? index + size : index]);
+  }
+  setSymbolicOutput(n, std::move(out));
+}
+
+void slice(NodeContext& n) {
+  SymShape data = required(n, 0, "data");
+  const std::vector<int64_t> starts = n.constantInts(1, "starts");
+  const std::vector<int64_t> ends = n.constantInts(2, "ends");
+  if (n.hasInput(3))
+    for (int64_t a : n.constantInts(3, "axes"))
+      if (a != 0 && a != -1) n.fail("onnx_axis", "a 1-D shape value has only axis 0");
+  const int64_t step = n.hasInput(4) ? n.constantInts(4, "steps").at(0) : 1;
+  if (data.scalar || starts.size() != 1 || ends.size() != 1 || step == 0)
+    n.fail("onnx_input", "a slice of a 1-D shape value takes one start, end and non-zero step");
+  const auto size = static_cast<int64_t>(data.entries.size());
+  auto clampTo = [&](int64_t i, int64_t lo, int64_t hi) {
+    return std::clamp(i < 0 ? i + size : i, lo, hi);
+  };
+  SymShape out{.dtype = data.dtype};
+  if (step > 0) {
+    for (int64_t k = clampTo(starts[0], 0, size); k < clampTo(ends[0], 0, size); k += step)
+      out.entries.push_back(data.entries[k]);
+  } else {
+    for (int64_t k = clampTo(starts[0], -1, size - 1); k > clampTo(ends[0], -1, size - 1);
+         k += step)
+      out.entries.push_back(data.entries[k]);
+  }
+  setSymbolicOutput(n, std::move(out));
+}
+
+// Unsqueeze of a scalar to one entry, Squeeze of one entry to a scalar.
+void reshapeScalar(NodeContext& n, bool toScalar) {
+  SymShape data = required(n, 0, "data");
+  std::vector<int64_t> axes{0};
+  if (n.opset() >= 13 && n.hasInput(1)) axes = n.constantInts(1, "axes");
+  if (n.opset() < 13) axes = n.attrInts("axes").value_or(axes);
+  const bool ok = axes.size() == 1 && (axes[0] == 0 || axes[0] == -1) &&
+                  (toScalar ? !data.scalar && data.entries.size() == 1 : data.scalar);
+  if (!ok)
+    n.fail("onnx_dynamic", n.opType() +
+                               " of a shape value is followed only between a scalar "
+                               "and one entry");
+  data.scalar = toScalar;
+  setSymbolicOutput(n, std::move(data));
+}
+
+void concat(NodeContext& n) {
+  if (n.attrInt("axis", 0) != 0 && n.attrInt("axis", 0) != -1)
+    n.fail("onnx_axis", "1-D shape values concatenate along axis 0");
+  SymShape out;
+  for (size_t i = 0; i < n.numInputs(); ++i) {
+    SymShape part = required(n, i, "input " + std::to_string(i));
+    if (part.scalar) n.fail("onnx_input", "Concat of a 0-D value");
+    out.dtype = part.dtype;
+    out.entries.insert(out.entries.end(), part.entries.begin(), part.entries.end());
+  }
+  setSymbolicOutput(n, std::move(out));
+}
+
+void cast(NodeContext& n) {
+  SymShape data = required(n, 0, "input");
+  const int64_t to = n.attrInt("to", 0);
+  // ONNX TensorProto: INT32 = 6, INT64 = 7.
+  if (to != 6 && to != 7)
+    (void)n.input(0);  // a shape value cast to a non-integer type: the diagnostic
+  data.dtype = to == 6 ? DataType::int32() : DataType::int64();
+  setSymbolicOutput(n, std::move(data));
+}
+
+void identity(NodeContext& n) {
+  setSymbolicOutput(n, required(n, 0, "input"));
+}
+
+// Integer Add/Sub/Mul/Div with numpy broadcasting of a scalar or equal lengths: entries known on
+// both sides are computed (Div truncates, as ONNX's integer Div); x * 1, x + 0, x - 0 and x / 1
+// keep `x`; anything else over a `?` is unknown.
+void arithmetic(NodeContext& n) {
+  SymShape a = required(n, 0, "A"), b = required(n, 1, "B");
+  if (!a.dtype.isInteger() || !b.dtype.isInteger()) (void)n.input(0), (void)n.input(1);
+  const size_t length = std::max(a.entries.size(), b.entries.size());
+  auto at = [&](const SymShape& s, size_t k) { return s.entries[s.entries.size() == 1 ? 0 : k]; };
+  if ((a.entries.size() != 1 && a.entries.size() != length) ||
+      (b.entries.size() != 1 && b.entries.size() != length))
+    n.fail("onnx_shape", "cannot broadcast " + entriesText(a) + " with " + entriesText(b));
+  const std::string& op = n.opType();
+  SymShape out{.scalar = a.scalar && b.scalar, .dtype = a.dtype};
+  for (size_t k = 0; k < length; ++k) {
+    const SymExtent x = at(a, k), y = at(b, k);
+    if (x.kind == Kind::kKnown && y.kind == Kind::kKnown) {
+      if (op == "Div" && y.value == 0) n.fail("onnx_input", "integer division by zero");
+      out.entries.push_back(known(op == "Add"   ? x.value + y.value
+                                  : op == "Sub" ? x.value - y.value
+                                  : op == "Mul" ? x.value * y.value
+                                                : x.value / y.value));
+    } else if (y.kind == Kind::kKnown && (y.value == (op == "Mul" || op == "Div" ? 1 : 0))) {
+      out.entries.push_back(x);
+    } else if (x.kind == Kind::kKnown && x.value == (op == "Mul" ? 1 : 0) &&
+               (op == "Mul" || op == "Add")) {
+      out.entries.push_back(y);
+    } else {
+      out.entries.push_back(unknown());
+    }
+  }
+  setSymbolicOutput(n, std::move(out));
+}
+
+// Reshape to a symbolic shape, or of a tensor with a `?` extent: Relay's reshape with 0 where
+// the entry is the input's own extent at that position (ONNX's 0 too), -1 for the one entry
+// known only at run time (ONNX's -1 too), which the shape function computes from the element
+// count; two run-time entries are refused.
+void reshape(NodeContext& n) {
+  const Expr data = n.input(0);
+  const TensorTypeNode& t = n.inputType(0);
+  const SymShape spec = required(n, 1, "shape");
+  if (spec.scalar) n.fail("onnx_input", "the shape input must be 1-D");
+  const bool allowzero = n.attrInt("allowzero", 0) != 0;
+  std::vector<int64_t> codes;
+  int runtimeEntries = 0;
+  for (size_t k = 0; k < spec.entries.size(); ++k) {
+    const SymExtent& e = spec.entries[k];
+    int64_t code = -1;
+    if (e.kind == Kind::kKnown) {
+      code = e.value;
+      if (code == 0 && allowzero)
+        n.fail("onnx_dynamic", "a zero extent with allowzero in a shape known only at run time");
+      if (code == 0 && k >= static_cast<size_t>(t.ndim()))
+        n.fail("onnx_shape", "shape " + entriesText(spec) + " copies extent " + std::to_string(k) +
+                                 " (0) but the input has rank " + std::to_string(t.ndim()));
+      if (code < -1)
+        n.fail("onnx_shape",
+               "shape " + entriesText(spec) + " has the invalid extent " + std::to_string(code));
+    } else if (e.kind == Kind::kDimOf && e.of.get() == data.get() &&
+               e.axis == static_cast<int64_t>(k)) {
+      code = 0;
+    }
+    if (code == -1) ++runtimeEntries;
+    codes.push_back(code);
+  }
+  if (runtimeEntries > 1)
+    n.fail("onnx_dynamic",
+           "shape " + entriesText(spec) + " has " + std::to_string(runtimeEntries) +
+               " extents known only at run time (or -1); Relay's reshape infers one; give the "
+               "dynamic graph inputs static shapes with --input-shape NAME=D0,D1,...");
+  n.setOutput(0, relay::reshape(data, codes));
+}
+
+bool hasAnyExtent(const TensorTypeNode& t) {
+  return std::any_of(t.shape.begin(), t.shape.end(), [](const Dim& d) { return !d.isConst(); });
+}
+
+}  // namespace
+
+bool convertSymbolicShape(NodeContext& n) {
+  const std::string& op = n.opType();
+  if (op == "Shape") {
+    if (!hasAnyExtent(n.inputType(0))) return false;
+    shape(n);
+    return true;
+  }
+  if (op == "Reshape") {
+    if (!n.symbolicInput(1) && !hasAnyExtent(n.inputType(0))) return false;
+    reshape(n);
+    return true;
+  }
+  if (!anySymbolicInput(n)) return false;
+  if (op == "Gather") {
+    gather(n);
+  } else if (op == "Slice") {
+    slice(n);
+  } else if (op == "Unsqueeze" || op == "Squeeze") {
+    reshapeScalar(n, op == "Squeeze");
+  } else if (op == "Concat") {
+    concat(n);
+  } else if (op == "Cast") {
+    cast(n);
+  } else if (op == "Identity") {
+    identity(n);
+  } else if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
+    arithmetic(n);
+  } else {
+    return false;  // the converter's input() reports the symbolic value
+  }
+  return true;
+}
+
+}  // namespace tessera::frontend::onnx
