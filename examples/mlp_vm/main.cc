@@ -1,20 +1,67 @@
-// Seed 002's MLP flows in C++: the same random-weight MLP run through the four module variants on
-// the VM; each prints its logits' argmax, and the program checks they agree with a C++ reference.
-// Usage: mlp_vm [--print]   (--print shows each module in TVMScript form)
+// Seed 002's MLP flows in C++: the same random-weight MLP run through the module variants on the
+// VM; each prints its logits' argmax, and the program checks they agree with a C++ reference.
+// The last variant is seed 002's section 5.4: linear0 tuned (tune_tir over the rule-made design
+// spaces, --trials N, default 8), the best record replayed (compile_tir) and swapped into the
+// module with parameters bound (update_func).
+// Usage: mlp_vm [--print] [--trials N]   (--print shows each module in TVMScript form)
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 
+#include "codegen/llvm/target.h"
 #include "mlp_modules.h"
 #include "relax/bind_params.h"
 #include "relax/printer.h"
 #include "relax/vm.h"
+#include "tune/database.h"
+#include "tune/rules/post_order_apply.h"
+#include "tune/task_scheduler.h"
 
 using namespace tessera;
 
+namespace {
+
+// Seed 002's tune_tir(mod_linear, "llvm --num-cores=1", ...) and compile_tir: linear0 tuned in a
+// fresh database, its best record replayed and named linear0 again.
+tir::PrimFunc tunedLinear0(int trials) {
+  const tir::PrimFunc linear = mlp_vm::linear0(784, 128);
+  target::Target target = codegen::hostTarget();
+  target.numCores = 1;
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("tessera_mlp_vm_tune_" + std::to_string(getpid()));
+  tune::Database database(dir.string());
+  tune::RandomModel model;
+  tune::TuneOptions options{.maxTrialsGlobal = trials, .trialsPerIter = trials};
+  options.measure = {.number = 10, .repeat = 1, .minRepeatMs = 0, .threads = 1};
+  tune::tune({{"main", linear, 1, tune::rules::ruleSpaces(linear, target, 0)}}, target, database,
+             model, options);
+  std::optional<tir::PrimFunc> best = tune::compileTir(database, linear, target);
+  std::filesystem::remove_all(dir);
+  if (!best) throw std::runtime_error("tuning linear0 left no valid record");
+  return *best;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) try {
-  bool print = argc > 1 && std::strcmp(argv[1], "--print") == 0;
+  bool print = false;
+  int trials = 8;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--print") == 0) {
+      print = true;
+    } else if (std::strcmp(argv[i], "--trials") == 0 && i + 1 < argc &&
+               std::atoi(argv[i + 1]) > 0) {
+      trials = std::atoi(argv[++i]);
+    } else {
+      std::fprintf(stderr, "usage: mlp_vm [--print] [--trials N]\n");
+      return 2;
+    }
+  }
   auto params = mlp_vm::randomParams(784, 128, 10, 7);
   NDArray x = NDArray::empty({1, 784}, DataType::float32());
   for (int64_t i = 0; i < x.numel(); ++i)
@@ -35,6 +82,10 @@ int main(int argc, char** argv) try {
        relax::bindParams(mlp_vm::myModuleMixture(), "main", params), true},
       {"(e) BlockBuilder + emitTe", mlp_vm::fromBuilder(params), true},
   };
+  // (f): MyModuleWithParams2.update_func(gv, new_func) with the tuned linear0.
+  relax::IRModule withTuned = relax::bindParams(mlp_vm::myModuleMixture(), "main", params);
+  withTuned.update("linear0", tunedLinear0(trials));
+  variants.push_back({"(f) bound parameters, linear0 tuned", std::move(withTuned), true});
   NDArray expected = mlp_vm::referenceMlp(x, params);
   int failures = 0;
   for (Variant& v : variants) {

@@ -71,9 +71,22 @@ tir::PrimFunc linear0() {
   te::Tensor y = te::compute(
       {{i64(1), n}},
       [&](tir::Var i, tir::Var j) { return te::sum(x(i, k.var) * w(j, k.var), {k}); }, "Y");
-  te::Tensor z =
-      te::compute({{i64(1), n}}, [&](tir::Var i, tir::Var j) { return y(i, j) + b(j); }, "Z");
+  te::Tensor z = te::compute(
+      {{i64(1), n}}, [&](tir::Var i, tir::Var j) { return y(i, j) + b(j); }, "Z");
   return named(te::createPrimFunc({x, w, b, z}, DataType::int64()), "linear0");
+}
+
+tir::PrimFunc linear0(int64_t in, int64_t hidden) {
+  te::Tensor x = te::placeholder({1, in}, DataType::float32(), "X");
+  te::Tensor w = te::placeholder({hidden, in}, DataType::float32(), "W");
+  te::Tensor b = te::placeholder({hidden}, DataType::float32(), "B");
+  te::IterVar k = te::reduceAxis(0, in, "k");
+  te::Tensor y = te::compute(
+      {1, hidden}, [&](tir::Var i, tir::Var j) { return te::sum(x(i, k.var) * w(j, k.var), {k}); },
+      "Y");
+  te::Tensor z = te::compute(
+      {1, hidden}, [&](tir::Var i, tir::Var j) { return y(i, j) + b(j); }, "Z");
+  return named(te::createPrimFunc({x, w, b, z}), "linear0");
 }
 
 tir::PrimFunc relu0() {

@@ -14,6 +14,9 @@ namespace tessera::mlp_vm {
 
 /// `linear0(x (1, m), w (n, m), b (n,), z (1, n))`: z = x @ w.T + b through a local `Y (1, n)`.
 tir::PrimFunc linear0();
+/// linear0 for fixed shapes (1, in) x (hidden, in) -> (1, hidden): seed 002's MyModuleMixture's,
+/// the one it tunes.
+tir::PrimFunc linear0(int64_t in, int64_t hidden);
 /// `relu0(x (1, n), y (1, n))`: y = max(x, 0).
 tir::PrimFunc relu0();
 
