@@ -17,9 +17,6 @@ if ! "$python" -c "import torch, onnx" 2>/dev/null; then
 fi
 "$python" "$src/tests/models/dynamic_batch_model.py" "$work"
 
-"$tessera" compile "$work/model.onnx" -o "$work/compiled" >"$work/compile.log"
-grep -q "VM program" "$work/compile.log" ||
-  { echo "FAIL: the model did not compile for the VM"; cat "$work/compile.log"; exit 1; }
 check() {
   "$python" - "$1" "$2" <<'PY'
 import sys
@@ -29,22 +26,22 @@ diff = float(np.abs(got - ref).max())
 assert got.shape == ref.shape and diff <= 1e-4 * (1 + float(np.abs(ref).max())), (sys.argv[2], diff)
 PY
 }
-for b in 1 3 8; do
-  "$tessera" run "$work/compiled" --input "x=$work/x$b.npy" --output "$work/out.npy" >"$work/run.log"
-  grep -q "^engine: compiled (VM)" "$work/run.log" ||
-    { echo "FAIL: batch $b did not run on the VM"; cat "$work/run.log"; exit 1; }
-  check "$work/out.npy" "$work/ref$b.npy"
-done
+# compile_once MODEL REF_PREFIX: one VM build, then batches 1, 3 and 8 against PyTorch.
+compile_once() {
+  local name="$1" refs="$2"
+  "$tessera" compile "$work/$name.onnx" -o "$work/$name.vm" >"$work/compile.log"
+  grep -q "VM program" "$work/compile.log" ||
+    { echo "FAIL: $name did not compile for the VM"; cat "$work/compile.log"; exit 1; }
+  for b in 1 3 8; do
+    "$tessera" run "$work/$name.vm" --input "x=$work/x$b.npy" --output "$work/out.npy" >"$work/run.log"
+    grep -q "^engine: compiled (VM)" "$work/run.log" ||
+      { echo "FAIL: $name batch $b did not run on the VM"; cat "$work/run.log"; exit 1; }
+    check "$work/out.npy" "$work/$refs$b.npy"
+  done
+}
+compile_once model ref
 # The model whose export computes its reshape targets from the batch at run time.
-"$tessera" compile "$work/view_model.onnx" -o "$work/view" >"$work/view.log"
-grep -q "VM program" "$work/view.log" ||
-  { echo "FAIL: the view model did not compile for the VM"; cat "$work/view.log"; exit 1; }
-for b in 1 3 8; do
-  "$tessera" run "$work/view" --input "x=$work/x$b.npy" --output "$work/out.npy" >"$work/run.log"
-  grep -q "^engine: compiled (VM)" "$work/run.log" ||
-    { echo "FAIL: view model batch $b did not run on the VM"; cat "$work/run.log"; exit 1; }
-  check "$work/out.npy" "$work/view_ref$b.npy"
-done
+compile_once view_model view_ref
 # Specialised to batch 3 on request: the graph executor, and batch 3 only.
 "$tessera" compile "$work/model.onnx" --input-shape x=3,3,16,16 -o "$work/static" >"$work/static.log"
 grep -q "VM program" "$work/static.log" && { echo "FAIL: --input-shape did not specialise"; exit 1; }
