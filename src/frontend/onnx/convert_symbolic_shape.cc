@@ -6,6 +6,7 @@
 // whose shape function gives the extent when the module runs. Anything else that reads such a
 // value as a tensor is the diagnostic `onnx_dynamic` (NodeContext::input).
 #include <algorithm>
+#include <cstdint>
 
 #include "frontend/onnx/context.h"
 #include "relay/op/tensor.h"
@@ -115,9 +116,11 @@ void slice(NodeContext& n) {
   if (n.hasInput(3))
     for (int64_t a : n.constantInts(3, "axes"))
       if (a != 0 && a != -1) n.fail("onnx_axis", "a 1-D shape value has only axis 0");
-  const int64_t step = n.hasInput(4) ? n.constantInts(4, "steps").at(0) : 1;
-  if (data.scalar || starts.size() != 1 || ends.size() != 1 || step == 0)
+  const std::vector<int64_t> steps =
+      n.hasInput(4) ? n.constantInts(4, "steps") : std::vector<int64_t>{1};
+  if (data.scalar || starts.size() != 1 || ends.size() != 1 || steps.size() != 1 || steps[0] == 0)
     n.fail("onnx_input", "a slice of a 1-D shape value takes one start, end and non-zero step");
+  const int64_t step = steps[0];
   const auto size = static_cast<int64_t>(data.entries.size());
   auto clampTo = [&](int64_t i, int64_t lo, int64_t hi) {
     return std::clamp(i < 0 ? i + size : i, lo, hi);
@@ -183,21 +186,24 @@ void identity(NodeContext& n) {
 void arithmetic(NodeContext& n) {
   SymShape a = required(n, 0, "A"), b = required(n, 1, "B");
   if (!a.dtype.isInteger() || !b.dtype.isInteger()) (void)n.input(0), (void)n.input(1);
-  const size_t length = std::max(a.entries.size(), b.entries.size());
-  auto at = [&](const SymShape& s, size_t k) { return s.entries[s.entries.size() == 1 ? 0 : k]; };
-  if ((a.entries.size() != 1 && a.entries.size() != length) ||
-      (b.entries.size() != 1 && b.entries.size() != length))
+  const size_t la = a.entries.size(), lb = b.entries.size();
+  if (la != lb && la != 1 && lb != 1)
     n.fail("onnx_shape", "cannot broadcast " + entriesText(a) + " with " + entriesText(b));
+  const size_t length = la == 1 ? lb : la;
+  auto at = [&](const SymShape& s, size_t k) { return s.entries[s.entries.size() == 1 ? 0 : k]; };
   const std::string& op = n.opType();
   SymShape out{.scalar = a.scalar && b.scalar, .dtype = a.dtype};
   for (size_t k = 0; k < length; ++k) {
     const SymExtent x = at(a, k), y = at(b, k);
     if (x.kind == Kind::kKnown && y.kind == Kind::kKnown) {
       if (op == "Div" && y.value == 0) n.fail("onnx_input", "integer division by zero");
-      out.entries.push_back(known(op == "Add"   ? x.value + y.value
-                                  : op == "Sub" ? x.value - y.value
-                                  : op == "Mul" ? x.value * y.value
-                                                : x.value / y.value));
+      int64_t r = 0;
+      const bool overflow = op == "Add"   ? __builtin_add_overflow(x.value, y.value, &r)
+                            : op == "Sub" ? __builtin_sub_overflow(x.value, y.value, &r)
+                            : op == "Mul" ? __builtin_mul_overflow(x.value, y.value, &r)
+                                          : (y.value == -1 && x.value == INT64_MIN);
+      if (overflow) n.fail("onnx_input", "the shape arithmetic overflows int64");
+      out.entries.push_back(known(op == "Div" ? x.value / y.value : r));
     } else if (y.kind == Kind::kKnown && (y.value == (op == "Mul" || op == "Div" ? 1 : 0))) {
       out.entries.push_back(x);
     } else if (x.kind == Kind::kKnown && x.value == (op == "Mul" ? 1 : 0) &&
@@ -219,6 +225,9 @@ void reshape(NodeContext& n) {
   const TensorTypeNode& t = n.inputType(0);
   const SymShape spec = required(n, 1, "shape");
   if (spec.scalar) n.fail("onnx_input", "the shape input must be 1-D");
+  if (static_cast<int64_t>(spec.entries.size()) > kMaxRank)
+    n.fail("onnx_shape", "rank " + std::to_string(spec.entries.size()) + " exceeds the supported " +
+                             std::to_string(kMaxRank));
   const bool allowzero = n.attrInt("allowzero", 0) != 0;
   std::vector<int64_t> codes;
   int runtimeEntries = 0;
