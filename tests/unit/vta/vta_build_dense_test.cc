@@ -1,7 +1,8 @@
 // Heterogeneous builds with dense layers on VTA: the FashionMNIST MLP quantized with its dense
 // layers (skip_dense_layer=false) and compiled with `--target vta` packs and runs its hidden layer
 // (784 -> 128, requantized to int8) as dense_packed on the simulator, the classifier (float
-// logits) on the CPU, and gives the CPU int8 build's result bit for bit.
+// logits) on the CPU, and gives the CPU int8 build's result bit for bit; the packed module also
+// compiles for the CPU alone.
 #include <gtest/gtest.h>
 
 #include "driver/build.h"
@@ -10,6 +11,7 @@
 #include "relay/type_infer.h"
 #include "runtime/graph_executor/graph_executor.h"
 #include "test_util.h"
+#include "vta/graph/graph_pack.h"
 #include "vta/rt/device.h"
 
 namespace tessera::vta {
@@ -54,6 +56,22 @@ TEST(VtaBuildDense, QuantizedMlpOnVtaEqualsTheCpuBitForBit) {
     EXPECT_EQ(device->queue().stats().gemmCounter, 49u * 8);
     EXPECT_EQ(device->queue().stats().aluCounter, 6u * 8);
   }
+}
+
+// The packed module compiled for the CPU alone (the blocked dense's CPU compute,
+// topi::denseBlocked) computes what the unpacked one does.
+TEST(VtaBuildDense, PackedModuleOnTheCpuEqualsTheUnpackedOne) {
+  const relay::IRModule q = quantizedMlp();
+  const relay::IRModule packed = graphPackModule(q, {});
+  const target::Target llvm = target::Target::parse("llvm");
+  runtime::GraphExecutor plain(driver::build(q, llvm).model());
+  runtime::GraphExecutor blocked(driver::build(packed, llvm).model());
+  const NDArray x = test::randomTensor({1, 784}, DataType::float32(), 9, 0, 1);
+  plain.setInput(0, x);
+  plain.run();
+  blocked.setInput(0, x);
+  blocked.run();
+  EXPECT_TRUE(blocked.getOutput(0).bitwiseEqual(plain.getOutput(0)));
 }
 
 }  // namespace
