@@ -141,6 +141,8 @@ class GraphPacker {
   Expr packedOperand(const Expr& original, const Expr& rewritten, const PackedInfo& like,
                      const CallNode& at);
 
+  int64_t paddedChannels(int64_t n, int64_t c, bool allowPad, const char* what,
+                         const CallNode& at) const;
   Expr packData(const Expr& e, const std::vector<int64_t>& nchw, bool allowPad, const CallNode& at);
   Expr packRows(const Expr& e, const std::vector<int64_t>& nc, bool allowPad, const CallNode& at);
   Expr packWeight(const Expr& e, const std::vector<int64_t>& oihw, int64_t paddedO,
@@ -462,6 +464,20 @@ Expr GraphPacker::packedOperand(const Expr& original, const Expr& rewritten, con
   return packChannelConstant(chw, {c, h, w}, like.paddedC);
 }
 
+// The channel count after padding to whole blocks; the batch must divide by the batch factor, and
+// a region's start may not need padding (TVM asserts it).
+int64_t GraphPacker::paddedChannels(int64_t n, int64_t c, bool allowPad, const char* what,
+                                    const CallNode& at) const {
+  if (n % opt_.bfactor != 0)
+    fail(at, "batch " + std::to_string(n) + " at " + opName(at) +
+                 " is not divisible by the VTA batch factor " + std::to_string(opt_.bfactor));
+  const int64_t paddedC = roundUp(c, opt_.cfactor);
+  if (paddedC != c && !allowPad)
+    fail(at, "packing starts at " + opName(at) + " with " + std::to_string(c) + " " + what +
+                 ", not a multiple of the channel block " + std::to_string(opt_.cfactor));
+  return paddedC;
+}
+
 Expr GraphPacker::packData(const Expr& e, const std::vector<int64_t>& nchw, bool allowPad,
                            const CallNode& at) {
   if (auto it = packedFrom_.find(e.get()); it != packedFrom_.end()) return it->second;
@@ -470,13 +486,7 @@ Expr GraphPacker::packData(const Expr& e, const std::vector<int64_t>& nchw, bool
                  std::to_string(nchw.size()));
   const int64_t n = nchw[0], c = nchw[1], h = nchw[2], w = nchw[3];
   const int64_t b = opt_.bfactor, cf = opt_.cfactor;
-  if (n % b != 0)
-    fail(at, "batch " + std::to_string(n) + " at " + opName(at) +
-                 " is not divisible by the VTA batch factor " + std::to_string(b));
-  const int64_t paddedC = roundUp(c, cf);
-  if (paddedC != c && !allowPad)
-    fail(at, "packing starts at " + opName(at) + " with " + std::to_string(c) +
-                 " channels, not a multiple of the channel block " + std::to_string(cf));
+  const int64_t paddedC = paddedChannels(n, c, allowPad, "channels", at);
   Expr packed = e;
   if (paddedC != c) packed = padUpper(packed, {0, paddedC - c, 0, 0});
   packed = reshape(packed, {n / b, b, paddedC / cf, cf, h, w});
@@ -492,13 +502,7 @@ Expr GraphPacker::packRows(const Expr& e, const std::vector<int64_t>& nc, bool a
     fail(at, "packing a dense layer's data needs a 2-D tensor, found rank " +
                  std::to_string(nc.size()));
   const int64_t n = nc[0], c = nc[1], b = opt_.bfactor, cf = opt_.cfactor;
-  if (n % b != 0)
-    fail(at, "batch " + std::to_string(n) + " at " + opName(at) +
-                 " is not divisible by the VTA batch factor " + std::to_string(b));
-  const int64_t paddedC = roundUp(c, cf);
-  if (paddedC != c && !allowPad)
-    fail(at, "packing starts at " + opName(at) + " with " + std::to_string(c) +
-                 " features, not a multiple of the channel block " + std::to_string(cf));
+  const int64_t paddedC = paddedChannels(n, c, allowPad, "features", at);
   Expr packed = e;
   if (paddedC != c) packed = padUpper(packed, {0, paddedC - c});
   packed = reshape(packed, {n / b, b, paddedC / cf, cf});

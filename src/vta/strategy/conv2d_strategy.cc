@@ -46,14 +46,7 @@ VtaConv2dKernel readConv2dKernel(const Function& fn, const Config& c) {
   if (dt->dtype != DataType::int8() || wt->dtype != DataType::int8() ||
       tensorTypeOfExpr(e)->dtype != DataType::int32())
     failAt(*conv, "VTA convolutions are int8 x int8 -> int32");
-  k.dataParam = paramIndexOf(fn, conv->args[0]);
-  if (k.dataParam < 0) failAt(*conv, "the convolution's data must be a parameter of the kernel");
-  k.weightParam = paramIndexOf(fn, conv->args[1]);
-  if (k.weightParam < 0) {
-    const auto* constant = conv->args[1]->as<ConstantNode>();
-    if (!constant) failAt(*conv, "the weights must be a parameter or a constant");
-    k.weight = constant->data;
-  }
+  static_cast<GemmOperands&>(k) = gemmOperands(fn, chain, "convolution");
   k.shape.batch = data[0] * data[4];
   k.shape.inChannels = data[1] * data[5];
   k.shape.height = data[2];
@@ -64,8 +57,6 @@ VtaConv2dKernel readConv2dKernel(const Function& fn, const Config& c) {
   k.shape.pad = p[0];
   k.shape.stride = attrs->strides[0];
   k.shape.epilogue = chain.ops;
-  k.operandParams = chain.operandParams;
-  k.constants = chain.constants;
   return k;
 }
 

@@ -50,21 +50,12 @@ VtaDenseKernel readDenseKernel(const Function& fn, const Config& c) {
     failAt(*dense, "VTA dense layers are int8 x int8 -> int32, found " + dt->dtype.name() + " x " +
                        wt->dtype.name() + " -> " + ot->dtype.name());
   VtaDenseKernel k;
+  static_cast<GemmOperands&>(k) = gemmOperands(fn, chain, "dense layer");
   k.span = dense->span;
-  k.dataParam = paramIndexOf(fn, dense->args[0]);
-  if (k.dataParam < 0) failAt(*dense, "the dense layer's data must be a parameter of the kernel");
-  k.weightParam = paramIndexOf(fn, dense->args[1]);
-  if (k.weightParam < 0) {
-    const auto* constant = dense->args[1]->as<ConstantNode>();
-    if (!constant) failAt(*dense, "the weights must be a parameter or a constant");
-    k.weight = constant->data;
-  }
   k.shape.batch = data[0] * data[2];
   k.shape.inFeatures = data[1] * data[3];
   k.shape.outFeatures = weight[0] * weight[2];
   k.shape.epilogue = chain.ops;
-  k.operandParams = chain.operandParams;
-  k.constants = chain.constants;
   return k;
 }
 

@@ -6,26 +6,18 @@
 // its place, as for conv2d (conv2d_strategy.h).
 #pragma once
 
-#include <vector>
-
 #include "relay/expr.h"
-#include "runtime/ndarray.h"
 #include "support/span.h"
 #include "tir/function.h"
 #include "vta/rt/config.h"
+#include "vta/strategy/epilogue_reader.h"
 #include "vta/topi/dense_packed.h"
 
 namespace tessera::vta {
 
-struct VtaDenseKernel {
+struct VtaDenseKernel : GemmOperands {
   DensePackedShape shape;  ///< the layer and its epilogue
-  /// For each kAddChannel operand in order: the function parameter that feeds it, or -1 when it
-  /// is a constant (then in `constants`).
-  std::vector<int> operandParams;
-  std::vector<NDArray> constants;
-  int dataParam = 0, weightParam = 1;  ///< -1 for a constant weight (then `weight`)
-  NDArray weight;
-  Span span;  ///< the nn.dense call, where schedule and lowering errors point
+  Span span;               ///< the nn.dense call, where schedule and lowering errors point
 };
 
 /// Reads `fn`. DiagnosticError (code "vta_strategy") naming the op and its span when the body is

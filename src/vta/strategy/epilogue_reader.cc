@@ -51,6 +51,24 @@ int paramIndexOf(const Function& fn, const Expr& e) {
   return -1;
 }
 
+GemmOperands gemmOperands(const Function& fn, const EpilogueChain& chain,
+                          const std::string& layer) {
+  const auto* gemm = chain.anchor->as<CallNode>();
+  GemmOperands out;
+  out.dataParam = paramIndexOf(fn, gemm->args[0]);
+  if (out.dataParam < 0)
+    failAt(*gemm, "the " + layer + "'s data must be a parameter of the kernel");
+  out.weightParam = paramIndexOf(fn, gemm->args[1]);
+  if (out.weightParam < 0) {
+    const auto* constant = gemm->args[1]->as<ConstantNode>();
+    if (!constant) failAt(*gemm, "the weights must be a parameter or a constant");
+    out.weight = constant->data;
+  }
+  out.operandParams = chain.operandParams;
+  out.constants = chain.constants;
+  return out;
+}
+
 EpilogueChain readEpilogueChain(const Function& fn, const std::string& anchorOp,
                                 const ChannelOperandShape& operandShape,
                                 const std::string& operandForm) {

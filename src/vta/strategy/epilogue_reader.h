@@ -25,6 +25,22 @@ struct EpilogueChain {
   relay::Expr anchor;  ///< the GEMM operator's call the chain starts at
 };
 
+/// Where a GEMM kernel's tensors come from, in its PrimFunc's order: data, weight, the epilogue's
+/// per-channel operands.
+struct GemmOperands {
+  int dataParam = 0, weightParam = 1;  ///< -1 for a constant weight (then `weight`)
+  NDArray weight;
+  /// For each kAddChannel operand in order: the function parameter that feeds it, or -1 when it
+  /// is a constant (then in `constants`, at the same position).
+  std::vector<int> operandParams;
+  std::vector<NDArray> constants;
+};
+
+/// The operands of `gemm` (the chain's anchor; its data a parameter of `fn`, its weight one or a
+/// constant) and of the chain. `layer` names the op in errors ("convolution", "dense layer").
+GemmOperands gemmOperands(const relay::Function& fn, const EpilogueChain& chain,
+                          const std::string& layer);
+
 /// The per-channel operand shape an `add` with a tensor must have, given the packed output shape.
 using ChannelOperandShape = std::function<std::vector<int64_t>(const std::vector<int64_t>& out)>;
 

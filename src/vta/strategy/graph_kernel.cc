@@ -31,8 +31,7 @@ void requireInt8Result(const relay::Function& fn) {
 }
 
 // A GEMM kernel's tensor parameters in PrimFunc order: data, weight, per-channel operands.
-template <typename Kernel>
-void addGemmParams(const Kernel& kernel, VtaGraphKernel& out) {
+void addGemmParams(const GemmOperands& kernel, VtaGraphKernel& out) {
   out.params.push_back(kernel.dataParam);
   out.params.push_back(kernel.weightParam);
   if (kernel.weightParam < 0) out.constants.push_back(kernel.weight);

@@ -9,7 +9,7 @@
 #include "te/reduce.h"
 #include "te/tensor.h"
 #include "topi/nn.h"
-#include "vta/tir/gemm_intrin.h"
+#include "vta/topi/gemm_steps.h"
 
 namespace tessera::vta {
 
@@ -180,22 +180,10 @@ void scheduleConv2dPacked(tir::Schedule& sch, const Config& config, const Conv2d
   sch.setScope(sch.getBlock("data_buf"), 0, "local.inp_buffer");
   sch.setScope(sch.getBlock("kernel_buf"), 0, "local.wgt_buffer");
   sch.setScope(sch.getBlock("res_conv"), 0, "local.acc_buffer");
-  // The data and kernel tiles are loaded per reduction step, by DMA.
-  for (const char* stage : {"data_buf", "kernel_buf"}) {
-    const BlockRV block = sch.getBlock(stage);
-    sch.computeAt(block, ic[0], /*preserveUnitLoops=*/true);
-    pragma(sch, ownLoops(sch, block, 6)[0], "dma_copy");
-  }
   pragma(sch, axes[4], "dma_copy");  // s[res].pragma(s[res].op.axis[4], env.dma_copy)
-  // The accumulator is zeroed before the reduction, by reset GEMMs.
-  const BlockRV init = sch.decomposeReduction(conv, ic[0]);
-  if (tensorize) {
-    registerGemmIntrinsics(config);
-    sch.tensorize(c[4], gemmIntrinName(config));  // s[res_conv].tensorize(b_tns, env.gemm)
-    // The init's nest has the row loop only when a row iter var uses it (BATCH > 1).
-    const size_t tileLoops = config.batch() > 1 ? 2 : 1;
-    sch.tensorize(ownLoops(sch, init, tileLoops)[0], gemmResetIntrinName(config));
-  }
+  // The data and kernel tiles loaded per reduction step, by DMA; reset GEMMs; tensorize(b_tns).
+  scheduleGemmCore(sch, config, conv, {"data_buf", "kernel_buf"}, ic[0], /*operandRank=*/6, c[4],
+                   tensorize);
   annotateEpilogue(sch, stages, /*outRank=*/6, /*operandRank=*/5);
 }
 

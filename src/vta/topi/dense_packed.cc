@@ -9,7 +9,7 @@
 #include "te/create_prim_func.h"
 #include "te/tensor.h"
 #include "topi/nn.h"
-#include "vta/tir/gemm_intrin.h"
+#include "vta/topi/gemm_steps.h"
 
 namespace tessera::vta {
 
@@ -162,22 +162,10 @@ void scheduleDensePacked(tir::Schedule& sch, const Config& config, const DensePa
   sch.setScope(sch.getBlock("data_buf"), 0, "local.inp_buffer");
   sch.setScope(sch.getBlock("weight_buf"), 0, "local.wgt_buffer");
   sch.setScope(gemm, 0, "local.acc_buffer");
-  // The data and weight tiles are loaded per reduction step, by DMA.
-  for (const char* stage : {"data_buf", "weight_buf"}) {
-    const BlockRV block = sch.getBlock(stage);
-    sch.computeAt(block, ko[0], /*preserveUnitLoops=*/true);
-    pragma(sch, ownLoops(sch, block, 4)[0], "dma_copy");
-  }
   pragma(sch, co[1], "dma_copy");  // s[output].pragma(x_ci, env.dma_copy)
-  // The accumulator is zeroed before the reduction, by reset GEMMs.
-  const BlockRV init = sch.decomposeReduction(gemm, ko[0]);
-  if (tensorize) {
-    registerGemmIntrinsics(config);
-    sch.tensorize(g[2], gemmIntrinName(config));  // s[dense_stage].tensorize(x_bi, env.gemm)
-    // The init's nest has the row loop only when a row iter var uses it (BATCH > 1).
-    const size_t tileLoops = config.batch() > 1 ? 2 : 1;
-    sch.tensorize(ownLoops(sch, init, tileLoops)[0], gemmResetIntrinName(config));
-  }
+  // The data and weight tiles loaded per reduction step, by DMA; reset GEMMs; tensorize(x_bi).
+  scheduleGemmCore(sch, config, gemm, {"data_buf", "weight_buf"}, ko[0], /*operandRank=*/4, g[2],
+                   tensorize);
   annotateEpilogue(sch, stages, /*outRank=*/4, /*operandRank=*/3);
 }
 
