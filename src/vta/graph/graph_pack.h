@@ -53,8 +53,9 @@ struct GraphPackOptions {
 /// Packs `fn` (typed or not; type inference runs first). Throws DiagnosticError (code
 /// "graph_pack") naming the op and the limit when the graph cannot be packed: a region name with
 /// no matching call, a batch not divisible by bfactor, region-start channels not divisible by
-/// cfactor, a convolution in the region that is not int8 -> int32, dilation or groups other
-/// than 1, weight_bits other than 8.
+/// cfactor, a convolution in the region that is not int8 -> int32, a requantized dense with an
+/// int32 result whose operands are not int8, dilation or groups other than 1, weight_bits other
+/// than 8.
 relay::Function graphPack(const relay::Function& fn, const GraphPackOptions& options);
 
 /// graphPack on `module`'s @main; the module's other functions are kept.
