@@ -2,9 +2,10 @@
 // it is held packed — `(N/b, C'/c, H, W, b, c)` for an original NCHW `(N, C, H, W)` whose
 // channels were padded to C', or `(N/b, C'/c, b, c)` for a dense layer's rows `(N, C)` — and each
 // op either keeps a packed value packed (elementwise ops, broadcasts against packed or packable
-// operands, the convolution or dense layer itself) or receives its inputs unpacked. Which convolutions pack follows the variant (graph_pack.h); TVM's region is the span
-// of post-order positions between the start and the stop call, which is exactly the stretch of
-// TVM's A-normal-form let chain between its bitpack_start and bitpack_end annotations.
+// operands, the convolution or dense layer itself) or receives its inputs unpacked. Which
+// convolutions pack follows the variant (graph_pack.h); TVM's region is the span of post-order
+// positions between the start and the stop call, which is exactly the stretch of TVM's
+// A-normal-form let chain between its bitpack_start and bitpack_end annotations.
 #include "vta/graph/graph_pack.h"
 
 #include <unordered_map>

@@ -250,8 +250,8 @@ TEST(VtaDensePacked, KnobsThatDoNotTileAreScheduleErrors) {
       << blocks.message;
 }
 
-// Tiles that fit the knobs but not an SRAM: 2 threads x 8 output blocks x 64 input blocks = 1024
-// weight entries would fit, but 2 x 16 x 64 = 2048 do not.
+// Knobs that tile the layer but whose tiles overflow an SRAM after virtual-thread replication:
+// 2 threads x 16 output blocks x 64 input blocks = 2048 weight entries, WGT holds 1024.
 TEST(VtaDensePacked, SramOverflowIsALoweringError) {
   const Config c = Config::defaults();
   const DensePackedShape s = layer(1, 1024, 512);
