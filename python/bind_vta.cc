@@ -67,12 +67,13 @@ void bindGraph(py::module_& m) {
       "vta_graph_pack",
       [](py::handle expr, int64_t bfactor, int64_t cfactor, int64_t weightBits,
          std::optional<std::string> startName, std::optional<std::string> stopName,
-         std::optional<int64_t> startIdx, std::optional<int64_t> stopIdx, bool countMeta) {
+         std::optional<int64_t> startIdx, std::optional<int64_t> stopIdx, bool countMeta,
+         bool packDense) {
         if (!py::isinstance<PyExpr>(expr)) throw py::type_error("graph_pack expects a relay expr");
         relay::Expr e = expr.cast<const PyExpr&>().expr;
         vta::GraphPackOptions options{
-            bfactor,  cfactor, weightBits, std::move(startName), std::move(stopName),
-            startIdx, stopIdx, countMeta};
+            bfactor, cfactor,   weightBits, std::move(startName), std::move(stopName), startIdx,
+            stopIdx, countMeta, packDense};
         relay::Function fn = relay::exprAs<relay::FunctionNode>(e);
         relay::Function packed;
         {
@@ -87,7 +88,7 @@ void bindGraph(py::module_& m) {
       py::arg("expr"), py::arg("bfactor"), py::arg("cfactor"), py::arg("weight_bits"),
       py::arg("start_name") = py::none(), py::arg("stop_name") = py::none(),
       py::arg("start_name_idx") = py::none(), py::arg("stop_name_idx") = py::none(),
-      py::arg("count_meta") = false);
+      py::arg("count_meta") = false, py::arg("pack_dense") = true);
   m.def("vta_pattern_table", [] {
     py::list rows;
     for (const auto& [name, pattern] : vta::vtaPatternTable())

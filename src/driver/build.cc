@@ -48,7 +48,8 @@ std::vector<KernelStrategy> strategiesOf(CompileState& state) {
 }
 
 // A quantized module that is not packed yet gets seed 000's graph packing (every int8
-// convolution in VTA's layouts; what follows is unpacked where it cannot take packed data), as
+// convolution and requantized int8 dense layer in VTA's layouts; what follows is unpacked where
+// it cannot take packed data), as
 // `tessera vta pack` would; a packed one (TVM's start/stop region, say) is compiled as it is.
 relay::IRModule packForVta(relay::IRModule module, const vta::Config& config) {
   const std::string layout =
@@ -58,6 +59,11 @@ relay::IRModule packForVta(relay::IRModule module, const vta::Config& config) {
     relay::postOrderVisit(fn, [&](const relay::Expr& e) {
       const auto* call = e->as<relay::CallNode>();
       const auto* op = call ? call->op->as<relay::OpNode>() : nullptr;
+      if (op && op->name == "nn.dense" && call->args.size() == 2) {
+        const auto* weight =
+            call->args[1]->checkedType ? call->args[1]->checkedType->as<TensorTypeNode>() : nullptr;
+        packed |= weight && weight->ndim() == 4;  // dense in VTA's packed form
+      }
       if (!op || op->name != "nn.conv2d") return;
       const auto* attrs = attrsAs<relay::nn::Conv2DAttrs>(call->attrs.get());
       packed |= attrs && attrs->dataLayout == layout;

@@ -72,6 +72,13 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transposeA = false, bool tr
               DataType outDtype = DataType::voidType());
 /// data (..., K) x weight (N, K) -> (..., N): matmul with transpose_b.
 Tensor dense(const Tensor& data, const Tensor& weight, DataType outDtype = DataType::voidType());
+/// VTA's packed dense (TVM's `dense_packed`): data (N/b, K/c, b, c) x weight (O/c', K/c, c', c)
+/// -> (N/b, O/c', b, c'), `res[bo, co, bi, ci] = Σ_{ko, ki} data[bo, ko, bi, ki] · weight[co, ko,
+/// ci, ki]`, operands cast to outDtype; reduce axes `ko`, `ki`. dense() dispatches here when both
+/// operands are 4-D.
+Tensor denseBlocked(const Tensor& data, const Tensor& weight,
+                    DataType outDtype = DataType::voidType(),
+                    const std::string& name = "T_dense_blocked");
 /// (B, I, K) x (B, J, K) (per the transposes) -> (B, I, J); a batch of 1 broadcasts.
 Tensor batchMatmul(const Tensor& a, const Tensor& b, bool transposeA, bool transposeB,
                    DataType outDtype = DataType::voidType());

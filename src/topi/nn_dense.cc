@@ -71,6 +71,7 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transposeA, bool transposeB
 }
 
 Tensor dense(const Tensor& data, const Tensor& weight, DataType outDtype) {
+  if (weight.ndim() == 4 && data.ndim() == 4) return denseBlocked(data, weight, outDtype);
   if (weight.ndim() != 2) throwDiagnostic("topi_dense", "dense: the weight must be 2-D");
   if (data.ndim() >= 2) return matmul(data, weight, false, true, outDtype);
   if (data.ndim() != 1) throwDiagnostic("topi_dense", "dense: the data must have rank >= 1");
@@ -89,6 +90,30 @@ Tensor dense(const Tensor& data, const Tensor& weight, DataType outDtype) {
                          .tag = "matmul",
                          .layoutFreePlaceholders = {weight},
                          .indexNames = axisNames(1, "i")});
+}
+
+// TVM's dense_packed: the blocked operands of VTA's packed dense layers, reduced over the K blocks
+// and the lanes of each block.
+Tensor denseBlocked(const Tensor& data, const Tensor& weight, DataType outDtype,
+                    const std::string& name) {
+  if (data.ndim() != 4 || weight.ndim() != 4)
+    throwDiagnostic("topi_dense", "blocked dense: data and weight must both be 4-D");
+  if (outDtype.isVoid()) outDtype = data.dtype();
+  const std::vector<PrimExpr>& d = data.shape();
+  const std::vector<PrimExpr>& w = weight.shape();
+  IterVar ko = te::reduceAxis(tir::Range{tir::intImm(0, d[1]->dtype), d[1]}, "ko");
+  IterVar ki = te::reduceAxis(tir::Range{tir::intImm(0, d[3]->dtype), d[3]}, "ki");
+  return te::compute(
+      std::vector<PrimExpr>{d[0], w[0], d[2], w[2]},
+      [&](const std::vector<Var>& i) {
+        const PrimExpr x =
+            data({PrimExpr(i[0]), PrimExpr(ko.var), PrimExpr(i[2]), PrimExpr(ki.var)});
+        const PrimExpr y =
+            weight({PrimExpr(i[1]), PrimExpr(ko.var), PrimExpr(i[3]), PrimExpr(ki.var)});
+        return te::sum(tir::cast(outDtype, x) * tir::cast(outDtype, y), {ko, ki});
+      },
+      te::ComputeOptions{
+          .name = name, .tag = "dense_pack", .indexNames = {"b_o", "c_o", "b_i", "c_i"}});
 }
 
 Tensor batchMatmul(const Tensor& a, const Tensor& b, bool transposeA, bool transposeB,

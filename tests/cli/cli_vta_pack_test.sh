@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Usage: cli_vta_pack_test.sh TESSERA SOURCE_DIR. `tessera vta pack` on the quantized FashionMNIST
 # CNN: TVM's start/stop region and seed 000's variant with --composite, each packed module run
-# compiled and compared bit for bit with the unpacked one; then the usage and input errors.
+# compiled and compared bit for bit with the unpacked one; the MLP's dense layers packed (and not,
+# with --no-pack-dense); then the usage and input errors.
 set -u
 tessera="$1"
 src="$2"
@@ -40,6 +41,28 @@ w = sys.argv[1]
 q = np.load(f"{w}/q.npy")
 for name in ("region", "comp"):
     assert np.array_equal(q, np.load(f"{w}/{name}.npy")), name
+PY
+
+# Dense layers (a Tessera extension): the MLP quantized with its dense layers packs its requantized
+# hidden layer (784 -> 128: data (1, 49, 1, 16), weight (8, 49, 16, 16)), not the float classifier;
+# --no-pack-dense leaves both as TVM does.
+expect 0 "quantize the MLP's dense layers" -- "$tessera" quantize "$src/examples/fashion_mnist/mlp.onnx" \
+  --skip-dense-layer false -o "$work/mlp.relay"
+expect 0 "run the quantized MLP" -- "$tessera" run "$work/mlp.relay" --random-inputs 7 --no-fallback \
+  --output "$work/mlp.npy"
+expect 0 "vta pack the MLP" -- "$tessera" vta pack "$work/mlp.relay" -o "$work/mlp_packed.relay"
+contains "$work/mlp_packed.relay" 'ty=Tensor[(8, 49, 16, 16), int8]' "packed dense weight"
+contains "$work/mlp_packed.relay" 'ty=Tensor[(1, 8, 1, 16), int32]' "packed dense result"
+expect 0 "run the packed MLP" -- "$tessera" run "$work/mlp_packed.relay" --random-inputs 7 --no-fallback \
+  --output "$work/mlp_packed.npy"
+expect 0 "vta pack --no-pack-dense" -- "$tessera" vta pack "$work/mlp.relay" --no-pack-dense \
+  -o "$work/mlp_plain.relay"
+lacks "$work/mlp_plain.relay" '(8, 49, 16, 16)' "no packed dense with --no-pack-dense"
+/usr/bin/python3 - "$work" <<'PY' || { echo "FAIL: packed MLP differs"; failures=$((failures + 1)); }
+import sys
+import numpy as np
+w = sys.argv[1]
+assert np.array_equal(np.load(f"{w}/mlp.npy"), np.load(f"{w}/mlp_packed.npy"))
 PY
 
 # Errors: located diagnostics (exit 1) and usage mistakes (exit 2); nothing written on failure.

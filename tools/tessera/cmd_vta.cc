@@ -17,7 +17,8 @@ const char* const kVtaUsage =
     "usage: tessera vta sim PROGRAM [--json] [--vta-stats] [--vta-trace OUT.json]\n"
     "       tessera vta disasm PROGRAM [--uops]\n"
     "       tessera vta pack FILE [--bfactor 1] [--cfactor 16] [--weight-bits 8]\n"
-    "                            [--start-name OP --stop-name OP] [--composite] [-o OUT.relay]\n"
+    "                            [--no-pack-dense] [--start-name OP --stop-name OP] [--composite]\n"
+    "                            [-o OUT.relay]\n"
     "\n"
     "PROGRAM is a VTA program file (.vtaprog: configuration, instruction stream and the initial "
     "DRAM\n"
@@ -36,7 +37,10 @@ const char* const kVtaUsage =
     "           the NCHW{b}n{c}c / OIHW{c}o{c}i layouts, channels padded to whole blocks.\n"
     "           Without --start-name/--stop-name it is seed 000's variant (every int8 conv\n"
     "           packed, the result left packed); with them, TVM's graph_pack: packing starts\n"
-    "           at the first START op's output and is undone before the STOP op\n"
+    "           at the first START op's output and is undone before the STOP op. An int8\n"
+    "           nn.dense whose result is requantized to int8 is packed too (a Tessera\n"
+    "           extension: (N/b, K/c, b, c) data, (O/c, K/c, c, c) weights)\n"
+    "  --no-pack-dense   leave every nn.dense unpacked, as TVM's graph_pack does\n"
     "  --composite   then fold constants and merge seed 000's four VTA composite patterns,\n"
     "                lifted to global functions with ConvAttrs (seed 000's third printout)\n"
     "  -o OUT.relay  where to write the packed module with its constants (whole or not at all)\n";
@@ -60,6 +64,7 @@ int cmdVtaPack(Args& args) {
   options.bfactor = intOption(args, "--bfactor", 1);
   options.cfactor = intOption(args, "--cfactor", 16);
   options.weightBits = intOption(args, "--weight-bits", 8);
+  options.packDense = !args.flag("--no-pack-dense");
   options.startName = args.value("--start-name");
   options.stopName = args.value("--stop-name");
   const bool composite = args.flag("--composite");

@@ -28,6 +28,28 @@ using nn::BatchMatmulAttrs;
 using nn::DenseAttrs;
 using nn::detail::dimsConflict;
 
+// Tessera's extension for VTA (vta/graph/graph_pack.h; TVM's graph_pack leaves dense alone): the
+// blocked form TVM's dense_packed computes, data (N/b, K/c, b, c) x weight (O/c', K/c, c', c) ->
+// (N/b, O/c', b, c'). A 4-D weight is the only sign of it: a plain weight is 2-D.
+std::optional<Type> packedDenseRel(const TypeReporter& r, const TensorTypeNode* data,
+                                   const TensorTypeNode* weight, const DenseAttrs& a) {
+  const std::string shapes =
+      "data shape " + shapeToString(data->shape) + ", weight shape " + shapeToString(weight->shape);
+  if (data->ndim() != 4)
+    r.fail("dense_c4", "a 4-D (packed) weight needs 4-D packed data (N/b, K/c, b, c): " + shapes);
+  if (dimsConflict(data->shape[1], weight->shape[1]) ||
+      dimsConflict(data->shape[3], weight->shape[3]))
+    r.fail("dense_c4",
+           "packed data and weight disagree on the K blocks (axis 1) or their lanes (axis 3): " +
+               shapes);
+  const Dim& blocks = weight->shape[0];
+  const Dim& lanes = weight->shape[2];
+  if (a.units && blocks.isConst() && lanes.isConst() && *a.units != blocks.value() * lanes.value())
+    r.fail("dense_c3", "units=" + std::to_string(*a.units) + " does not match packed " + shapes);
+  return tensorType(Shape{data->shape[0], blocks, data->shape[2], lanes},
+                    a.outDtype.isVoid() ? data->dtype : a.outDtype);
+}
+
 // TVM's MatmulRel<DenseAttrs>. With units set the weight's type follows from the data alone, which
 // is what lets a frontend leave dense weights untyped.
 std::optional<Type> denseRel(const TypeReporter& r) {
@@ -36,9 +58,11 @@ std::optional<Type> denseRel(const TypeReporter& r) {
   const TensorTypeNode* weight = r.tensorArg(1);
   const DenseAttrs& a = r.attrs<DenseAttrs>();
   if (data->ndim() < 1) r.fail("dense_c1", "data must have rank >= 1 but has shape ()");
+  if (weight && weight->ndim() == 4) return packedDenseRel(r, data, weight, a);
   if (weight && weight->ndim() != 2)
     r.fail("dense_c1",
-           "weight must be 2-D (units, K) but has shape " + shapeToString(weight->shape));
+           "weight must be 2-D (units, K), or 4-D in VTA's packed form, but has shape " +
+               shapeToString(weight->shape));
   const Dim k = data->shape.back();
   Dim units = 0;
   if (a.units) {
@@ -66,12 +90,34 @@ std::optional<Type> denseRel(const TypeReporter& r) {
   return tensorType(out, a.outDtype.isVoid() ? data->dtype : a.outDtype);
 }
 
+// The packed form: out[bo, co, bi, ci] = sum_{ko, ki} x[bo, ko, bi, ki] * w[co, ko, ci, ki].
+Value packedDenseKernel(const NDArray& x, const NDArray& w, const Type& outType) {
+  const DataType dtype = outType->as<TensorTypeNode>()->dtype;
+  NDArray out = allocTensor(outType);
+  const std::vector<int64_t>& xs = x.shape();
+  const std::vector<int64_t>& ws = w.shape();
+  const int64_t kBlocks = xs[1], kLanes = xs[3];
+  for (int64_t bo = 0; bo < xs[0]; ++bo)
+    for (int64_t co = 0; co < ws[0]; ++co)
+      for (int64_t bi = 0; bi < xs[2]; ++bi)
+        for (int64_t ci = 0; ci < ws[2]; ++ci) {
+          nn::detail::Accumulator acc(dtype);
+          for (int64_t ko = 0; ko < kBlocks; ++ko)
+            for (int64_t ki = 0; ki < kLanes; ++ki)
+              acc.mac(x, ((bo * kBlocks + ko) * xs[2] + bi) * kLanes + ki, w,
+                      ((co * kBlocks + ko) * ws[2] + ci) * kLanes + ki);
+          acc.store(out, ((bo * ws[0] + co) * xs[2] + bi) * ws[2] + ci);
+        }
+  return out;
+}
+
 // out[r, n] = sum_k x[r, k] * w[n, k] over the flattened leading axes r of x.
 Value denseKernel(const std::vector<Value>& args, const AttrsNode* attrs, const Type& outType) {
   (void)attrs;  // units only shapes the type, which outType already carries
   const DataType dtype = outType->as<TensorTypeNode>()->dtype;
   const NDArray x = nn::detail::castTensor(tensorAt(args, 0), dtype);
   const NDArray w = nn::detail::castTensor(tensorAt(args, 1), dtype);
+  if (w.shape().size() == 4) return packedDenseKernel(x, w, outType);
   NDArray out = allocTensor(outType);
   const int64_t units = w.shape()[0], k = w.shape()[1];
   // Leading axes flatten to rows; computed from the shape so that K = 0 needs no division.

@@ -1,10 +1,11 @@
 // Graph packing (spec vta.md §8). One bottom-up rewrite tracks, for each rewritten value, whether
 // it is held packed — `(N/b, C'/c, H, W, b, c)` for an original NCHW `(N, C, H, W)` whose
-// channels were padded to C' — and each op either keeps a packed value packed (elementwise ops,
-// broadcasts against packed or packable operands, the convolution itself) or receives its inputs
-// unpacked. Which convolutions pack follows the variant (graph_pack.h); TVM's region is the span
-// of post-order positions between the start and the stop call, which is exactly the stretch of
-// TVM's A-normal-form let chain between its bitpack_start and bitpack_end annotations.
+// channels were padded to C', or `(N/b, C'/c, b, c)` for a dense layer's rows `(N, C)` — and each
+// op either keeps a packed value packed (elementwise ops, broadcasts against packed or packable
+// operands, the convolution or dense layer itself) or receives its inputs unpacked. Which
+// convolutions pack follows the variant (graph_pack.h); TVM's region is the span of post-order
+// positions between the start and the stop call, which is exactly the stretch of TVM's
+// A-normal-form let chain between its bitpack_start and bitpack_end annotations.
 #include "vta/graph/graph_pack.h"
 
 #include <unordered_map>
@@ -31,10 +32,20 @@ namespace {
 
 using namespace relay;
 
-/// A packed value's original NCHW extents and its channel count after padding.
+/// A packed value's original extents and its channel count after padding: NCHW (rank 4), packed
+/// `(N/b, C'/c, H, W, b, c)`, or a dense layer's NC (rank 2, h = w = 1), packed `(N/b, C'/c, b,
+/// c)`.
 struct PackedInfo {
   int64_t n = 0, c = 0, h = 0, w = 0;
   int64_t paddedC = 0;
+  int rank = 4;
+
+  std::vector<int64_t> original() const {
+    return rank == 2 ? std::vector<int64_t>{n, c} : std::vector<int64_t>{n, c, h, w};
+  }
+  bool sameLayout(const PackedInfo& o) const {
+    return original() == o.original() && paddedC == o.paddedC && rank == o.rank;
+  }
 };
 
 int64_t roundUp(int64_t v, int64_t factor) {
@@ -101,6 +112,8 @@ class GraphPacker {
   GraphPacker(const GraphPackOptions& options, const Function& typed)
       : opt_(options), seedVariant_(!options.hasRegion()) {
     if (!seedVariant_) findRegion(typed->body);
+    for (const Expr& node : postOrder(typed->body))
+      for (const Expr& child : exprChildren(node)) users_[child.get()].push_back(node.get());
   }
 
   Expr run(const Expr& body) {
@@ -108,7 +121,9 @@ class GraphPacker {
       return visit(node, kids);
     });
     // The seed's tool leaves the result packed (its printout shows it); TVM's unpacks at its stop.
-    return seedVariant_ ? result : unpack(result);
+    // A packed dense result is unpacked in both: the seed's tool packs no dense.
+    const PackedInfo* info = packedInfo(result);
+    return seedVariant_ && (!info || info->rank == 4) ? result : unpack(result);
   }
 
  private:
@@ -120,14 +135,21 @@ class GraphPacker {
   Expr visit(const Expr& node, const std::vector<Expr>& children);
   Expr visitCall(const CallNode& call, const Expr& node, const std::vector<Expr>& children);
   Expr packConv(const CallNode& call, const Expr& node, const std::vector<Expr>& children);
+  bool packsDense(const CallNode& call, const Expr& node) const;
+  bool requantizedToInt8(const ExprNode* node) const;
+  Expr packDense(const CallNode& call, const Expr& node, const std::vector<Expr>& children);
   Expr packBroadcast(const CallNode& call, const Expr& node, const std::vector<Expr>& children);
   Expr packedOperand(const Expr& original, const Expr& rewritten, const PackedInfo& like,
                      const CallNode& at);
 
+  int64_t paddedChannels(int64_t n, int64_t c, bool allowPad, const char* what,
+                         const CallNode& at) const;
   Expr packData(const Expr& e, const std::vector<int64_t>& nchw, bool allowPad, const CallNode& at);
+  Expr packRows(const Expr& e, const std::vector<int64_t>& nc, bool allowPad, const CallNode& at);
   Expr packWeight(const Expr& e, const std::vector<int64_t>& oihw, int64_t paddedO,
                   int64_t paddedI);
   Expr packChannelConstant(const Expr& e, const std::vector<int64_t>& chw, int64_t paddedC);
+  Expr packRowConstant(const Expr& e, int64_t c, int64_t paddedC);
   Expr unpack(const Expr& e);
   Expr hold(Expr e, PackedInfo info) {
     packed_[e.get()] = {e, info};
@@ -152,6 +174,7 @@ class GraphPacker {
   std::unordered_map<const ExprNode*, Held> packed_;
   std::unordered_map<const ExprNode*, Expr> unpacked_;    // packed value -> its unpacking
   std::unordered_map<const ExprNode*, Expr> packedFrom_;  // unpacked value -> its packing
+  std::unordered_map<const ExprNode*, std::vector<const ExprNode*>> users_;  // original graph
 };
 
 // The start is the first call of startName (or the call at startNameIdx); the stop is the first
@@ -213,12 +236,20 @@ Expr GraphPacker::visitCall(const CallNode& call, const Expr& node,
   if (node.get() == stop_) return unpackedCall();
   if (node.get() == start_) {
     Expr started = unpackedCall();
-    return packData(started, staticShape(node, call), /*allowPad=*/false, call);
+    const std::vector<int64_t> shape = staticShape(node, call);
+    // A region may start at a dense layer's rows (N, K) as well as at NCHW data.
+    if (shape.size() == 2 && opt_.packDense)
+      return packRows(started, shape, /*allowPad=*/false, call);
+    return packData(started, shape, /*allowPad=*/false, call);
   }
   if (name == "nn.conv2d") {
     const TensorTypeNode* out = tensorTypeOf(node);
     const bool packs = seedVariant_ ? out && !out->dtype.isFloat() : inRegion(node.get());
     if (packs) return packConv(call, node, children);
+    return unpackedCall();
+  }
+  if (name == "nn.dense") {
+    if (packsDense(call, node)) return packDense(call, node, children);
     return unpackedCall();
   }
   const bool anyPacked = [&] {
@@ -235,7 +266,11 @@ Expr GraphPacker::visitCall(const CallNode& call, const Expr& node,
     const auto* attrs = attrsAs<nn::BiasAddAttrs>(call.attrs.get());
     const PackedInfo* info = packedInfo(children[1]);
     const std::vector<int64_t> bias = staticShape(call.args[1], call);
-    if (info && (!attrs || attrs->axis == 1) && bias.size() == 1 && bias[0] == info->c) {
+    const bool channelAxis =
+        !attrs || attrs->axis == 1 || (info && info->rank == 2 && attrs->axis == -1);
+    if (info && info->rank == 2 && channelAxis && bias.size() == 1 && bias[0] == info->c)
+      return hold(add(children[1], packRowConstant(children[2], info->c, info->paddedC)), *info);
+    if (info && info->rank == 4 && channelAxis && bias.size() == 1 && bias[0] == info->c) {
       // TVM's rewrite: bias_add becomes add of the packed (C, 1, 1) constant.
       Expr chw = reshape(children[2], {info->c, 1, 1});
       return hold(add(children[1], packChannelConstant(chw, {info->c, 1, 1}, info->paddedC)),
@@ -246,8 +281,9 @@ Expr GraphPacker::visitCall(const CallNode& call, const Expr& node,
   if (name == "nn.pad") {
     const auto* attrs = attrsAs<nn::PadAttrs>(call.attrs.get());
     const PackedInfo* info = packedInfo(children[1]);
-    if (info && attrs && attrs->padWidth.size() == 4 && attrs->padMode == "constant" &&
-        !anyPositive(attrs->padWidth[0]) && !anyPositive(attrs->padWidth[1])) {
+    if (info && info->rank == 4 && attrs && attrs->padWidth.size() == 4 &&
+        attrs->padMode == "constant" && !anyPositive(attrs->padWidth[0]) &&
+        !anyPositive(attrs->padWidth[1])) {
       nn::PadAttrs packedAttrs = *attrs;
       packedAttrs.padWidth.push_back({0, 0});
       packedAttrs.padWidth.push_back({0, 0});
@@ -309,6 +345,68 @@ Expr GraphPacker::packConv(const CallNode& call, const Expr& node,
   return hold(conv, PackedInfo{out[0], out[1], out[2], out[3], paddedO});
 }
 
+// TVM's graph_pack leaves nn.dense alone; Tessera packs an int32 one (in the region, or anywhere in
+// the seed variant) whose result is requantized to int8 — what VTA stores — and leaves the rest
+// (a classifier's float logits) to the CPU.
+bool GraphPacker::packsDense(const CallNode& call, const Expr& node) const {
+  if (!opt_.packDense || !(seedVariant_ || inRegion(node.get()))) return false;
+  const TensorTypeNode* out = tensorTypeOf(node);
+  const TensorTypeNode* data = tensorTypeOf(call.args[0]);
+  const TensorTypeNode* weight = tensorTypeOf(call.args[1]);
+  if (!out || !data || !weight || out->dtype != DataType::int32() || data->ndim() != 2 ||
+      weight->ndim() != 2 || !requantizedToInt8(node.get()))
+    return false;
+  if (data->dtype != DataType::int8() || weight->dtype != DataType::int8())
+    fail(call, "VTA dense layers are int8 x int8 -> int32, found " + data->dtype.name() + " x " +
+                   weight->dtype.name() + " -> int32");
+  if (opt_.weightBits != 8)
+    fail(call, "weight_bits " + std::to_string(opt_.weightBits) +
+                   " needs bit packing, which is not supported (only 8)");
+  return true;
+}
+
+// Whether the value's only use is a chain of integer element-wise ops (each taking it first)
+// ending in a cast to int8: the requantization that closes a VTA kernel.
+bool GraphPacker::requantizedToInt8(const ExprNode* node) const {
+  for (const ExprNode* cur = node;;) {
+    auto it = users_.find(cur);
+    if (it == users_.end() || it->second.size() != 1) return false;
+    const auto* call = it->second[0]->as<CallNode>();
+    if (!call || call->args.empty() || call->args[0].get() != cur) return false;
+    const TensorTypeNode* t = call->checkedType ? call->checkedType->as<TensorTypeNode>() : nullptr;
+    if (!t || !t->dtype.isInt()) return false;
+    if (opName(*call) == "cast" && t->dtype == DataType::int8()) return true;
+    if (!isLayoutAgnosticUnary(*call) && !isBroadcastBinary(*call) &&
+        opName(*call) != "nn.bias_add")
+      return false;
+    cur = call;
+  }
+}
+
+// data (N, K) -> (N/b, K'/c, b, c) (unless packed already), weight (O, K) padded to (O', K') ->
+// (O'/c, K'/c, c, c), result (N/b, O'/c, b, c); `units`, when set, becomes O'.
+Expr GraphPacker::packDense(const CallNode& call, const Expr& node,
+                            const std::vector<Expr>& children) {
+  Expr data = children[1];
+  const PackedInfo* dataInfo = packedInfo(data);
+  if (!dataInfo) {
+    data = packRows(data, staticShape(call.args[0], call), /*allowPad=*/true, call);
+    dataInfo = packedInfo(data);
+  }
+  const std::vector<int64_t> ok = staticShape(call.args[1], call);
+  const int64_t cf = opt_.cfactor, paddedO = roundUp(ok[0], cf), paddedK = dataInfo->paddedC;
+  Expr weight = children[2];
+  if (paddedO != ok[0] || paddedK != ok[1])
+    weight = padUpper(weight, {paddedO - ok[0], paddedK - ok[1]});
+  weight = reshape(weight, {paddedO / cf, cf, paddedK / cf, cf});
+  weight = transpose(weight, std::vector<int64_t>{0, 2, 1, 3});
+  const auto* attrs = attrsAs<nn::DenseAttrs>(call.attrs.get());
+  nn::DenseAttrs packed = attrs ? *attrs : nn::DenseAttrs{};
+  if (packed.units) packed.units = paddedO;
+  const Expr dense = makeCall(children[0], {data, weight}, makeAttrs(packed), call.span);
+  return hold(dense, PackedInfo{dataInfo->n, ok[0], 1, 1, paddedO, 2});
+}
+
 // A broadcast (add, multiply, right_shift, ...) with a packed operand stays packed when every
 // other operand can be brought to the packed layout and the result has the packed operand's
 // shape; otherwise null (the caller unpacks).
@@ -317,14 +415,12 @@ Expr GraphPacker::packBroadcast(const CallNode& call, const Expr& node,
   const PackedInfo* like =
       packedInfo(children[1]) ? packedInfo(children[1]) : packedInfo(children[2]);
   const std::vector<int64_t> out = staticShape(node, call);
-  if (out != std::vector<int64_t>{like->n, like->c, like->h, like->w}) return nullptr;
+  if (out != like->original()) return nullptr;
   std::vector<Expr> args = {children[0]};
   for (size_t i = 0; i < 2; ++i) {
     const Expr& rewritten = children[i + 1];
     if (const PackedInfo* info = packedInfo(rewritten)) {
-      if (info->n != like->n || info->c != like->c || info->h != like->h || info->w != like->w ||
-          info->paddedC != like->paddedC)
-        return nullptr;
+      if (!info->sameLayout(*like)) return nullptr;
       args.push_back(rewritten);
       continue;
     }
@@ -342,6 +438,19 @@ Expr GraphPacker::packedOperand(const Expr& original, const Expr& rewritten, con
                                 const CallNode& at) {
   std::vector<int64_t> shape = staticShape(original, at);
   if (shape.empty()) return rewritten;
+  if (like.rank == 2) {
+    // A dense layer's (N, C): per-channel (C) or (1, C) rows, a scalar-like (1, 1), a full tensor.
+    if (shape.size() > 2) return nullptr;
+    const bool vector = shape.size() == 1;  // already (C): no reshape needed
+    if (vector) shape.insert(shape.begin(), 1);
+    if (shape[0] == 1 && shape[1] == like.c)
+      return packRowConstant(vector ? rewritten : reshape(rewritten, {like.c}), like.c,
+                             like.paddedC);
+    if (shape[0] == 1 && shape[1] == 1) return reshape(rewritten, {1, 1, 1, 1});
+    if (shape[0] == like.n && shape[1] == like.c)
+      return packRows(rewritten, shape, /*allowPad=*/true, at);
+    return nullptr;
+  }
   if (shape.size() > 4) return nullptr;
   const bool channelMajor = shape.size() == 3;  // already (C, H', W'): no reshape needed
   while (shape.size() < 4) shape.insert(shape.begin(), 1);
@@ -356,6 +465,20 @@ Expr GraphPacker::packedOperand(const Expr& original, const Expr& rewritten, con
   return packChannelConstant(chw, {c, h, w}, like.paddedC);
 }
 
+// The channel count after padding to whole blocks; the batch must divide by the batch factor, and
+// a region's start may not need padding (TVM asserts it).
+int64_t GraphPacker::paddedChannels(int64_t n, int64_t c, bool allowPad, const char* what,
+                                    const CallNode& at) const {
+  if (n % opt_.bfactor != 0)
+    fail(at, "batch " + std::to_string(n) + " at " + opName(at) +
+                 " is not divisible by the VTA batch factor " + std::to_string(opt_.bfactor));
+  const int64_t paddedC = roundUp(c, opt_.cfactor);
+  if (paddedC != c && !allowPad)
+    fail(at, "packing starts at " + opName(at) + " with " + std::to_string(c) + " " + what +
+                 ", not a multiple of the channel block " + std::to_string(opt_.cfactor));
+  return paddedC;
+}
+
 Expr GraphPacker::packData(const Expr& e, const std::vector<int64_t>& nchw, bool allowPad,
                            const CallNode& at) {
   if (auto it = packedFrom_.find(e.get()); it != packedFrom_.end()) return it->second;
@@ -364,19 +487,29 @@ Expr GraphPacker::packData(const Expr& e, const std::vector<int64_t>& nchw, bool
                  std::to_string(nchw.size()));
   const int64_t n = nchw[0], c = nchw[1], h = nchw[2], w = nchw[3];
   const int64_t b = opt_.bfactor, cf = opt_.cfactor;
-  if (n % b != 0)
-    fail(at, "batch " + std::to_string(n) + " at " + opName(at) +
-                 " is not divisible by the VTA batch factor " + std::to_string(b));
-  const int64_t paddedC = roundUp(c, cf);
-  if (paddedC != c && !allowPad)
-    fail(at, "packing starts at " + opName(at) + " with " + std::to_string(c) +
-                 " channels, not a multiple of the channel block " + std::to_string(cf));
+  const int64_t paddedC = paddedChannels(n, c, allowPad, "channels", at);
   Expr packed = e;
   if (paddedC != c) packed = padUpper(packed, {0, paddedC - c, 0, 0});
   packed = reshape(packed, {n / b, b, paddedC / cf, cf, h, w});
   packed = transpose(packed, std::vector<int64_t>{0, 2, 4, 5, 1, 3});
   packedFrom_[e.get()] = packed;
   return hold(packed, PackedInfo{n, c, h, w, paddedC});
+}
+
+Expr GraphPacker::packRows(const Expr& e, const std::vector<int64_t>& nc, bool allowPad,
+                           const CallNode& at) {
+  if (auto it = packedFrom_.find(e.get()); it != packedFrom_.end()) return it->second;
+  if (nc.size() != 2)
+    fail(at, "packing a dense layer's data needs a 2-D tensor, found rank " +
+                 std::to_string(nc.size()));
+  const int64_t n = nc[0], c = nc[1], b = opt_.bfactor, cf = opt_.cfactor;
+  const int64_t paddedC = paddedChannels(n, c, allowPad, "features", at);
+  Expr packed = e;
+  if (paddedC != c) packed = padUpper(packed, {0, paddedC - c});
+  packed = reshape(packed, {n / b, b, paddedC / cf, cf});
+  packed = transpose(packed, std::vector<int64_t>{0, 2, 1, 3});
+  packedFrom_[e.get()] = packed;
+  return hold(packed, PackedInfo{n, c, 1, 1, paddedC, 2});
 }
 
 Expr GraphPacker::packWeight(const Expr& e, const std::vector<int64_t>& oihw, int64_t paddedO,
@@ -389,6 +522,16 @@ Expr GraphPacker::packWeight(const Expr& e, const std::vector<int64_t>& oihw, in
   return transpose(packed, std::vector<int64_t>{0, 2, 4, 5, 1, 3});
 }
 
+// (C) -> padded to C' -> (C'/c, 1, c) -> broadcast to (C'/c, b, c): against packed rows
+// (N/b, C'/c, b, c) it aligns from the right, one value per output channel.
+Expr GraphPacker::packRowConstant(const Expr& e, int64_t c, int64_t paddedC) {
+  const int64_t cf = opt_.cfactor;
+  Expr packed = e;
+  if (paddedC != c) packed = padUpper(packed, {paddedC - c});
+  packed = reshape(packed, {paddedC / cf, 1, cf});
+  return broadcastTo(packed, {paddedC / cf, opt_.bfactor, cf});
+}
+
 Expr GraphPacker::packChannelConstant(const Expr& e, const std::vector<int64_t>& chw,
                                       int64_t paddedC) {
   const int64_t cf = opt_.cfactor;
@@ -399,15 +542,19 @@ Expr GraphPacker::packChannelConstant(const Expr& e, const std::vector<int64_t>&
   return broadcastTo(packed, {paddedC / cf, chw[1], chw[2], opt_.bfactor, cf});
 }
 
-// transpose back to (N/b, b, C'/c, c, H, W), reshape to NCHW, and drop padded channels.
+// transpose back to (N/b, b, C'/c, c, H, W) (dense: (N/b, b, C'/c, c)), reshape to NCHW (NC),
+// and drop padded channels.
 Expr GraphPacker::unpack(const Expr& e) {
   const PackedInfo* info = packedInfo(e);
   if (!info) return e;
   if (auto it = unpacked_.find(e.get()); it != unpacked_.end()) return it->second;
-  Expr out = transpose(e, std::vector<int64_t>{0, 4, 1, 5, 2, 3});
-  out = reshape(out, {info->n, info->paddedC, info->h, info->w});
+  const bool rows = info->rank == 2;
+  Expr out = rows ? transpose(e, std::vector<int64_t>{0, 2, 1, 3})
+                  : transpose(e, std::vector<int64_t>{0, 4, 1, 5, 2, 3});
+  out = rows ? reshape(out, {info->n, info->paddedC})
+             : reshape(out, {info->n, info->paddedC, info->h, info->w});
   if (info->paddedC != info->c)
-    out = stridedSlice(out, {0, 0, 0, 0}, {info->n, info->c, info->h, info->w});
+    out = stridedSlice(out, std::vector<int64_t>(size_t(info->rank), 0), info->original());
   unpacked_[e.get()] = out;
   return out;
 }

@@ -13,7 +13,8 @@
 //
 // Unlike the seed's tool, each value's layout is tracked: a value already packed is never packed
 // again, so chains of convolutions (ResNet) are packed once. Ops that cannot take a packed tensor
-// get their inputs unpacked instead of failing type inference later.
+// get their inputs unpacked instead of failing type inference later. Requantized int8 dense
+// layers are packed as well (GraphPackOptions::packDense), unpacked again where their rows leave.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +38,10 @@ struct GraphPackOptions {
   std::optional<int64_t> startNameIdx;
   std::optional<int64_t> stopNameIdx;
   bool countMeta = false;  ///< indices also count constants, as TVM's count_meta
+  /// Tessera's extension (TVM's graph_pack leaves dense alone): an int8 nn.dense -> int32 whose
+  /// result is requantized to int8 is packed too — data (N, K) -> (N/b, K'/c, b, c), weight
+  /// (O, K) -> (O'/c, K'/c, c, c), per-channel constants (O) -> (O'/c, b, c) — so that VTA runs it.
+  bool packDense = true;
 
   bool hasRegion() const { return startName || stopName || startNameIdx || stopNameIdx; }
   /// The packed data layout, "NCHW1n16c" for the defaults.
@@ -48,8 +53,9 @@ struct GraphPackOptions {
 /// Packs `fn` (typed or not; type inference runs first). Throws DiagnosticError (code
 /// "graph_pack") naming the op and the limit when the graph cannot be packed: a region name with
 /// no matching call, a batch not divisible by bfactor, region-start channels not divisible by
-/// cfactor, a convolution in the region that is not int8 -> int32, dilation or groups other
-/// than 1, weight_bits other than 8.
+/// cfactor, a convolution in the region that is not int8 -> int32, a requantized dense with an
+/// int32 result whose operands are not int8, dilation or groups other than 1, weight_bits other
+/// than 8.
 relay::Function graphPack(const relay::Function& fn, const GraphPackOptions& options);
 
 /// graphPack on `module`'s @main; the module's other functions are kept.

@@ -8,21 +8,15 @@
 #include <vector>
 
 #include "relay/expr.h"
-#include "runtime/ndarray.h"
 #include "tir/function.h"
 #include "vta/rt/config.h"
+#include "vta/strategy/epilogue_reader.h"
 #include "vta/topi/conv2d_packed.h"
 
 namespace tessera::vta {
 
-struct VtaConv2dKernel {
+struct VtaConv2dKernel : GemmOperands {
   Conv2dPackedShape shape;  ///< the layer and its epilogue
-  /// For each kAddChannel operand in order: the function parameter that feeds it, or -1 when it
-  /// is a constant (then in `constants`).
-  std::vector<int> operandParams;
-  std::vector<NDArray> constants;
-  int dataParam = 0, weightParam = 1;  ///< -1 for a constant weight (then `weight`)
-  NDArray weight;
 };
 
 /// Reads `fn`. DiagnosticError (code "vta_strategy") naming the op and its span when the body is

@@ -1,5 +1,6 @@
 // Which fused graph functions VTA runs in a heterogeneous build, and their kernels: a function
-// holding a packed convolution is VTA's (conv2d_strategy.h: every limit is an error at its op); an
+// holding a packed convolution or a packed dense layer is VTA's (conv2d_strategy.h,
+// dense_strategy.h: every limit is an error at its op); an
 // element-wise chain of packed integer tensors that the ALU computes is VTA's too
 // (alu_strategy.h); every other function is the CPU's.
 #pragma once
@@ -24,7 +25,7 @@ struct VtaGraphKernel {
   /// constant (the next of `constants`).
   std::vector<int> params;
   std::vector<NDArray> constants;
-  std::string implementation;  ///< "conv2d_packed.vta" or "alu_packed.vta"
+  std::string implementation;  ///< "conv2d_packed.vta", "dense_packed.vta" or "alu_packed.vta"
 };
 
 /// `fn` compiled for VTA and named `name`, or nullopt when it is the CPU's. DiagnosticError

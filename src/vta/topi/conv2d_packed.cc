@@ -4,14 +4,12 @@
 // from the last one backwards where TE attached them in any order.
 #include "vta/topi/conv2d_packed.h"
 
-#include <map>
-
 #include "support/diagnostic.h"
 #include "te/create_prim_func.h"
 #include "te/reduce.h"
 #include "te/tensor.h"
 #include "topi/nn.h"
-#include "vta/tir/gemm_intrin.h"
+#include "vta/topi/gemm_steps.h"
 
 namespace tessera::vta {
 
@@ -26,45 +24,11 @@ std::vector<PrimExpr> toExprs(const std::vector<tir::Var>& vars) {
 }  // namespace
 
 std::vector<EpilogueOp> Conv2dPackedShape::epilogueOps() const {
-  if (epilogue) return *epilogue;
-  using K = EpilogueOp::Kind;
-  return {{K::kShiftRight, shift}, {K::kMax, 0}, {K::kMin, 127}};
-}
-
-PrimExpr applyImmediate(const EpilogueOp& op, const PrimExpr& x) {
-  const DataType i32 = DataType::int32();
-  const PrimExpr imm = tir::intImm(op.imm);
-  switch (op.kind) {
-    case EpilogueOp::Kind::kShiftRight:
-      return tir::call(i32, "tir.shift_right", {x, imm});
-    case EpilogueOp::Kind::kShiftLeft:
-      return tir::call(i32, "tir.shift_left", {x, imm});
-    case EpilogueOp::Kind::kAdd:
-      return x + imm;
-    case EpilogueOp::Kind::kMax:
-      return tir::max(x, imm);
-    case EpilogueOp::Kind::kMin:
-      return tir::min(x, imm);
-    case EpilogueOp::Kind::kAddChannel:
-      break;
-  }
-  throwDiagnostic("vta_schedule", "a per-channel addition has a tensor operand, not an immediate");
+  return epilogue ? *epilogue : defaultEpilogue(shift);
 }
 
 std::vector<EpilogueStage> epilogueStages(const Conv2dPackedShape& s) {
-  std::vector<EpilogueStage> out;
-  std::map<std::string, int> used;
-  int operands = 0;
-  for (const EpilogueOp& op : s.epilogueOps()) {
-    static const char* const kNames[] = {"res_shr", "res_shl", "res_add",
-                                         "res_max", "res_min", "res_bias"};
-    std::string name = kNames[static_cast<int>(op.kind)];
-    if (const int n = used[name]++) name += "_" + std::to_string(n);
-    std::string operand;
-    if (op.kind == EpilogueOp::Kind::kAddChannel) operand = "bias" + std::to_string(operands++);
-    out.push_back({op, name, operand});
-  }
-  return out;
+  return epilogueStages(s.epilogueOps());
 }
 
 tir::PrimFunc conv2dPackedFunc(const Config& c, const Conv2dPackedShape& s) {
@@ -99,34 +63,12 @@ tir::PrimFunc conv2dPackedFunc(const Config& c, const Conv2dPackedShape& s) {
       "res_conv");
   // The epilogue: one stage per operation; per-channel operands are loaded into the accumulator.
   std::vector<te::Tensor> params = {data, kernel};
-  te::Tensor last = conv;
-  const std::vector<EpilogueStage> stages = epilogueStages(s);
-  for (size_t k = 0; k < stages.size(); ++k) {
-    const EpilogueOp& op = stages[k].op;
-    te::Tensor operand;
-    if (op.kind == EpilogueOp::Kind::kAddChannel) {
-      const te::Tensor p =
-          te::placeholder({s.outChannels / co, 1, 1, b, co}, i32, stages[k].operand);
-      params.push_back(p);
-      operand = te::compute(
-          p.shape(), [&](const std::vector<tir::Var>& i) { return p(toExprs(i)); },
-          stages[k].operand + "_buf");
-    }
-    const te::Tensor in = last;
-    last = te::compute(
-        outShape,
-        [&](const std::vector<tir::Var>& i) -> PrimExpr {
-          const PrimExpr x = in(toExprs(i));
-          if (op.kind == EpilogueOp::Kind::kAddChannel)
-            return x + operand({i[1], tir::intImm(0), tir::intImm(0), i[4], i[5]});
-          return applyImmediate(op, x);
-        },
-        stages[k].name);
-  }
-  const te::Tensor res = te::compute(
-      outShape,
-      [&](const std::vector<tir::Var>& i) { return tir::cast(DataType::int8(), last(toExprs(i))); },
-      "res");
+  const te::Tensor res = appendEpilogue(
+      conv, outShape, epilogueStages(s), {s.outChannels / co, 1, 1, b, co},
+      [](const std::vector<tir::Var>& i) -> std::vector<PrimExpr> {
+        return {i[1], tir::intImm(0), tir::intImm(0), i[4], i[5]};
+      },
+      params);
   params.push_back(res);
   return te::createPrimFunc(params);
 }
@@ -227,11 +169,7 @@ void scheduleConv2dPacked(tir::Schedule& sch, const Config& config, const Conv2d
   // s[res_conv|res_shr|res_max|res_min].compute_at(s[res], x_out), consumers first; per-channel
   // operands are loaded for each output tile.
   const std::vector<EpilogueStage> stages = epilogueStages(s);
-  for (size_t k = stages.size(); k-- > 0;) {
-    sch.computeAt(sch.getBlock(stages[k].name), x[0], /*preserveUnitLoops=*/true);
-    if (!stages[k].operand.empty())
-      sch.computeAt(sch.getBlock(stages[k].operand + "_buf"), x[0], /*preserveUnitLoops=*/true);
-  }
+  attachEpilogue(sch, stages, x[0]);
   sch.computeAt(sch.getBlock("res_conv"), x[0], /*preserveUnitLoops=*/true);
   // The channel reduction in tiles of tileCi blocks, then the seed's conv loop order.
   const BlockRV conv = sch.getBlock("res_conv");
@@ -242,31 +180,11 @@ void scheduleConv2dPacked(tir::Schedule& sch, const Config& config, const Conv2d
   sch.setScope(sch.getBlock("data_buf"), 0, "local.inp_buffer");
   sch.setScope(sch.getBlock("kernel_buf"), 0, "local.wgt_buffer");
   sch.setScope(sch.getBlock("res_conv"), 0, "local.acc_buffer");
-  for (const EpilogueStage& stage : stages) {
-    sch.setScope(sch.getBlock(stage.name), 0, "local.acc_buffer");
-    if (stage.operand.empty()) continue;
-    const BlockRV operand = sch.getBlock(stage.operand + "_buf");
-    sch.setScope(operand, 0, "local.acc_buffer");
-    pragma(sch, ownLoops(sch, operand, 5)[0], "dma_copy");
-  }
-  // The data and kernel tiles are loaded per reduction step, by DMA.
-  for (const char* stage : {"data_buf", "kernel_buf"}) {
-    const BlockRV block = sch.getBlock(stage);
-    sch.computeAt(block, ic[0], /*preserveUnitLoops=*/true);
-    pragma(sch, ownLoops(sch, block, 6)[0], "dma_copy");
-  }
   pragma(sch, axes[4], "dma_copy");  // s[res].pragma(s[res].op.axis[4], env.dma_copy)
-  // The accumulator is zeroed before the reduction, by reset GEMMs.
-  const BlockRV init = sch.decomposeReduction(conv, ic[0]);
-  if (tensorize) {
-    registerGemmIntrinsics(config);
-    sch.tensorize(c[4], gemmIntrinName(config));  // s[res_conv].tensorize(b_tns, env.gemm)
-    // The init's nest has the row loop only when a row iter var uses it (BATCH > 1).
-    const size_t tileLoops = config.batch() > 1 ? 2 : 1;
-    sch.tensorize(ownLoops(sch, init, tileLoops)[0], gemmResetIntrinName(config));
-  }
-  for (const EpilogueStage& stage : stages)
-    pragma(sch, ownLoops(sch, sch.getBlock(stage.name), 6)[0], "alu");
+  // The data and kernel tiles loaded per reduction step, by DMA; reset GEMMs; tensorize(b_tns).
+  scheduleGemmCore(sch, config, conv, {"data_buf", "kernel_buf"}, ic[0], /*operandRank=*/6, c[4],
+                   tensorize);
+  annotateEpilogue(sch, stages, /*outRank=*/6, /*operandRank=*/5);
 }
 
 }  // namespace tessera::vta

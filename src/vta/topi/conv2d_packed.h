@@ -13,15 +13,9 @@
 #include "tir/function.h"
 #include "tir/schedule/schedule.h"
 #include "vta/rt/config.h"
+#include "vta/topi/epilogue.h"
 
 namespace tessera::vta {
-
-/// One element-wise integer operation after the convolution, one ALU stage each, in order.
-struct EpilogueOp {
-  enum class Kind { kShiftRight, kShiftLeft, kAdd, kMax, kMin, kAddChannel };
-  Kind kind;
-  int64_t imm = 0;  ///< the immediate; unused by kAddChannel, whose operand is a parameter
-};
 
 /// The layer: data (N/b, C/ci, H, W, b, ci) int8, kernel (O/co, C/ci, kh, kw, co, ci) int8,
 /// result (N/b, O/co, OH, OW, b, co) int8 = the epilogue applied to the int32 convolution, the
@@ -44,17 +38,7 @@ struct Conv2dPackedKnobs {
   int64_t ocThreads = 2, hThreads = 1;
 };
 
-/// `op` applied to the int32 value `x` with its immediate (not for kAddChannel, whose operand is
-/// a tensor): the element-wise expression of one ALU stage.
-tir::PrimExpr applyImmediate(const EpilogueOp& op, const tir::PrimExpr& x);
-
-/// The epilogue's stages: the operation, its stage name, and for kAddChannel its operand's
-/// parameter name (the loaded copy is `<operand>_buf`).
-struct EpilogueStage {
-  EpilogueOp op;
-  std::string name;
-  std::string operand;
-};
+/// The epilogue's stages of this layer (epilogue.h).
 std::vector<EpilogueStage> epilogueStages(const Conv2dPackedShape& shape);
 
 /// TVM's fallback for a layer without a tuned record, made to fit the SRAMs: whole output rows

@@ -227,6 +227,28 @@ TEST(NnDense, KernelTypeAndUnitsAssignment) {
   EXPECT_EQ(printedAttrs(nn::dense(var("x", {1, 3}), var("w"), {.units = 4})), "units=4");
 }
 
+// VTA's packed form (a Tessera extension): x (1, 4) in blocks of 2, W (4, 4) blocked (2, 2, 2, 2).
+TEST(NnDense, PackedFormTypeAndKernel) {
+  NDArray x = t({1, 2, 1, 2}, {1, 2, 3, 4});
+  NDArray w = t({2, 2, 2, 2}, {1, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 1, 1, 0, 2});
+  EXPECT_EQ(run("nn.dense", {x, w}), (Values{1, 2, 10, 8}));  // x W^T, packed (1, 2, 1, 2)
+  EXPECT_EQ(typeOf("nn.dense", {tt({3, 2, 1, 2}), tt({5, 2, 2, 2})}),
+            "Tensor[(3, 5, 1, 2), float32]");
+  std::string out;
+  assigned("nn.dense", {tt({1, 2, 1, 2}), tt({2, 2, 2, 2})}, makeAttrs(DenseAttrs{.units = 4}),
+           &out);
+  EXPECT_EQ(out, "Tensor[(1, 2, 1, 2), float32]");
+}
+
+TEST(NnDenseErrors, dense_c4_PackedOperandsDisagree) {
+  expectTypeError("nn.dense", {tt({1, 4}), tt({2, 2, 2, 2})}, nullptr, "dense_c4",
+                  {"(1, 4)", "(2, 2, 2, 2)"});
+  expectTypeError("nn.dense", {tt({1, 3, 1, 2}), tt({2, 2, 2, 2})}, nullptr, "dense_c4",
+                  {"K blocks"});
+  expectTypeError("nn.dense", {tt({1, 2, 1, 2}), tt({2, 2, 2, 2})},
+                  makeAttrs(DenseAttrs{.units = 3}), "dense_c3", {"units=3"});
+}
+
 TEST(NnDenseErrors, dense_c1_WeightNot2D) {
   expectTypeError("nn.dense", {tt({1, 3}), tt({2, 3, 1})}, nullptr, "dense_c1", {"(2, 3, 1)"});
 }

@@ -68,6 +68,8 @@ Applicability int8PointwiseConv(const StrategyCall& c) {
 Applicability int8Dense(const StrategyCall& c) {
   const TensorTypeNode* d = argType(c.call, 0);
   if (!d || d->shape.size() < 2) return Applicability::no("the data is not a matrix");
+  const TensorTypeNode* w = argType(c.call, 1);
+  if (w && w->shape.size() != 2) return Applicability::no("the weight is VTA's packed form (4-D)");
   return int8Product(c, PackKind::kInt8);
 }
 
