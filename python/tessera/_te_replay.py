@@ -183,6 +183,39 @@ class _Replay:
                 self.step(f"s[{stage.name}].tensorize (init, {intrin!r})",
                           TENSORIZE_INIT[intrin], self.sch, init)
 
+    def placement_order(self, live):
+        """Consumers before their producers (a producer is attached under loops its consumers
+        already have); otherwise the stages' own order, since TE emits the stages attached at one
+        loop in that order and TensorIR's compute_at puts each after those already there."""
+        def producers(stage):  # the live stages it reads, through inlined ones
+            out, todo = set(), list(stage.inputs)
+            while todo:
+                p = todo.pop()
+                if p.inlined:
+                    todo.extend(p.inputs)
+                elif p in pending:
+                    out.add(p)
+            return out
+
+        pending = {st: 0 for st in live}  # consumers not yet placed
+        reads = {}
+        for stage in live:
+            reads[stage] = producers(stage)
+            for p in reads[stage]:
+                pending[p] += 1
+        index = {st: i for i, st in enumerate(live)}
+        ready = [st for st in live if pending[st] == 0]
+        order = []
+        while ready:
+            stage = min(ready, key=index.get)
+            ready.remove(stage)
+            order.append(stage)
+            for p in reads[stage]:
+                pending[p] -= 1
+                if pending[p] == 0:
+                    ready.append(p)
+        return order
+
     def run(self):
         self.caches()
         live = [st for st in self.s.stages if st in self.blocks]
@@ -193,8 +226,7 @@ class _Replay:
                 self.step(f"s[{stage.name}].compute_inline()", self.sch.compute_inline,
                           self.blocks[stage])
         live = [st for st in live if not st.inlined]
-        # Stages are in a topological order (inputs first): consumers are placed first.
-        for stage in reversed(live):
+        for stage in self.placement_order(live):
             self.place(stage)
         for stage in live:
             self.annotate(stage)

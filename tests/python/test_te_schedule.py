@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tessera
-from tessera import te, tir
+from tessera import te, tir, topi, vta
 
 
 def elementwise(n=64, m=32):
@@ -168,19 +168,60 @@ def test_bind_and_pragma():
     assert tessera.lower(s, [a, c]).script() == tessera.lower(sch.mod).script()
 
 
+def seed004_schedule(env):
+    """Seed 004's TE graph and schedule (its tiling knobs written out)."""
+    dshape=(1,16,14,14,1,16); kshape=(16,16,3,3,16,16); oshape=(1,16,14,14,1,16)
+    dy = te.reduce_axis((0, 3), name="dy"); dx = te.reduce_axis((0, 3), name="dx")
+    ic = te.reduce_axis((0, 16), name="ic"); ic_tns = te.reduce_axis((0, 16), name="ic_tns")
+    data = te.placeholder(dshape, name="data", dtype="int8")
+    kernel = te.placeholder(kshape, name="kernel", dtype="int8")
+    data_buf = topi.nn.pad(data, [0, 0, 1, 1, 0, 0], name="data_buf")
+    kernel_buf = te.compute(kshape, lambda *i: kernel(*i), "kernel_buf")
+    res_conv = te.compute(oshape, lambda bo, co, i, j, bi, ci: te.sum(
+        data_buf[bo, ic, i * 1 + dy, j * 1 + dx, bi, ic_tns].astype("int32")
+        * kernel_buf[co, ic, dy, dx, ci, ic_tns].astype("int32"), axis=[ic, dy, dx, ic_tns]), name="res_conv")
+    res_shr = te.compute(oshape, lambda *i: res_conv(*i) >> 8, name="res_shr")
+    res_max = te.compute(oshape, lambda *i: te.max(res_shr(*i), 0), "res_max")
+    res_min = te.compute(oshape, lambda *i: te.min(res_max(*i), 127), "res_min")
+    res = te.compute(oshape, lambda *i: res_min(*i).astype("int8"), name="res")
+    s = te.create_schedule(res.op)
+    b, oc, y, x, b_tns, oc_tns = s[res].op.axis
+    b_out, b_inn = s[res].split(b, factor=1)
+    oc_out, oc_inn = s[res].split(oc, factor=8)
+    y_out, y_inn = s[res].split(y, factor=7)
+    x_out, x_inn = s[res].split(x, factor=14)
+    s[res].reorder(b_out, oc_out, y_out, x_out, b_inn, oc_inn, y_inn, x_inn, b_tns, oc_tns)
+    for t in (res_conv, res_shr, res_max, res_min):
+        s[t].compute_at(s[res], x_out)
+    b_inn, oc_inn, y_inn, x_inn, b_tns, oc_tns = s[res_conv].op.axis
+    ic_out, ic_inn = s[res_conv].split(ic, factor=1)
+    s[res_conv].reorder(ic_out, b_inn, oc_inn, y_inn, ic_inn, dy, dx, x_inn, b_tns, oc_tns, ic_tns)
+    _, tx = s[res].split(oc_out, factor=2)
+    s[res].reorder(tx, b_out)
+    s[res].bind(tx, te.thread_axis("cthread"))
+    s[data_buf].set_scope(env.inp_scope); s[kernel_buf].set_scope(env.wgt_scope)
+    for t in (res_conv, res_shr, res_min, res_max):
+        s[t].set_scope(env.acc_scope)
+    s[data_buf].compute_at(s[res_conv], ic_out); s[kernel_buf].compute_at(s[res_conv], ic_out)
+    s[data_buf].pragma(s[data_buf].op.axis[0], env.dma_copy)
+    s[kernel_buf].pragma(s[kernel_buf].op.axis[0], env.dma_copy)
+    s[res].pragma(s[res].op.axis[4], env.dma_copy)
+    s[res_conv].tensorize(b_tns, env.gemm)
+    for t in (res_shr, res_min, res_max):
+        s[t].pragma(s[t].op.axis[0], env.alu)
+    return s, [data, kernel, res]
+
+
 def test_seed004_schedule_matches_the_cpp_schedule():
     """Seed 004's TE schedule through the facade lowers under vta.build_config() to exactly what
     vta.topi.schedule_conv2d_packed (the C++ transcription of the seed) lowers to."""
-    from tessera import vta  # pylint: disable=import-outside-toplevel
     env = vta.get_env()
-    func = vta.topi.conv2d_packed_func()
-    sch = tir.Schedule(func)
+    s, args = seed004_schedule(env)
+    sch = tir.Schedule(vta.topi.conv2d_packed_func())
     vta.topi.schedule_conv2d_packed(sch)
     expected = vta.lower(sch.mod).script()
-    import runpy  # pylint: disable=import-outside-toplevel
-    import os  # pylint: disable=import-outside-toplevel
-    del env, os, runpy
     assert "VTAPushGEMMOp" in expected
+    assert vta.lower(s, args, simple_mode=True).script() == expected
 
 
 # --- misuse ------------------------------------------------------------------------------------
