@@ -421,16 +421,19 @@ class Schedule:
                          "compute_at on the stage", stage.name)
         cache = Stage(self, f"{stage.name}.{scope}", None, stage.inputs)
         cache.tensor = CacheTensor(cache, stage.tensor.shape, stage.tensor.dtype)
-        # The computation (its root axes and the op's te.IterVars) moves to the cache stage; the
-        # stage itself becomes a copy with fresh axes.
-        cache.root_axis, cache.root_reduce_axis = stage.root_axis, stage.root_reduce_axis
-        cache.te_axes, cache.leaves = stage.te_axes, list(stage.leaves)
-        for axis in cache.leaves:
+        # As in TE, the stage keeps its spatial axes (``C.op.axis`` still schedules s[C], now
+        # the copy); the cache stage gets new ones (``i.c``) and the reduction axes, so the
+        # user's ``te.reduce_axis`` schedules it.
+        cache.root_axis = [IterVar(cache, a.name + ".c", False) for a in stage.root_axis]
+        cache.root_reduce_axis = stage.root_reduce_axis
+        for axis in cache.root_reduce_axis:
             axis.stage = cache
+        cache.te_axes = {iv: a for iv, a in stage.te_axes.items() if a.reduce}
+        cache.leaves = cache.root_axis + cache.root_reduce_axis
         cache.is_compute, cache.scope, cache.cache_source = True, scope, stage
         cache.cache_scope = scope
-        stage.root_axis = [IterVar(stage, a.name, False) for a in cache.root_axis]
-        stage.root_reduce_axis, stage.te_axes = [], {}
+        stage.te_axes = {iv: a for iv, a in stage.te_axes.items() if not a.reduce}
+        stage.root_reduce_axis = []
         stage.leaves = list(stage.root_axis)
         stage.inputs = [cache]
         self.stages.insert(self.stages.index(stage), cache)
