@@ -138,15 +138,13 @@ def main():
     lines += [f"| {label} | {us:.2f} | {how} |" for label, us, how in ndarray_costs()]
     lines += ["", "| binding piece | us per call (best of 5) |", "|---|---|"]
     lines += [f"| {label} | {us:.2f} |" for label, us in binding_costs(module, x_nd)]
-    lines.append("")
-    lines.append(f"rounds {args.rounds} x {args.runs} calls; per-round values: Python run "
-                 f"{', '.join(f'{v:.2f}' for v in py_run)}; C++ run "
-                 f"{', '.join(f'{v:.2f}' for v in cc_run)}")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.out:
+    rounds = "; ".join(f"{side} run {', '.join(f'{v:.2f}' for v in values)}"
+                       for side, values in (("Python", py_run), ("C++", cc_run)))
+    lines += ["", f"rounds {args.rounds} x {args.runs} calls; per-round values: {rounds}"]
+    print("\n".join(lines))
+    if args.out:  # appended: one run per thread setting goes into one report
         with open(args.out, "a") as f:
-            f.write(text)
+            f.write("\n".join(lines) + "\n")
     return 0
 
 
