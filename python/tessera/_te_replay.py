@@ -98,6 +98,9 @@ class _Replay:
                 source, readers = cache.cache_source, other
                 first = self.blocks[readers[0]]
                 reads = self.sch._read_buffer_names(first)  # pylint: disable=protected-access
+                if self.buffer_of(source) not in reads:
+                    raise _error(f"cache_read({source.name}): stage {readers[0].name} no longer "
+                                 f"reads {source.name} (inlined or cached already?)", source.name)
                 index = reads.index(self.buffer_of(source))
                 self.blocks[cache] = self.step(
                     f"cache_read({source.name}, {cache.scope!r})", self.sch.cache_read, first,

@@ -305,3 +305,37 @@ def test_user_guide_matmul_example():
     c_nd = tessera.nd.empty((n, n), "float32")
     f(tessera.nd.array(a_np), tessera.nd.array(b_np), c_nd)
     np.testing.assert_allclose(c_nd.numpy(), a_np @ b_np, rtol=1e-4)
+
+
+def test_tvm_opt_gemm_tutorial_schedule():
+    """TVM's "How to optimize GEMM on CPU" final schedule (array packing, cache_write, tile,
+    compute_at, split of the reduction, vectorize, unroll, parallel), at 128, built and run."""
+    n, bn, kfactor = 128, 32, 4
+    k = te.reduce_axis((0, n), "k")
+    a = te.placeholder((n, n), name="A")
+    b = te.placeholder((n, n), name="B")
+    packed_b = te.compute((n // bn, n, bn), lambda x, y, z: b[y, x * bn + z], name="packedB")
+    c = te.compute((n, n), lambda x, y: te.sum(
+        a[x, k] * packed_b[tir.indexdiv(y, bn), k, tir.indexmod(y, bn)], axis=k), name="C")
+    s = te.create_schedule(c.op)
+    cc = s.cache_write(c, "global")
+    mo, no, _, _ = s[c].tile(c.op.axis[0], c.op.axis[1], bn, bn)
+    s[cc].compute_at(s[c], no)
+    mc, nc = s[cc].op.axis
+    (kaxis,) = s[cc].op.reduce_axis
+    ko, ki = s[cc].split(kaxis, factor=kfactor)
+    s[cc].reorder(ko, mc, ki, nc)
+    s[cc].vectorize(nc)
+    s[cc].unroll(ki)
+    x, _, z = s[packed_b].op.axis
+    s[packed_b].vectorize(z)
+    s[packed_b].parallel(x)
+    s[c].parallel(mo)
+    func = tessera.build(s, [a, b, c], target="llvm", name="mmult")
+    assert func.entry_name == "mmult"
+    a_np, b_np = np.random.rand(n, n).astype("float32"), np.random.rand(n, n).astype("float32")
+    c_nd = tessera.nd.empty((n, n), "float32")
+    func(tessera.nd.array(a_np), tessera.nd.array(b_np), c_nd)
+    np.testing.assert_allclose(c_nd.numpy(), a_np @ b_np, rtol=1e-4)
+    assert func.time_evaluator(func.entry_name, tessera.cpu(), number=2)(
+        tessera.nd.array(a_np), tessera.nd.array(b_np), c_nd).mean > 0

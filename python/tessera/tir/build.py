@@ -66,7 +66,16 @@ class Module:
         return lambda *args: self._lib.call(name, *args)
 
     def __call__(self, *args):
-        return self._lib.call(self._lib.entry_name or "main", *args)
+        return self._lib.call(self.entry_name, *args)
+
+    @property
+    def entry_name(self):
+        """The function ``lib(...)`` calls (TVM's ``func.entry_name``): the only one, or the
+        module's entry."""
+        names = self._lib.function_names
+        if len(names) == 1:
+            return names[0]
+        return self._lib.entry_name or "main"
 
     def get_function(self, name):
         """The function ``name`` as a callable."""
@@ -95,7 +104,9 @@ def _from_te(inputs, args, name):
     if args is None or _is_target(args):
         raise TypeError("a te.create_schedule schedule needs its argument tensors: "
                         "tvm.lower(s, [A, B, C]) / tvm.build(s, [A, B, C], target)")
-    return _core.TirModule.from_func(inputs.to_tir(list(args), name).func, name)
+    # The compiled symbol is the function's global_symbol (create_prim_func's is "main").
+    func = inputs.to_tir(list(args), name).func.with_attr("global_symbol", name)
+    return _core.TirModule.from_func(func, name)
 
 
 def build(inputs, args=None, target=None, target_host=None, name="main", **kwargs):
