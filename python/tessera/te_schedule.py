@@ -340,6 +340,10 @@ class Schedule:
 
     def __init__(self, ops):
         outputs = [_tensor_of(o) for o in (ops if isinstance(ops, (list, tuple)) else [ops])]
+        for out in outputs:
+            if not isinstance(out, _core.TeTensor):
+                raise _error("te.create_schedule: expected te operations or tensors, got "
+                             + type(out).__name__)
         self.stages = []
         self._by_op = {}
         for tensor in _te_replay.post_order(outputs):

@@ -339,3 +339,23 @@ def test_tvm_opt_gemm_tutorial_schedule():
     np.testing.assert_allclose(c_nd.numpy(), a_np @ b_np, rtol=1e-4)
     assert func.time_evaluator(func.entry_name, tessera.cpu(), number=2)(
         tessera.nd.array(a_np), tessera.nd.array(b_np), c_nd).mean > 0
+
+
+def test_bad_arguments_raise():
+    a, b, c = elementwise()
+    assert "expected te operations" in te_error(te.create_schedule, 42)
+    s = te.create_schedule(c.op)
+    assert "thread_axis" in te_error(s[c].bind, c.op.axis[0], "threadIdx.x")
+    assert "thread tag" in te_error(te.thread_axis)
+    assert "lower: the arguments" in te_error(tessera.lower, s, [a, 1])
+    s[c].tensorize(c.op.axis[1], "no.such.intrinsic")
+    with pytest.raises(tessera.DiagnosticError) as info:
+        tessera.lower(s, [a, c])
+    assert "tensorize" in str(info.value)
+    assert "was inlined" in te_error(_inlined_then_split, b, c)
+
+
+def _inlined_then_split(b, c):
+    s = te.create_schedule(c.op)
+    s[b].compute_inline()
+    s[b].split(b.op.axis[0], factor=2)
