@@ -17,12 +17,8 @@ after every loop exists; reductions decomposed where TE puts their init (before 
 reduction loop); tensorization last. Design: docs/design/te-schedule-facade.md.
 """
 from . import _core
-from .error import DiagnosticError
 from . import _te_replay
-
-
-def _error(message, context=""):
-    return DiagnosticError(message, code="te_schedule", context=context)
+from ._te_replay import _error
 
 
 class IterVar:
