@@ -176,6 +176,10 @@ def test_from_pytorch_custom_convert_map_errors():
     with pytest.raises(tessera.DiagnosticError) as info:
         from_pytorch(traced, [("x", (2, 5))], custom_convert_map={"softplus": broken})
     assert info.value.code == "from_pytorch"
+    with pytest.raises(tessera.DiagnosticError) as info:  # two values for softplus's one output
+        from_pytorch(traced, [("x", (2, 5))],
+                     custom_convert_map={"aten::softplus": lambda inputs, types: inputs[:2]})
+    assert info.value.code == "onnx_custom_op" and "2 values for 1 outputs" in str(info.value)
 
 
 # --- from_fx -----------------------------------------------------------------------------------
