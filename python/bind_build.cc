@@ -2,6 +2,8 @@
 // (tvm.contrib.graph_executor), the VM and the reference interpreter behind
 // relay.create_executor, and the ONNX importer (relay.frontend.from_onnx). Every call that
 // compiles, imports or runs releases the GIL.
+#include <memory>
+
 #include "binding.h"
 #include "driver/build.h"
 #include "driver/load.h"
@@ -103,6 +105,36 @@ void bindExecutors(py::module_& m) {
   });
 }
 
+// A Python function as an ONNX custom converter: called as f(inputs, dtypes) with the GIL held;
+// it returns an expression or a list of them (one per output). Its exception propagates.
+frontend::onnx::CustomConverter customConverter(const py::function& fn) {
+  // The function is held by a shared pointer whose deleter takes the GIL: the converter may be
+  // destroyed where the import released it.
+  auto held = std::shared_ptr<py::function>(new py::function(fn), [](py::function* f) {
+    py::gil_scoped_acquire gil;
+    delete f;
+  });
+  return [held](const std::vector<relay::Expr>& inputs, const std::vector<std::string>& dtypes) {
+    py::gil_scoped_acquire gil;
+    py::list args;
+    for (const relay::Expr& e : inputs) args.append(wrapExpr(e));
+    py::object out = (*held)(args, py::cast(dtypes));
+    std::vector<relay::Expr> exprs;
+    auto take = [&](py::handle v) {
+      if (!py::isinstance<PyExpr>(v))
+        throw py::type_error("a custom converter must return Relay expressions, got " +
+                             std::string(py::str(v.get_type().attr("__name__"))));
+      exprs.push_back(v.cast<const PyExpr&>().expr);
+    };
+    if (py::isinstance<py::list>(out) || py::isinstance<py::tuple>(out)) {
+      for (py::handle v : out) take(v);
+    } else {
+      take(out);
+    }
+    return exprs;
+  };
+}
+
 }  // namespace
 
 void bindBuild(py::module_& m) {
@@ -111,11 +143,15 @@ void bindBuild(py::module_& m) {
   m.def(
       "from_onnx_bytes",
       [](const std::string& bytes, const std::map<std::string, std::vector<int64_t>>& shapes,
-         const std::string& source) {
+         const std::string& source, const std::map<std::string, py::function>& custom) {
         frontend::onnx::ImportOptions options{.inputShapes = shapes, .sourceName = source};
+        for (const auto& [key, fn] : custom) options.customConverters[key] = customConverter(fn);
+        // The import runs without the GIL; custom converters take it back.
+        py::gil_scoped_release release;
         return frontend::onnx::importOnnxBytes(bytes, options);
       },
-      py::arg("model"), py::arg("shapes"), py::arg("source_name") = "model.onnx", ReleaseGil());
+      py::arg("model"), py::arg("shapes"), py::arg("source_name") = "model.onnx",
+      py::arg("custom_converters") = std::map<std::string, py::function>{});
   m.def(
       "load_model",
       [](const std::string& path, const std::map<std::string, std::vector<int64_t>>& shapes) {

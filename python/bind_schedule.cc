@@ -3,6 +3,8 @@
 // (printed as TVM's `def apply_trace(sch)`, as JSON, replayable). A failed primitive raises the
 // schedule's DiagnosticError and leaves the schedule unchanged, as in C++.
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "tir/schedule/primitive/tensor_intrin.h"
 #include "tir/schedule/schedule.h"
@@ -90,6 +92,20 @@ void bindQueries(py::class_<Schedule, SchedulePtr>& c) {
       .def("get_producers", &Schedule::getProducers, py::arg("block"))
       .def("get_consumers", &Schedule::getConsumers, py::arg("block"))
       .def("get", [](const Schedule& s, const ExprRV& rv) { return s.get(rv); })
+      // The names of the buffers a block reads / writes, in its region order: what TE's
+      // cache_read(tensor, ...) needs to find the buffer index (tessera/te_schedule.py).
+      .def("_read_buffer_names",
+           [](const Schedule& s, const BlockRV& b) {
+             std::vector<std::string> names;
+             for (const auto& r : s.get(b)->reads) names.push_back(r.buffer->name);
+             return names;
+           })
+      .def("_write_buffer_names",
+           [](const Schedule& s, const BlockRV& b) {
+             std::vector<std::string> names;
+             for (const auto& w : s.get(b)->writes) names.push_back(w.buffer->name);
+             return names;
+           })
       .def("remove_rv", py::overload_cast<const BlockRV&>(&Schedule::removeRV))
       .def("remove_rv", py::overload_cast<const LoopRV&>(&Schedule::removeRV));
 }

@@ -3,6 +3,9 @@
 // te.create_prim_func, PrimFunc and the module of PrimFuncs with their TVMScript text, and
 // tvm.build of such a module (lowered by tir::transform::lower under the current PassContext and
 // compiled by LLVM) into functions called with NDArrays.
+#include <cstdint>
+#include <functional>
+
 #include "codegen/llvm/build.h"
 #include "codegen/llvm/target.h"
 #include "relax/expr.h"
@@ -183,9 +186,20 @@ void bindPrimExpr(py::module_& m) {
 void bindTe(py::module_& m) {
   py::class_<tir::IterVar>(m, "IterVar", "An iteration variable (te.reduce_axis, compute axes)")
       .def_property_readonly("var", [](const tir::IterVar& iv) { return wrap(iv.var); })
-      .def_property_readonly("dom", [](const tir::IterVar& iv) {
-        return py::make_tuple(wrap(iv.dom.min), wrap(iv.dom.extent));
-      });
+      .def_property_readonly("dom",
+                             [](const tir::IterVar& iv) {
+                               return py::make_tuple(wrap(iv.dom.min), wrap(iv.dom.extent));
+                             })
+      // Identity is the variable's: `s[op].split(k, ...)` finds the reduce axis `k` the user
+      // made among the op's axes (te.create_schedule's facade, tessera/te_schedule.py).
+      .def("same_as", [](const tir::IterVar& a, const tir::IterVar& b) { return a.var == b.var; })
+      .def("__eq__",
+           [](const tir::IterVar& a, py::handle b) {
+             return py::isinstance<tir::IterVar>(b) && b.cast<const tir::IterVar&>().var == a.var;
+           })
+      .def("__hash__",
+           [](const tir::IterVar& iv) { return std::hash<const void*>{}(iv.var.get()); })
+      .def("__repr__", [](const tir::IterVar& iv) { return "IterVar(" + iv.var->name + ")"; });
   py::class_<te::Tensor>(m, "TeTensor", "A tensor expression: a placeholder or a compute's output")
       .def_property_readonly("shape",
                              [](const te::Tensor& t) {
@@ -198,6 +212,20 @@ void bindTe(py::module_& m) {
       .def_property_readonly("ndim", &te::Tensor::ndim)
       .def_property_readonly("value_index", &te::Tensor::valueIndex)
       .def_property_readonly("op_name", [](const te::Tensor& t) { return t.op()->name; })
+      // The operation's fields, for `tensor.op` (tessera/te.py) and te.create_schedule.
+      .def_property_readonly(
+          "op_id",
+          [](const te::Tensor& t) { return reinterpret_cast<std::uintptr_t>(t.op().get()); })
+      .def_property_readonly(
+          "op_is_compute", [](const te::Tensor& t) { return t.op()->kind == te::OpKind::kCompute; })
+      .def_property_readonly("op_tag", [](const te::Tensor& t) { return t.op()->tag; })
+      .def_property_readonly("op_axis", [](const te::Tensor& t) { return t.op()->axis; })
+      .def_property_readonly("op_reduce_axis",
+                             [](const te::Tensor& t) { return t.op()->reduceAxis; })
+      .def_property_readonly("op_inputs", [](const te::Tensor& t) { return t.op()->inputs; })
+      .def_property_readonly("op_num_outputs",
+                             [](const te::Tensor& t) { return t.op()->outputs.size(); })
+      .def("op_output", [](const te::Tensor& t, int i) { return te::Tensor(t.op(), i); })
       .def("__getitem__",
            [](const te::Tensor& t, py::handle indices) {
              std::vector<PrimExpr> idx = toPrimExprs(indices);

@@ -81,9 +81,8 @@ void bindTopiNn(py::module_& m) {
         if (kind == "avg") return topi::avgPool2d(data, p);
         throwDiagnostic("topi", "pool2d: pool_type must be 'max' or 'avg', got '" + kind + "'");
       },
-      py::arg("data"), py::arg("kind"), py::arg("kernel"), py::arg("strides"),
-      py::arg("dilation"), py::arg("padding"), py::arg("ceil_mode"),
-      py::arg("count_include_pad"), py::arg("layout"));
+      py::arg("data"), py::arg("kind"), py::arg("kernel"), py::arg("strides"), py::arg("dilation"),
+      py::arg("padding"), py::arg("ceil_mode"), py::arg("count_include_pad"), py::arg("layout"));
   m.def("topi_global_pool2d", [](const te::Tensor& data, const std::string& kind,
                                  const std::string& layout) {
     if (kind != "max" && kind != "avg") {
@@ -100,9 +99,10 @@ void bindTopiNn(py::module_& m) {
         py::arg("epsilon"), py::arg("center"), py::arg("scale"));
   m.def("topi_bias_add", &topi::biasAdd);
   m.def("topi_pad", [](const te::Tensor& data, py::handle before, py::handle after,
-                       py::handle padValue) {
+                       py::handle padValue, const std::string& name) {
     return topi::pad(data, intList(before, "pad_before"), intList(after, "pad_after"),
-                     padValue.is_none() ? tir::PrimExpr() : toPrimExpr(padValue, data.dtype()));
+                     padValue.is_none() ? tir::PrimExpr() : toPrimExpr(padValue, data.dtype()),
+                     name);
   });
   m.def("topi_log_softmax", &topi::logSoftmax);
 }
@@ -115,9 +115,8 @@ void bindTopiOps(py::module_& m) {
     if (!topi::isBinaryOp(op)) throwDiagnostic("topi", "topi has no binary operator '" + op + "'");
     return topi::binaryOp(op, a, b);
   });
-  m.def("topi_unary", [](const std::string& op, const te::Tensor& x) {
-    return topi::unaryOp(op, x);
-  });
+  m.def("topi_unary",
+        [](const std::string& op, const te::Tensor& x) { return topi::unaryOp(op, x); });
   m.def("topi_relu", &topi::relu);
   m.def("topi_clip", &topi::clip);
   m.def("topi_dense", [](const te::Tensor& data, const te::Tensor& weight, py::handle outDtype) {
@@ -131,18 +130,20 @@ void bindTopiOps(py::module_& m) {
   m.def("topi_reshape",
         [](const te::Tensor& x, py::handle shape) { return topi::reshape(x, toPrimExprs(shape)); });
   m.def("topi_concatenate", &topi::concatenate);
-  m.def("topi_reduce", [](const std::string& kind, const te::Tensor& x, py::handle axis,
-                          bool keepdims) {
-    static const std::map<std::string, topi::ReduceKind> kinds = {
-        {"sum", topi::ReduceKind::kSum}, {"max", topi::ReduceKind::kMax},
-        {"min", topi::ReduceKind::kMin}, {"mean", topi::ReduceKind::kMean}};
-    auto it = kinds.find(kind);
-    if (it == kinds.end()) throwDiagnostic("topi", "topi has no reduction '" + kind + "'");
-    topi::ReduceSpec spec;
-    if (!axis.is_none()) spec.axis = intList(axis, "axis");
-    spec.keepdims = keepdims;
-    return topi::reduce(it->second, x, spec);
-  });
+  m.def("topi_reduce",
+        [](const std::string& kind, const te::Tensor& x, py::handle axis, bool keepdims) {
+          static const std::map<std::string, topi::ReduceKind> kinds = {
+              {"sum", topi::ReduceKind::kSum},
+              {"max", topi::ReduceKind::kMax},
+              {"min", topi::ReduceKind::kMin},
+              {"mean", topi::ReduceKind::kMean}};
+          auto it = kinds.find(kind);
+          if (it == kinds.end()) throwDiagnostic("topi", "topi has no reduction '" + kind + "'");
+          topi::ReduceSpec spec;
+          if (!axis.is_none()) spec.axis = intList(axis, "axis");
+          spec.keepdims = keepdims;
+          return topi::reduce(it->second, x, spec);
+        });
   bindTopiNn(m);
 }
 

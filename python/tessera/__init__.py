@@ -12,7 +12,8 @@ lowering, simulator), ``tessera.script`` (TVMScript in: ``ir_module``, ``T.prim_
 """
 from . import _ffi
 from .error import DiagnosticError, InternalError, TesseraError, TVMError
-from .runtime import Device, cpu, device, context
+from .runtime import Device, cpu, device, context, ext_dev
+from . import runtime
 from . import ndarray as nd
 from ._ffi import register_func, get_global_func, list_global_func_names, remove_global_func
 from . import ir
@@ -30,6 +31,8 @@ from . import vta
 from . import script
 from . import frontend
 from . import meta_schedule
-from .tir.build import build
+from . import rpc
+from . import testing
+from .tir.build import build, lower
 
 __version__ = "0.1.0"

@@ -6,7 +6,7 @@ allocations are usually only 16-byte aligned, so allocate with ``empty`` (aligne
 from NumPy (``numpy.from_dlpack(nd)``) or PyTorch (``torch.from_dlpack(nd)``) to share memory.
 """
 from . import _core
-from .runtime import Device, cpu
+from .runtime import Device, cpu, ext_dev
 
 NDArray = _core.NDArray
 
@@ -14,7 +14,10 @@ NDArray = _core.NDArray
 def _check_device(device):
     if device is not None and device != cpu(0) and not isinstance(device, Device):
         raise TypeError(f"expected a tessera.Device, got {device!r}")
-    if isinstance(device, Device) and device != cpu(device.device_id):
+    # VTA's simulator (ext_dev) works on host memory: its tensors are CPU tensors.
+    if isinstance(device, Device) and device in (cpu(device.device_id), ext_dev(device.device_id)):
+        return
+    if isinstance(device, Device):
         raise ValueError(f"Tessera's tensors live on the CPU, not on {device!r}")
 
 

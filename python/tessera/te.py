@@ -4,14 +4,71 @@
 reductions ``sum``/``max``/``min`` (``max(a, b)`` and ``min(a, b)`` with two values are the
 elementwise forms, as in TVM), ``var``/``size_var`` and ``create_prim_func``. The lambda runs once,
 in ``compute``, on symbolic index variables: the result is an expression tree, as in TVM.
+``tensor.op`` (``axis``, ``reduce_axis``, ``input_tensors``), ``tensor(*indices)``, and TVM's legacy
+schedules, ``create_schedule`` and ``thread_axis`` (a facade over tir.Schedule, te_schedule.py).
 """
 import inspect
 
 from . import _core
+from .error import DiagnosticError
+from .te_schedule import create_schedule, thread_axis, Schedule, Stage  # pylint: disable=W0611
 
 Tensor = _core.TeTensor
 IterVar = _core.IterVar
 PrimExpr = _core.PrimExpr
+
+
+class Operation:
+    """``tensor.op``: the placeholder or compute that makes a tensor (TVM's te.Operation)."""
+
+    def __init__(self, tensor):
+        self._tensor = tensor
+
+    name = property(lambda self: self._tensor.op_name)
+    tag = property(lambda self: self._tensor.op_tag)
+    axis = property(lambda self: list(self._tensor.op_axis))
+    reduce_axis = property(lambda self: list(self._tensor.op_reduce_axis))
+    input_tensors = property(lambda self: list(self._tensor.op_inputs))
+    num_outputs = property(lambda self: self._tensor.op_num_outputs)
+
+    def output(self, index):
+        """The ``index``-th output tensor."""
+        return self._tensor.op_output(index)
+
+    def __eq__(self, other):
+        return isinstance(other, Operation) and other._tensor.op_id == self._tensor.op_id
+
+    def __hash__(self):
+        return hash(self._tensor.op_id)
+
+    def __repr__(self):
+        return f"Operation({self.name})"
+
+
+Tensor.op = property(Operation)
+Tensor.__call__ = lambda self, *indices: self[indices]
+
+
+def _shift(name, reflected=False):
+    def shift(a, b):
+        if reflected:
+            a, b = b, a
+        dtype = a.dtype if isinstance(a, PrimExpr) else b.dtype
+        return _core.tir_call(dtype, name, [a, b])
+    return shift
+
+
+PrimExpr.__rshift__ = _shift("tir.shift_right")
+PrimExpr.__lshift__ = _shift("tir.shift_left")
+PrimExpr.__rrshift__ = _shift("tir.shift_right", True)
+PrimExpr.__rlshift__ = _shift("tir.shift_left", True)
+
+
+def decl_tensor_intrin(*args, **kwargs):
+    """TE tensor intrinsics have no TensorIR counterpart here: register the description and
+    implementation PrimFuncs with ``tir.TensorIntrin.register`` and tensorize by name."""
+    raise DiagnosticError("te.decl_tensor_intrin is not supported: register a "
+                          "tir.TensorIntrin and pass its name to tensorize", code="te_schedule")
 
 
 def _shape(shape):

@@ -137,6 +137,51 @@ def test_from_pytorch_export_failure_and_wrong_model():
         from_pytorch(MLP().eval(), [("img", (1, 783))])
 
 
+class Softplus(nn.Module):
+    def forward(self, x):
+        return nn.functional.softplus(torch.relu(x) * 2.0) + 1.0
+
+
+def softplus_convert(inputs, input_types):
+    """TVM's custom_convert_map signature: Relay inputs and their dtypes in, the Relay value out;
+    softplus(x, beta, threshold) arrives with its scalars as constant inputs."""
+    assert input_types[0] == "float32" and len(inputs) == 3
+    return relay.log(relay.add(relay.exp(inputs[0]), relay.const(1.0)))
+
+
+def test_from_pytorch_custom_convert_map():
+    x = np.random.RandomState(0).randn(2, 5).astype("float32")
+    traced = torch.jit.trace(Softplus().eval(), torch.from_numpy(x))
+    mod, _ = from_pytorch(traced, [("x", (2, 5))],
+                          custom_convert_map={"aten::softplus": softplus_convert})
+    assert "log(" in mod.astext() and "exp(" in mod.astext()
+    expected = Softplus()(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(run_relay(mod, "x", x), expected, rtol=1e-5, atol=1e-6)
+    # The symbolic was registered for that export only: without the map PyTorch's own is used.
+    plain, _ = from_pytorch(traced, [("x", (2, 5))])
+    np.testing.assert_allclose(run_relay(plain, "x", x), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_from_pytorch_custom_convert_map_errors():
+    traced = torch.jit.trace(Softplus().eval(), torch.zeros(2, 5))
+
+    def broken(inputs, input_types):
+        raise ValueError("converter failed")
+
+    with pytest.raises(ValueError, match="converter failed"):
+        from_pytorch(traced, [("x", (2, 5))], custom_convert_map={"aten::softplus": broken})
+    with pytest.raises(TypeError, match="Relay expressions"):
+        from_pytorch(traced, [("x", (2, 5))],
+                     custom_convert_map={"aten::softplus": lambda inputs, types: 3})
+    with pytest.raises(tessera.DiagnosticError) as info:
+        from_pytorch(traced, [("x", (2, 5))], custom_convert_map={"softplus": broken})
+    assert info.value.code == "from_pytorch"
+    with pytest.raises(tessera.DiagnosticError) as info:  # two values for softplus's one output
+        from_pytorch(traced, [("x", (2, 5))],
+                     custom_convert_map={"aten::softplus": lambda inputs, types: inputs[:2]})
+    assert info.value.code == "onnx_custom_op" and "2 values for 1 outputs" in str(info.value)
+
+
 # --- from_fx -----------------------------------------------------------------------------------
 
 def test_from_fx_seed_mlp():

@@ -69,6 +69,16 @@ def floormod(a, b):
     return _core.tir_binary("floormod", a, b)
 
 
+def indexdiv(a, b):
+    """Index division (TVM's ``tir.indexdiv``: floor division of non-negative indices)."""
+    return _core.tir_binary("floordiv", a, b)
+
+
+def indexmod(a, b):
+    """The remainder of indexdiv."""
+    return _core.tir_binary("floormod", a, b)
+
+
 def truncdiv(a, b):
     """C division (rounding towards zero)."""
     return _core.tir_binary("truncdiv", a, b)

@@ -4,6 +4,8 @@ are called with NDArrays (or NumPy arrays, which are copied in, so outputs must 
 import time
 
 from .. import _core
+from ..target import Target
+from ..te_schedule import Schedule as TeSchedule
 
 
 def _as_module(inputs, name="main"):
@@ -64,7 +66,16 @@ class Module:
         return lambda *args: self._lib.call(name, *args)
 
     def __call__(self, *args):
-        return self._lib.call(self._lib.entry_name or "main", *args)
+        return self._lib.call(self.entry_name, *args)
+
+    @property
+    def entry_name(self):
+        """The function ``lib(...)`` calls (TVM's ``func.entry_name``): the only one, or the
+        module's entry."""
+        names = self._lib.function_names
+        if len(names) == 1:
+            return names[0]
+        return self._lib.entry_name or "main"
 
     def get_function(self, name):
         """The function ``name`` as a callable."""
@@ -84,13 +95,38 @@ class Module:
         return _time_evaluator(self[func_name], number, repeat)
 
 
-def build(inputs, target="llvm", name="main", **kwargs):
-    """Compiles a PrimFunc, a module of PrimFuncs (``sch.mod``) or a dict of them."""
-    if target is None:
-        target = "llvm"
-    return Module(_core.tir_build(_as_module(inputs, name), str(target)))
+def _is_target(value):
+    return isinstance(value, (str, Target))
 
 
-def lower(inputs, name="main", **kwargs):
-    """The module after the TIR lowering pipeline (flat loops, no blocks)."""
+def _from_te(inputs, args, name):
+    """A legacy TE schedule (te.create_schedule) replayed on a tir.Schedule, as a module."""
+    if args is None or _is_target(args):
+        raise TypeError("a te.create_schedule schedule needs its argument tensors: "
+                        "tvm.lower(s, [A, B, C]) / tvm.build(s, [A, B, C], target)")
+    # The compiled symbol is the function's global_symbol (create_prim_func's is "main").
+    func = inputs.to_tir(list(args), name).func.with_attr("global_symbol", name)
+    return _core.TirModule.from_func(func, name)
+
+
+def build(inputs, args=None, target=None, target_host=None, name="main", **kwargs):
+    """Compiles a PrimFunc, a module of PrimFuncs (``sch.mod``), a dict of them, or a TE schedule
+    with its argument tensors (``tvm.build(s, [A, B, C], "llvm")``). As in Tessera before TVM's
+    ``args`` was accepted, a target in ``args``'s place is the target."""
+    if _is_target(args):
+        args, target = None, args
+    if isinstance(inputs, TeSchedule):
+        mod = _from_te(inputs, args, name)
+    else:
+        mod = _as_module(inputs, name)
+    return Module(_core.tir_build(mod, str(target or "llvm")))
+
+
+def lower(inputs, args=None, name="main", binds=None, simple_mode=False, **kwargs):
+    """The module after the TIR lowering pipeline (flat loops, no blocks), of a PrimFunc, a
+    module, a tir.Schedule or a TE schedule with its arguments (``tvm.lower(s, [A, B, C])``)."""
+    if binds:
+        raise NotImplementedError("lower(binds=) is not bound")
+    if isinstance(inputs, TeSchedule):
+        return _core.tir_lower(_from_te(inputs, args, name))
     return _core.tir_lower(_as_module(inputs, name))

@@ -3,6 +3,7 @@
 w)``). Only the operators listed here are bound."""
 from .. import _core
 from . import nn
+from . import testing
 
 
 def _binary(op):

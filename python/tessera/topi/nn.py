@@ -71,10 +71,13 @@ def bias_add(data, bias, axis=1):
     return _core.topi_bias_add(data, bias, axis)
 
 
-def pad(data, pad_before, pad_after=None, pad_value=0.0, name="PadInput"):  # pylint: disable=unused-argument
-    """Constant padding (``pad_after`` defaults to ``pad_before``)."""
+def pad(data, pad_before, pad_after=None, pad_value=0.0, name="PadInput"):
+    """Constant padding (``pad_after`` defaults to ``pad_before``); the stage is named ``name``
+    (seed 004 schedules ``s[data_buf]``)."""
+    if isinstance(pad_value, float) and pad_value.is_integer() and "float" not in data.dtype:
+        pad_value = int(pad_value)  # TVM's tir.const(0.0, "int8") is an int8 zero
     return _core.topi_pad(data, list(pad_before),
-                          list(pad_before if pad_after is None else pad_after), pad_value)
+                          list(pad_before if pad_after is None else pad_after), pad_value, name)
 
 
 def flatten(data):

@@ -1,5 +1,6 @@
 """vta.get_env(): the VTA hardware configuration (vta_config.json) with TVM's Environment fields."""
 from .. import _core
+from .._te_replay import TENSORIZE_INIT
 
 
 class Environment:
@@ -28,10 +29,22 @@ class Environment:
         return self.config.TARGET
 
     @property
+    def target_host(self):
+        """The host's target (the CPU)."""
+        return "llvm"
+
+    @property
     def gemm(self):
         """The GEMM tensor intrinsic's name ("vta.gemm" for 1x16x16), registered on first use."""
         if self._gemm is None:
             self._gemm = _core.vta_gemm_intrin_names(self.config)
+            # A TE schedule's tensorize(axis, env.gemm) also resets the accumulator with the
+            # reset intrinsic on the decomposed init: its nest keeps the row loop only when
+            # BATCH > 1 (as vta::scheduleConv2dPacked does).
+            tile_loops = 2 if self.config.BATCH > 1 else 1
+            reset = self._gemm[1]
+            TENSORIZE_INIT[self._gemm[0]] = lambda sch, init: sch.tensorize(
+                sch.get_loops(init)[-tile_loops], reset)
         return self._gemm[0]
 
     @property

@@ -425,14 +425,49 @@ class GraphImporter {
 
 }  // namespace
 
+namespace {
+
+// The caller's custom converters of the import running on this thread. A thread-local rather than
+// a GraphContext field: convertNode is also reached from subgraph converters (node_context.cc),
+// which see the graph's context but not the import options.
+thread_local const std::map<std::string, CustomConverter>* tCustomConverters = nullptr;
+
+const CustomConverter* customConverterFor(const ::onnx::NodeProto& node) {
+  if (!tCustomConverters || isDefaultDomain(node.domain())) return nullptr;
+  auto it = tCustomConverters->find(node.domain() + "::" + node.op_type());
+  return it == tCustomConverters->end() ? nullptr : &it->second;
+}
+
+// A custom converter's node: the given inputs and their dtypes in, one value per output out.
+void convertCustom(NodeContext& nc, const CustomConverter& convert) {
+  std::vector<relay::Expr> inputs;
+  std::vector<std::string> dtypes;
+  for (size_t i = 0; i < nc.numInputs(); ++i) {
+    if (!nc.hasInput(i)) continue;
+    inputs.push_back(nc.input(i));
+    dtypes.push_back(nc.inputDtype(i).name());
+  }
+  std::vector<relay::Expr> outputs = convert(inputs, dtypes);
+  if (outputs.size() != nc.numOutputs())
+    nc.fail("onnx_custom_op", "the custom converter returned " + std::to_string(outputs.size()) +
+                                  " values for " + std::to_string(nc.numOutputs()) + " outputs");
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (!outputs[i]) nc.fail("onnx_custom_op", "the custom converter returned no expression");
+    nc.setOutput(i, outputs[i]);
+  }
+}
+
+}  // namespace
+
 void convertNode(GraphContext& ctx, const ::onnx::NodeProto& node, int index) {
   NodeContext nc(ctx, node, index);
   try {
-    if (!isDefaultDomain(node.domain()))
+    const CustomConverter* custom = customConverterFor(node);
+    if (!custom && !isDefaultDomain(node.domain()))
       nc.fail("onnx_unsupported_op", "operator domain '" + node.domain() +
                                          "' is not supported; only the default ONNX domain is");
-    const ConverterRow* row = findConverter(node.op_type());
-    if (!row)
+    const ConverterRow* row = custom ? nullptr : findConverter(node.op_type());
+    if (!custom && !row)
       nc.fail("onnx_unsupported_op",
               "operator '" + node.op_type() +
                   "' is not supported; supported operators: " + supportedList());
@@ -442,7 +477,10 @@ void convertNode(GraphContext& ctx, const ::onnx::NodeProto& node, int index) {
       if (!node.output(k).empty() &&
           (ctx.isBound(node.output(k)) || !outputs.insert(node.output(k)).second))
         nc.fail("onnx_duplicate", "output '" + node.output(k) + "' is already defined");
-    if (!convertSymbolicShape(nc)) row->convert(nc);
+    if (custom)
+      convertCustom(nc, *custom);
+    else if (!convertSymbolicShape(nc))
+      row->convert(nc);
     // Type errors surface here, naming this node. A node whose inputs are all known is
     // evaluated now, so shape computations (Shape -> Gather -> Concat -> Reshape) reach later
     // nodes as constants.
@@ -460,6 +498,12 @@ namespace {
 
 // Consumes `model`: the initializers' bytes are freed as they become constants.
 relay::IRModule importModel(::onnx::ModelProto& model, const ImportOptions& options) {
+  // The custom converters for this import's nodes (restored on exit, also by an exception).
+  struct CustomScope {
+    const std::map<std::string, CustomConverter>* saved = tCustomConverters;
+    ~CustomScope() { tCustomConverters = saved; }
+  } scope;
+  tCustomConverters = &options.customConverters;
   if (!model.has_graph())
     throwDiagnostic("onnx_parse", "not a valid ONNX model: it has no graph", Span{},
                     options.sourceName);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -17,6 +18,12 @@ namespace tessera::frontend::onnx {
 /// The default-domain opsets the importer accepts.
 inline constexpr int64_t kMinOpset = 11;
 inline constexpr int64_t kMaxOpset = 18;
+
+/// A caller's conversion of one operator outside the default domain: the node's given inputs and
+/// their dtypes in, one expression per declared output out (Python's from_pytorch exports each
+/// op of its `custom_convert_map` as such a node and converts it with the user's function).
+using CustomConverter = std::function<std::vector<relay::Expr>(
+    const std::vector<relay::Expr>& inputs, const std::vector<std::string>& dtypes)>;
 
 /// What the caller may decide about an import.
 struct ImportOptions {
@@ -37,6 +44,8 @@ struct ImportOptions {
   bool dynamicDims = false;
   /// Name used for the model in diagnostics (the file name when importing from a path).
   std::string sourceName = "model.onnx";
+  /// Converters for custom operators, by "domain::op_type" (e.g. "tessera::my_op").
+  std::map<std::string, CustomConverter> customConverters = {};
 };
 
 /// Imports the model in the file at `path`. Throws DiagnosticError for unreadable files, malformed
