@@ -5,27 +5,9 @@
 # diff 1e-4 * (1 + max|ref|)). With --input-shape the same model still specialises to one batch.
 # A second export reads the batch with x.size(0) (Shape -> ... -> Reshape), compiled once too.
 set -euo pipefail
-tessera="$1"
-src="$2"
-python=/usr/bin/python3   # Debian's, with torch
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/model_test_lib.sh"
+model_test_setup "$1" "$2" dynamic_batch_model.py
 
-if ! "$python" -c "import torch, onnx" 2>/dev/null; then
-  echo "FAIL: $python lacks torch/onnx; run scripts/install_model_deps.sh"
-  exit 1
-fi
-"$python" "$src/tests/models/dynamic_batch_model.py" "$work"
-
-check() {
-  "$python" - "$1" "$2" <<'PY'
-import sys
-import numpy as np
-got, ref = np.load(sys.argv[1]), np.load(sys.argv[2])
-diff = float(np.abs(got - ref).max())
-assert got.shape == ref.shape and diff <= 1e-4 * (1 + float(np.abs(ref).max())), (sys.argv[2], diff)
-PY
-}
 # compile_once MODEL REF_PREFIX: one VM build, then batches 1, 3 and 8 against PyTorch.
 compile_once() {
   local name="$1" refs="$2"
@@ -36,7 +18,7 @@ compile_once() {
     "$tessera" run "$work/$name.vm" --input "x=$work/x$b.npy" --output "$work/out.npy" >"$work/run.log"
     grep -q "^engine: compiled (VM)" "$work/run.log" ||
       { echo "FAIL: $name batch $b did not run on the VM"; cat "$work/run.log"; exit 1; }
-    check "$work/out.npy" "$work/$refs$b.npy"
+    close_to_reference "$work/out.npy" "$work/$refs$b.npy"
   done
 }
 compile_once model ref
@@ -46,5 +28,5 @@ compile_once view_model view_ref
 "$tessera" compile "$work/model.onnx" --input-shape x=3,3,16,16 -o "$work/static" >"$work/static.log"
 grep -q "VM program" "$work/static.log" && { echo "FAIL: --input-shape did not specialise"; exit 1; }
 "$tessera" run "$work/static" --input "x=$work/x3.npy" --output "$work/out.npy" >/dev/null
-check "$work/out.npy" "$work/ref3.npy"
+close_to_reference "$work/out.npy" "$work/ref3.npy"
 echo "dynamic-batch models: compiled once, batches 1, 3 and 8 match PyTorch"

@@ -7,8 +7,6 @@
 #include "relax/printer.h"
 #include "relax/vm.h"
 #include "relax_test_util.h"
-#include "te/create_prim_func.h"
-#include "te/reduce.h"
 #include "tir/schedule/schedule.h"
 
 namespace tessera {
@@ -73,19 +71,10 @@ TEST(BindParams, Errors) {
 
 /// linear0 for fixed shapes, scheduled: the output loop split by 16, as a tuned kernel would be.
 tir::PrimFunc tunedLinear0(int64_t in, int64_t hidden) {
-  te::Tensor x = te::placeholder({1, in}, DataType::float32(), "X");
-  te::Tensor w = te::placeholder({hidden, in}, DataType::float32(), "W");
-  te::Tensor b = te::placeholder({hidden}, DataType::float32(), "B");
-  te::IterVar k = te::reduceAxis(0, in, "k");
-  te::Tensor y = te::compute(
-      {1, hidden}, [&](tir::Var i, tir::Var j) { return te::sum(x(i, k.var) * w(j, k.var), {k}); },
-      "Y");
-  te::Tensor z =
-      te::compute({1, hidden}, [&](tir::Var i, tir::Var j) { return y(i, j) + b(j); }, "Z");
-  tir::Schedule sch(te::createPrimFunc({x, w, b, z}));
+  tir::Schedule sch(mlp_vm::linear0(in, hidden));
   auto loops = sch.getLoops(sch.getBlock("Y"));
   sch.split(loops[1], {std::monostate{}, int64_t{16}});
-  return relax::withAttr(sch.func(), "global_symbol", AttrValue::string("linear0"));
+  return sch.func();
 }
 
 TEST(UpdateFunc, ReplacingLinear0KeepsResults) {
