@@ -21,26 +21,13 @@ namespace {
 using tessera::test::randomTensor;
 using test::parse;
 
-std::vector<NDArray> flatValues(const runtime::vm::VMValue& result) {
-  std::vector<NDArray> flat;
-  std::function<void(const runtime::vm::VMValue&)> walk = [&](const runtime::vm::VMValue& v) {
-    if (!v.isTuple()) {
-      flat.push_back(v.tensor);
-      return;
-    }
-    for (const runtime::vm::VMValue& f : *v.tuple) walk(f);
-  };
-  walk(result);
-  return flat;
-}
-
 // The VM's outputs against the interpreter's on `inputs`; exact for integers.
 ::testing::AssertionResult sameAsInterpreter(const Built& built, const relay::IRModule& module,
                                              const std::vector<NDArray>& inputs) {
   std::vector<relay::Value> values(inputs.begin(), inputs.end());
   const std::vector<NDArray> expected = test::flatten(relay::Interpreter(module).run(values));
   runtime::vm::VirtualMachine vm(*built.exec);
-  const std::vector<NDArray> got = flatValues(vm.invoke("main", inputs));
+  const std::vector<NDArray> got = test::flatten(vm.invoke("main", inputs));
   if (got.size() != expected.size())
     return ::testing::AssertionFailure() << got.size() << " outputs, expected " << expected.size();
   for (size_t i = 0; i < got.size(); ++i) {

@@ -2,6 +2,7 @@
 // interpreter on seeded random inputs, and random data for constants a text file leaves out.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "relay/type_infer.h"
 #include "relay/visit.h"
 #include "runtime/graph_executor/graph_executor.h"
+#include "runtime/vm/vm.h"
 #include "tensor_values.h"
 #include "test_util.h"
 
@@ -24,6 +26,20 @@ using runtime::GraphExecutor;
 /// The interpreter's result flattened to the graph's outputs (tuples in order).
 inline std::vector<NDArray> flatten(const relay::Value& value) {
   return tessera::test::flattenTensors(value);
+}
+
+/// A VM result flattened the same way: depth first, fields in order.
+inline std::vector<NDArray> flatten(const runtime::vm::VMValue& result) {
+  std::vector<NDArray> flat;
+  std::function<void(const runtime::vm::VMValue&)> walk = [&](const runtime::vm::VMValue& v) {
+    if (!v.isTuple()) {
+      flat.push_back(v.tensor);
+      return;
+    }
+    for (const runtime::vm::VMValue& f : *v.tuple) walk(f);
+  };
+  walk(result);
+  return flat;
 }
 
 /// `module` with every constant that has no data (text without a metadata section) given seeded

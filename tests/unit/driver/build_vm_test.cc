@@ -26,18 +26,7 @@ std::vector<NDArray> runVM(const Built& built, const std::vector<relay::Value>& 
   std::vector<NDArray> args;
   for (const relay::Value& v : inputs) args.push_back(v.tensor());
   runtime::vm::VirtualMachine vm(*built.exec);
-  const runtime::vm::VMValue result = vm.invoke("main", args);
-  std::vector<NDArray> flat;
-  // Depth-first, fields in order: the interpreter's flattening.
-  std::function<void(const runtime::vm::VMValue&)> walk = [&](const runtime::vm::VMValue& v) {
-    if (!v.isTuple()) {
-      flat.push_back(v.tensor);
-      return;
-    }
-    for (const runtime::vm::VMValue& f : *v.tuple) walk(f);
-  };
-  walk(result);
-  return flat;
+  return test::flatten(vm.invoke("main", args));
 }
 
 ::testing::AssertionResult vmMatchesInterpreter(const relay::IRModule& module,
