@@ -81,13 +81,15 @@ Tensor padMode(const Tensor& data, const std::vector<std::array<int64_t, 2>>& wi
             idx.push_back(t);
             continue;
           }
-          const PrimExpr n = tir::intImm(in[d]);
           if (edge) {
             idx.push_back(tir::min(tir::max(t, tir::intImm(0)), tir::intImm(in[d] - 1)));
           } else {
-            PrimExpr low = tir::select(tir::lt(t, tir::intImm(0)), tir::sub(tir::intImm(0), t), t);
-            idx.push_back(
-                tir::select(tir::ge(t, n), tir::sub(tir::intImm(2 * (in[d] - 1)), t), low));
+            // Reflection (pad < extent): (n-1) - |(n-1) - |t||. Written with `t` once, so that a
+            // chain of fused reflect pads inlines to an expression linear in its length; a select
+            // form reads `t` five times and ten fused pads grew to 5^10 nodes (graph fuzzer).
+            const PrimExpr last = tir::intImm(in[d] - 1, t->dtype);
+            auto absOf = [](const PrimExpr& x) { return tir::call(x->dtype, "tir.abs", {x}); };
+            idx.push_back(tir::sub(last, absOf(tir::sub(last, absOf(t)))));
           }
         }
         return data(idx);

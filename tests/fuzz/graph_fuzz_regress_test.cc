@@ -97,5 +97,19 @@ TEST(GraphFuzzRegression, SoftmaxMiddleAxisPlainLoops) {
   EXPECT_FALSE(f) << f->str();
 }
 
+// Found by the libFuzzer target (out of memory after three minutes): ten chained reflect pads
+// fuse into one kernel, and the reflected index read its input five times, so the inlined index
+// grew as 5^10. topi::padMode now reflects with (n-1) - |(n-1) - |t||, reading `t` once.
+TEST(GraphFuzzRegression, ChainedReflectPadsInlineLinearly) {
+  std::string text =
+      "def @main(%p0: Tensor[(3), int32]) {\n  %0 = nn.pad(%p0, -1, pad_width=[[2, 2]], "
+      "pad_mode=\"reflect\");\n";
+  for (int k = 1; k < 10; ++k)
+    text += "  %" + std::to_string(k) + " = nn.pad(%" + std::to_string(k - 1) +
+            ", -1, pad_width=[[2, 2]], pad_mode=\"reflect\");\n";
+  text += "  %9\n}\n";
+  expectNoFinding(text);
+}
+
 }  // namespace
 }  // namespace tessera::fuzz

@@ -18,12 +18,13 @@ namespace {
 // Element-wise intrinsics whose vector form is the same call on vectors.
 bool isElementwiseCall(const std::string& op) {
   static const std::set<std::string> kOps = {
-      "tir.exp",         "tir.exp2",        "tir.tanh",       "tir.erf",         "tir.sigmoid",
-      "tir.sqrt",        "tir.rsqrt",       "tir.log",        "tir.log2",        "tir.log10",
-      "tir.fabs",        "tir.pow",         "tir.floor",      "tir.ceil",        "tir.round",
-      "tir.fma",         "tir.nearbyint",   "tir.trunc",      "tir.sin",         "tir.cos",
-      "tir.asin",        "tir.acos",        "tir.atan",       "tir.isnan",       "tir.shift_left",
-      "tir.shift_right", "tir.bitwise_and", "tir.bitwise_or", "tir.bitwise_xor", "tir.bitwise_not"};
+      "tir.exp",        "tir.exp2",        "tir.tanh",        "tir.erf",        "tir.sigmoid",
+      "tir.sqrt",       "tir.rsqrt",       "tir.log",         "tir.log2",       "tir.log10",
+      "tir.fabs",       "tir.abs",         "tir.pow",         "tir.floor",      "tir.ceil",
+      "tir.round",      "tir.fma",         "tir.nearbyint",   "tir.trunc",      "tir.sin",
+      "tir.cos",        "tir.asin",        "tir.acos",        "tir.atan",       "tir.isnan",
+      "tir.shift_left", "tir.shift_right", "tir.bitwise_and", "tir.bitwise_or", "tir.bitwise_xor",
+      "tir.bitwise_not"};
   return kOps.count(op) > 0;
 }
 
