@@ -8,6 +8,7 @@
 #include "relax/script_parser.h"
 #include "relax/vm.h"
 #include "relax_test_util.h"
+#include "test_util.h"
 #include "tir/structural_equal.h"
 
 namespace tessera {
@@ -16,55 +17,13 @@ namespace {
 using relax_test::expectClose;
 using relax_test::randomTensor;
 
-// Seed 002's MyModule, as the seed writes it (with its `tvm.script` decorator).
-const char* kSeedMyModule = R"(@tvm.script.ir_module
-class MyModule:
-    @T.prim_func
-    def relu0(x: T.handle, y: T.handle):
-        n = T.int64()
-        X = T.match_buffer(x, (1, n), "float32")
-        Y = T.match_buffer(y, (1, n), "float32")
-        for i, j in T.grid(1, n):
-            with T.block("Y"):
-                vi, vj = T.axis.remap("SS", [i, j])
-                Y[vi, vj] = T.max(X[vi, vj], T.float32(0))
-
-    @T.prim_func
-    def linear0(x: T.handle,
-                w: T.handle,
-                b: T.handle,
-                z: T.handle):
-        m, n, k = T.int64(), T.int64(), T.int64()
-        X = T.match_buffer(x, (1, m), "float32")
-        W = T.match_buffer(w, (n, m), "float32")
-        B = T.match_buffer(b, (n, ), "float32")
-        Z = T.match_buffer(z, (1, n), "float32")
-        Y = T.alloc_buffer((1, n), "float32")
-        for i, j, k in T.grid(1, n, m):
-            with T.block("Y"):
-                vi, vj, vk = T.axis.remap("SSR", [i, j, k])
-                with T.init():
-                    Y[vi, vj] = T.float32(0)
-                Y[vi, vj] = Y[vi, vj] + X[vi, vk] * W[vj, vk]
-        for i, j in T.grid(1, n):
-            with T.block("Z"):
-                vi, vj = T.axis.remap("SS", [i, j])
-                Z[vi, vj] = Y[vi, vj] + B[vj]
-
-    @R.function
-    def main(x: R.Tensor((1, "m"), "float32"),
-             w0: R.Tensor(("n", "m"), "float32"),
-             b0: R.Tensor(("n", ), "float32"),
-             w1: R.Tensor(("k", "n"), "float32"),
-             b1: R.Tensor(("k", ), "float32")):
-        m, n, k = T.int64(), T.int64(), T.int64()
-        with R.dataflow():
-            lv0 = R.call_dps_packed("linear0", (x, w0, b0), R.Tensor((1, n), "float32"))
-            lv1 = R.call_dps_packed("relu0", (lv0, ), R.Tensor((1, n), "float32"))
-            out = R.call_dps_packed("linear0", (lv1, w1, b1), R.Tensor((1, k), "float32"))
-            R.output(out)
-        return out
-)";
+// Seed 002's MyModule, as the seed writes it (with its `tvm.script` decorator and imports); the
+// same file the Python tests and the fuzz corpus start from.
+const std::string& seedMyModule() {
+  static const std::string text =
+      test::readFile(test::sourcePath("tests/data/tvmscript/seed002_my_module.py"));
+  return text;
+}
 
 const char* kSeedExternCall = R"(@tvm.script.ir_module
 class MyModuleWithExternCall:
@@ -97,7 +56,7 @@ std::string reprinted(const std::string& text) {
 }
 
 TEST(RelaxScriptParser, SeedMyModuleParsesAndRuns) {
-  relax::IRModule mod = relax::parseScript(kSeedMyModule, "seed002.py");
+  relax::IRModule mod = relax::parseScript(seedMyModule(), "seed002.py");
   ASSERT_EQ(mod.entries().size(), 3u);
   EXPECT_EQ(mod.entries()[2].name, "main");
   relax::Function main = mod.relaxFunction("main");
@@ -124,7 +83,7 @@ TEST(RelaxScriptParser, SeedMyModuleParsesAndRuns) {
 TEST(RelaxScriptParser, SeedMyModuleMatchesTheBuiltOne) {
   // main equals the one examples/mlp_vm builds with the C++ API. (The seed's PrimFuncs write
   // `T.grid(1, n)` with an int32 1 where create_prim_func makes an int64 one, so they differ.)
-  relax::IRModule parsed = relax::parseScript(kSeedMyModule);
+  relax::IRModule parsed = relax::parseScript(seedMyModule());
   relax::IRModule built = mlp_vm::myModule();
   EXPECT_EQ(relax::toScript(parsed.relaxFunction("main"), "main"),
             relax::toScript(built.relaxFunction("main"), "main"));
