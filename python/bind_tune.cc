@@ -11,6 +11,7 @@
 #include "support/diagnostic.h"
 #include "tir/schedule/schedule.h"
 #include "tir_binding.h"
+#include "tune/analytic_model.h"
 #include "tune/cost_model.h"
 #include "tune/database.h"
 #include "tune/flops.h"
@@ -44,14 +45,17 @@ tune::SpaceFunction pythonSpace(py::function fn) {
 }
 
 std::unique_ptr<tune::CostModel> costModel(const std::string& name, uint64_t seed,
-                                           std::ostream* log) {
+                                           const target::Target& target, std::ostream* log) {
   if (name == "random") return std::make_unique<tune::RandomModel>(seed);
-  if (name != "xgb") throwDiagnostic("tune", "cost_model must be 'xgb' or 'random', got '" + name + "'");
+  if (name == "analytic") return tune::makeAnalyticModel(target);
+  if (name != "xgb")
+    throwDiagnostic("tune", "cost_model must be 'xgb', 'analytic' or 'random', got '" + name + "'");
 #ifdef TESSERA_HAVE_XGBOOST
-  return tune::makeXgbModel({.threads = 1, .log = log});
+  return tune::makeXgbModel({.threads = 1, .log = log, .prior = tune::makeAnalyticModel(target)});
 #else
-  throwDiagnostic("tune", "this tessera was built without XGBoost (libxgboost-dev); use "
-                          "cost_model='random'");
+  throwDiagnostic("tune",
+                  "this tessera was built without XGBoost (libxgboost-dev); use "
+                  "cost_model='analytic' or 'random'");
 #endif
 }
 
@@ -70,8 +74,7 @@ void bindTune(py::module_& m) {
       "tune_tir",
       [](const PyPrimFunc& func, const std::string& targetText, DatabasePtr database,
          int maxTrialsGlobal, int trialsPerIter, py::object space, const std::string& spaceName,
-         const std::string& taskName, const std::string& model, bool evolutionary,
-         uint64_t seed) {
+         const std::string& taskName, const std::string& model, bool evolutionary, uint64_t seed) {
         if (maxTrialsGlobal < 1 || trialsPerIter < 1)
           throwDiagnostic("tune", "max_trials_global and num_trials_per_iter must be positive");
         const target::Target target = tuneTarget(targetText);
@@ -91,7 +94,7 @@ void bindTune(py::module_& m) {
         options.search.seed = seed;
         options.measure.threads = target.numCores;
         options.log = &log;
-        std::unique_ptr<tune::CostModel> cost = costModel(model, seed, &log);
+        std::unique_ptr<tune::CostModel> cost = costModel(model, seed, target, &log);
         {
           py::gil_scoped_release release;
           tune::tune({std::move(task)}, target, *database, *cost, options);
@@ -99,12 +102,12 @@ void bindTune(py::module_& m) {
         return log.str();
       },
       py::arg("func"), py::arg("target"), py::arg("database"), py::arg("max_trials_global"),
-      py::arg("num_trials_per_iter"), py::arg("space"), py::arg("space_name"),
-      py::arg("task_name"), py::arg("cost_model"), py::arg("evolutionary"), py::arg("seed"));
+      py::arg("num_trials_per_iter"), py::arg("space"), py::arg("space_name"), py::arg("task_name"),
+      py::arg("cost_model"), py::arg("evolutionary"), py::arg("seed"));
   m.def(
       "compile_tir",
-      [](const DatabasePtr& database, const PyPrimFunc& func, const std::string& targetText)
-          -> py::object {
+      [](const DatabasePtr& database, const PyPrimFunc& func,
+         const std::string& targetText) -> py::object {
         std::optional<tir::PrimFunc> best =
             tune::compileTir(*database, func.func, tuneTarget(targetText));
         if (!best) return py::none();

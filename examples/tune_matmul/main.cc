@@ -4,9 +4,10 @@
 // compile_tir from the database, the tuned function and its speed against the plain one.
 // With --rules, the random search is skipped and tune_tir searches the rule-made spaces
 // (post-order-apply: multi-level tiling, parallel-vectorize-unroll; no default schedule in the
-// population) for --trials N (64); --seed N seeds the search.
-// Usage: tune_matmul [WORK_DIR] [--rules] [--trials N] [--seed N] (WORK_DIR: the database;
-// default: a fresh directory under /tmp).
+// population) for --trials N (64); --seed N seeds the search; --cost-model analytic ranks
+// the candidates with the analytic model (tune/analytic_model.h) instead of the random one.
+// Usage: tune_matmul [WORK_DIR] [--rules] [--trials N] [--seed N] [--cost-model random|analytic]
+// (WORK_DIR: the database; default: a fresh directory under /tmp).
 #include <unistd.h>
 
 #include <cstdio>
@@ -19,6 +20,7 @@
 #include "te/reduce.h"
 #include "te/tensor.h"
 #include "tir/printer/printer.h"
+#include "tune/analytic_model.h"
 #include "tune/database.h"
 #include "tune/flops.h"
 #include "tune/measure.h"
@@ -54,6 +56,7 @@ int main(int argc, char** argv) {
   bool useRules = false;
   int trials = 64;
   uint64_t seed = 0;
+  std::string costModel = "random";
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--rules") {
@@ -64,19 +67,28 @@ int main(int argc, char** argv) {
         std::cerr << "tune_matmul: --trials needs a positive count\n";
         return 2;
       }
+    } else if (arg == "--cost-model" && i + 1 < argc) {
+      costModel = argv[++i];
+      if (costModel != "random" && costModel != "analytic") {
+        std::cerr << "tune_matmul: --cost-model expects random or analytic\n";
+        return 2;
+      }
     } else if (arg == "--seed" && i + 1 < argc) {
       seed = std::strtoull(argv[++i], nullptr, 10);
     } else if (!arg.empty() && arg[0] != '-') {
       dir = arg;
     } else {
-      std::cerr << "usage: tune_matmul [WORK_DIR] [--rules] [--trials N] [--seed N]\n";
+      std::cerr << "usage: tune_matmul [WORK_DIR] [--rules] [--trials N] [--seed N] "
+                   "[--cost-model random|analytic]\n";
       return 2;
     }
   }
   const tir::PrimFunc mm = matmul128();
   target::Target target = codegen::hostTarget();
   target.numCores = 1;  // the seed's "llvm --num-cores=1"
-  const tune::MeasureOptions measure{.number = 10, .repeat = 1, .minRepeatMs = 0, .threads = 1};
+  // TVM's default EvaluatorConfig (number 3, min_repeat_ms 100): a shorter window is one
+  // preemption away from a measurement several times too slow on a shared machine.
+  const tune::MeasureOptions measure{.threads = 1};
   tune::LocalRunner runner(measure);
   const tune::MeasureInput input = tune::makeMeasureInput(mm, target, 1, 1);
 
@@ -93,7 +105,9 @@ int main(int argc, char** argv) {
   //          space=ScheduleFn(stochastic_schedule_mm))
   std::cout << "Logging directory: " << dir << "\n";
   tune::Database database(dir);
-  tune::RandomModel model;
+  std::unique_ptr<tune::CostModel> model =
+      costModel == "analytic" ? tune::makeAnalyticModel(target)
+                              : std::unique_ptr<tune::CostModel>(new tune::RandomModel(seed));
   tune::TuneOptions options{.maxTrialsGlobal = trials, .trialsPerIter = 64, .log = &std::cout};
   options.measure = measure;
   options.search.seed = seed;
@@ -102,7 +116,7 @@ int main(int argc, char** argv) {
        useRules ? tune::rules::ruleSpaces(mm, target, static_cast<int64_t>(seed))
                 : std::vector<tune::DesignSpace>{tune::spaceFromFunction(
                       mm, tune::stochasticScheduleMM, "stochastic_schedule_mm")}}};
-  tune::tune(tasks, target, database, model, options);
+  tune::tune(tasks, target, database, *model, options);
 
   // compile_tir(database, mod, target): the best record replayed.
   std::optional<tir::PrimFunc> best = tune::compileTir(database, mm, target);

@@ -84,7 +84,7 @@ def test_bad_input():
     assert raised.value.code == "tune" and "num-cores" in str(raised.value)
     with pytest.raises(tessera.DiagnosticError, match="must be positive"):
         ms.tune_tir(mod=mod, target=TARGET, max_trials_global=0, verbose=False)
-    with pytest.raises(tessera.DiagnosticError, match="cost_model must be 'xgb' or 'random'"):
+    with pytest.raises(tessera.DiagnosticError, match="cost_model must be 'xgb', 'analytic' or 'random'"):
         ms.tune_tir(mod=mod, target=TARGET, max_trials_global=4, cost_model="gbm",
                     verbose=False)
     with pytest.raises(tessera.DiagnosticError, match="expected a PrimFunc"):

@@ -9,6 +9,7 @@
 #include "runtime/npy.h"
 #include "runtime/thread_pool.h"
 #include "support/diagnostic.h"
+#include "tune/analytic_model.h"
 #include "tune/cost_model.h"
 #include "tune/model_tasks.h"
 #ifdef TESSERA_HAVE_XGBOOST
@@ -40,7 +41,8 @@ const char* const kTuneUsage =
     "  --trials-per-round N  candidates per round of a task (default 64)\n"
     "  --search NAME       evolutionary (default) or random\n"
     "  --cost-model NAME   xgb (default when built with XGBoost: learned from the measurements,\n"
-    "                      random until 100 exist) or random\n"
+    "                      the analytic model until 100 exist), analytic (cycles estimated\n"
+    "                      from the lowered loops: register tiles, vectors, spills) or random\n"
     "  --task-scheduler NAME  round-robin (default) or gradient (TVM's: after one round per\n"
     "                      task, the task whose best latency is expected to fall the most)\n"
     "  --seed N            the search's seed (default 0)\n"
@@ -113,8 +115,8 @@ TuneFlags parseTuneFlags(Args& args) {
   f.options.scheduler = args.value("--task-scheduler").value_or("round-robin");
   if (f.options.scheduler != "round-robin" && f.options.scheduler != "gradient")
     throw UsageError{"--task-scheduler expects round-robin or gradient"};
-  if (f.costModel != "xgb" && f.costModel != "random")
-    throw UsageError{"--cost-model expects xgb or random"};
+  if (f.costModel != "xgb" && f.costModel != "analytic" && f.costModel != "random")
+    throw UsageError{"--cost-model expects xgb, analytic or random"};
   const int threads = parseInt(args.value("--threads"), "--threads", 0, 1);
   const std::optional<std::string> targetText = args.value("--target");
   if (targetText) {
@@ -137,12 +139,15 @@ tune::TuneResult runTuning(std::vector<tune::TuneTask> tasks, const TuneFlags& f
   if (flags.costModel == "xgb") {
 #ifdef TESSERA_HAVE_XGBOOST
     // One thread: OpenMP workers left spinning in this process would disturb the measurements.
-    model = tune::makeXgbModel({.threads = 1, .log = &std::cout});
+    model = tune::makeXgbModel(
+        {.threads = 1, .log = &std::cout, .prior = tune::makeAnalyticModel(flags.target)});
 #else
     throwDiagnostic("tune",
                     "this tessera was built without XGBoost (install libxgboost-dev and rebuild); "
-                    "use --cost-model random");
+                    "use --cost-model analytic or random");
 #endif
+  } else if (flags.costModel == "analytic") {
+    model = tune::makeAnalyticModel(flags.target);
   } else {
     model = std::make_unique<tune::RandomModel>(flags.options.search.seed);
   }

@@ -45,8 +45,8 @@ def tune_tir(mod, target, work_dir=None, max_trials_global=64, *, num_trials_per
     """Tunes ``mod``'s ``main`` PrimFunc for ``target`` (``"llvm --num-cores=N"``: the core
     count is required, as in TVM) and returns the database of measurements. ``space`` is a
     ``ScheduleFn`` (or a plain function), or None for the target's default schedule's space;
-    ``strategy`` is "evolutionary" or "replay-trace" (random search); ``cost_model`` "xgb" or
-    "random". The log (trial lines, TVM's task table) is printed when ``verbose`` and written to
+    ``strategy`` is "evolutionary" or "replay-trace" (random search); ``cost_model`` "xgb" (the
+    analytic model until it has 100 measurements), "analytic" or "random". The log (trial lines, TVM's task table) is printed when ``verbose`` and written to
     ``work_dir/logs/tune_tir.log``. Builder, runner and task-scheduler arguments of TVM are not
     taken (the C++ tuner's own are used)."""
     if unsupported:

@@ -35,7 +35,9 @@ class XgbModel : public CostModel {
 
   std::vector<double> predict(uint64_t workload,
                               const std::vector<tir::PrimFunc>& candidates) override {
-    if (!booster_) return random_.predict(workload, candidates);
+    if (!booster_)
+      return options_.prior ? options_.prior->predict(workload, candidates)
+                            : random_.predict(workload, candidates);
     std::vector<std::vector<std::vector<float>>> rows;
     for (const tir::PrimFunc& c : candidates)
       rows.push_back(c ? perStoreFeatures(c) : std::vector<std::vector<float>>{});

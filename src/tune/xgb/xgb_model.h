@@ -4,7 +4,8 @@
 // that sum and the candidate's normalised throughput (best cost of its workload / its cost),
 // with gradient (pred - y) * y and hessian y per row, so fast programs weigh more. Trained from
 // scratch on all samples once at least `warmupSamples` exist and the data grew by 20% since the
-// last training; before that, scores are uniform random numbers (TVM's behaviour).
+// last training; before that, the prior model's scores (tune/analytic_model.h), or uniform random
+// numbers without one (TVM's behaviour).
 #pragma once
 
 #include <memory>
@@ -21,6 +22,8 @@ struct XgbOptions {
   int threads = 1;
   uint64_t seed = 43;
   std::ostream* log = nullptr;  ///< "XGB iter ..." lines every 25 rounds, "XGB stopped ..."
+  /// Scores candidates until the first training (null: uniform random scores, TVM's).
+  std::shared_ptr<CostModel> prior;
 };
 
 std::unique_ptr<CostModel> makeXgbModel(const XgbOptions& options);
