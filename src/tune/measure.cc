@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "ir/transform.h"
 #include "runtime/thread_pool.h"
 #include "runtime/time_evaluator.h"
 #include "support/diagnostic.h"
@@ -173,6 +175,36 @@ BuildResult buildCandidate(const tir::PrimFunc& scheduled, const target::Target&
     result.error = "build error: " + e.diagnostic().str();
   }
   return result;
+}
+
+std::vector<BuildResult> buildCandidates(const std::vector<tir::PrimFunc>& scheduled,
+                                         const target::Target& target, int threads) {
+  std::vector<BuildResult> results(scheduled.size());
+  const size_t workers = std::min<size_t>(
+      scheduled.size(),
+      static_cast<size_t>(threads > 0 ? threads
+                                      : std::max(1u, std::thread::hardware_concurrency())));
+  std::atomic<size_t> next{0};
+  transform::PassContext& ctx = transform::PassContext::current();
+  auto work = [&] {
+    transform::PassContext::Scope scope(ctx);
+    for (size_t i = next++; i < scheduled.size(); i = next++) {
+      try {
+        results[i] = buildCandidate(scheduled[i], target);
+      } catch (const std::exception& e) {  // an internal error fails this candidate only
+        results[i].error = std::string("build error: ") + e.what();
+      }
+    }
+  };
+  if (workers <= 1) {
+    work();
+    return results;
+  }
+  std::vector<std::thread> pool;
+  for (size_t w = 1; w < workers; ++w) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  return results;
 }
 
 MeasureInput makeMeasureInput(const tir::PrimFunc& func, const target::Target& target,

@@ -44,6 +44,10 @@ struct BuildResult {
 
 /// Lowers and compiles `scheduled` for `target` (host-compatible). Errors are returned, not thrown.
 BuildResult buildCandidate(const tir::PrimFunc& scheduled, const target::Target& target);
+/// The builder pool: buildCandidate for each of `scheduled` on up to `threads` threads (0: the
+/// machine's hardware threads), each under the caller's pass context; results in order.
+std::vector<BuildResult> buildCandidates(const std::vector<tir::PrimFunc>& scheduled,
+                                         const target::Target& target, int threads = 0);
 
 /// The arguments a workload is measured with (random values, in shared memory) and every
 /// argument's contents after the reference ran (what each candidate must reproduce).

@@ -184,8 +184,9 @@ TuneResult tune(std::vector<TuneTask> tasks, const target::Target& target, Datab
     if (!s.input) s.input = makeMeasureInput(s.task.func, target, 1, options.measure.threads);
     trialsSoFar += static_cast<int>(candidates.size());
     if (log) *log << "Sending " << candidates.size() << " sample(s) to builder\n";
-    std::vector<BuildResult> builds;
-    for (const Candidate& c : candidates) builds.push_back(buildCandidate(c.func, target));
+    std::vector<tir::PrimFunc> scheduled;
+    for (const Candidate& c : candidates) scheduled.push_back(c.func);
+    const std::vector<BuildResult> builds = buildCandidates(scheduled, target, options.builders);
     if (log) *log << "Sending " << candidates.size() << " sample(s) to runner\n";
     std::vector<tir::PrimFunc> programs;
     std::vector<double> seconds;

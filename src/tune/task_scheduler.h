@@ -37,6 +37,9 @@ struct TuneOptions {
   std::string scheduler = "round-robin";
   SearchOptions search;
   MeasureOptions measure;
+  /// Threads compiling a round's candidates (the builder pool; 0: the machine's hardware
+  /// threads). Candidates are measured one at a time after the round is built.
+  int builders = 0;
   std::ostream* log = nullptr;  ///< trial lines, tables, progress (null: silent)
 };
 

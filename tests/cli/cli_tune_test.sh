@@ -18,7 +18,7 @@ fast=(--min-repeat-ms 0 --trials-per-round 4 --threads 1)
 expect 0 "tune --help" -- "$tessera" tune --help
 contains "$work/out" "usage: tessera tune MODEL --trials N --db DIR" "tune help"
 
-expect 0 "tune a dense" -- "$tessera" tune "$model" --params "$params" --trials 8 --db "$work/db" "${fast[@]}"
+expect 0 "tune a dense" -- "$tessera" tune "$model" --params "$params" --trials 8 --db "$work/db" --builders 2 "${fast[@]}"
 contains "$work/out" "Task #0: \"fused_nn_dense_nn_relu\"" "the task"
 contains "$work/out" "[Task #0: fused_nn_dense_nn_relu] Trial #7: " "eight trials"
 contains "$work/out" " ID |                   Name |  FLOP | Weight | Speed (GFLOPS) |" "the table"
@@ -56,6 +56,11 @@ contains "$work/out" "8 record(s) from the database" "resumed"
   echo "FAIL: twelve records after resuming"
   failures=$((failures + 1))
 }
+
+expect 2 "builders must be positive" -- "$tessera" tune "$model" --trials 2 --db "$work/db3" --builders 0
+contains "$work/err" "--builders expects an integer of at least 1" "builders message"
+expect 0 "tune with the analytic model" -- "$tessera" tune "$model" --params "$params" --trials 4 --db "$work/db4" --cost-model analytic "${fast[@]}"
+contains "$work/out" "with the analytic cost model" "the analytic model named"
 
 expect 0 "tir --tune" -- "$tessera" tir "$model" --params "$params" --func fused_nn_dense_nn_relu --tune --trials 2 --db "$work/db2" "${fast[@]}"
 contains "$work/out" "def fused_nn_dense_nn_relu(" "the tuned kernel printed"

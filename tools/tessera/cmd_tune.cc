@@ -21,7 +21,8 @@ namespace tessera::cli {
 
 const char* const kTuneUsage =
     "usage: tessera tune MODEL --trials N --db DIR [--target TARGET] [--tasks REGEX]\n"
-    "                          [--threads N] [--trials-per-round N] [--search NAME]\n"
+    "                          [--threads N] [--builders N] [--trials-per-round N]\n"
+    "                          [--search NAME]\n"
     "                          [--cost-model NAME] [--task-scheduler NAME]\n"
     "                          [--seed N] [--timeout SEC] [--min-repeat-ms MS]\n"
     "                          [--cooldown-ms MS] [--cache-flush-bytes N]\n"
@@ -38,6 +39,8 @@ const char* const kTuneUsage =
     "  --target TARGET     must carry -num-cores (default: the host, -num-cores = --threads)\n"
     "  --tasks REGEX       only the kernels whose names match\n"
     "  --threads N         threads the measured kernels run on (default: the runtime's)\n"
+    "  --builders N        threads compiling a round's candidates (default: the hardware\n"
+    "                      threads); candidates are measured one at a time afterwards\n"
     "  --trials-per-round N  candidates per round of a task (default 64)\n"
     "  --search NAME       evolutionary (default) or random\n"
     "  --cost-model NAME   xgb (default when built with XGBoost: learned from the measurements,\n"
@@ -96,6 +99,7 @@ TuneFlags parseTuneFlags(Args& args) {
   f.db = *db;
   f.options.maxTrialsGlobal = parseInt(trials, "--trials", 0, 1);
   f.options.trialsPerIter = parseInt(args.value("--trials-per-round"), "--trials-per-round", 64, 1);
+  f.options.builders = parseInt(args.value("--builders"), "--builders", 0, 1);
   f.options.search.seed = static_cast<uint64_t>(parseInt(args.value("--seed"), "--seed", 0, 0));
   f.options.measure.timeoutSec = parseDouble(args.value("--timeout"), "--timeout", 30);
   f.options.measure.minRepeatMs =

@@ -50,6 +50,37 @@ TEST(TuneMeasure, AScheduledMatmulIsCheckedAndTimed) {
   EXPECT_EQ(cold.runSecs.size(), 2u);
 }
 
+TEST(TuneMeasure, TheBuilderPoolBuildsEveryCandidateInOrder) {
+  const tir::PrimFunc mm = tir::testing::matmul(32, 32, 32);
+  const target::Target target = codegen::hostTarget();
+  std::vector<tir::PrimFunc> candidates;
+  for (int64_t factor : {1, 2, 4, 8, 16, 32}) {
+    tir::Schedule sch(mm, 0);
+    std::vector<tir::LoopRV> l = sch.getLoops(sch.getBlock("C"));
+    sch.split(l[1], {std::monostate{}, factor});
+    candidates.push_back(sch.func());
+  }
+  // Nested parallel loops: refused by codegen, an error in its own slot.
+  tir::Schedule bad(mm, 0);
+  std::vector<tir::LoopRV> l = bad.getLoops(bad.getBlock("C"));
+  bad.parallel(l[0]);
+  bad.parallel(l[1]);
+  candidates.insert(candidates.begin() + 2, bad.func());
+  const std::vector<BuildResult> built = buildCandidates(candidates, target, 3);
+  ASSERT_EQ(built.size(), candidates.size());
+  const MeasureInput input = makeMeasureInput(mm, target);
+  LocalRunner runner(quick());
+  for (size_t i = 0; i < built.size(); ++i) {
+    if (i == 2) {
+      EXPECT_FALSE(built[i].module);
+      EXPECT_NE(built[i].error.find("build error"), std::string::npos) << built[i].error;
+      continue;
+    }
+    ASSERT_TRUE(built[i].module) << i << ": " << built[i].error;
+    EXPECT_TRUE(runner.run(built[i], input).ok()) << i;  // each computes the matmul
+  }
+}
+
 TEST(TuneMeasure, FailingCandidatesCostOneTrialEach) {
   const tir::PrimFunc mm = tir::testing::matmul(16, 16, 16);
   const target::Target target = codegen::hostTarget();
