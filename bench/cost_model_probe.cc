@@ -20,9 +20,7 @@
 #include "codegen/llvm/target.h"
 #include "fma_peak.h"
 #include "lower/relay/schedule_provider.h"
-#include "te/create_prim_func.h"
-#include "te/reduce.h"
-#include "te/tensor.h"
+#include "seed_matmul.h"
 #include "tir/printer/printer.h"
 #include "tir/schedule/attempt.h"
 #include "tir/transform/lower.h"
@@ -35,25 +33,8 @@
 
 using namespace tessera;
 
-namespace {
-tir::PrimFunc matmul128() {
-  using namespace te;
-  Tensor A = placeholder({128, 128}, DataType::float32(), "A");
-  Tensor B = placeholder({128, 128}, DataType::float32(), "B");
-  IterVar k = reduceAxis(0, 128, "k");
-  Tensor C = compute(
-      {128, 128}, [&](Var i, Var j) { return sum(A(i, k.var) * B(k.var, j), {k}); },
-      ComputeOptions{.name = "C", .indexNames = {"i", "j"}});
-  return createPrimFunc({A, B, C});
-}
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-}  // namespace
-
 int main(int argc, char** argv) {
-  const tir::PrimFunc mm = matmul128();
+  const tir::PrimFunc mm = bench::matmul128();
   target::Target target = codegen::hostTarget();
   target.numCores = 1;
   std::vector<tune::DesignSpace> spaces = tune::rules::ruleSpaces(mm, target, 0);
@@ -146,7 +127,7 @@ int main(int argc, char** argv) {
     k.push_back(kernel(1000));
     r.push_back(k.back() / p.back());
   }
-  std::printf("kernel %.1f GFLOP/s peak %.1f ratio %.1f%%\n", median(k), median(p),
-              100 * median(r));
+  std::printf("kernel %.1f GFLOP/s peak %.1f ratio %.1f%%\n", bench::median(k), bench::median(p),
+              100 * bench::median(r));
   return sink == 12345.f ? 1 : 0;
 }

@@ -13,9 +13,7 @@
 
 #include "codegen/llvm/target.h"
 #include "fma_peak.h"
-#include "te/create_prim_func.h"
-#include "te/reduce.h"
-#include "te/tensor.h"
+#include "seed_matmul.h"
 #include "tune/database.h"
 #include "tune/flops.h"
 #include "tune/measure.h"
@@ -23,23 +21,6 @@
 using namespace tessera;
 
 namespace {
-
-// Seed 002's plain matmul, as tune_matmul makes it (same workload key).
-tir::PrimFunc matmul128() {
-  using namespace te;
-  Tensor A = placeholder({128, 128}, DataType::float32(), "A");
-  Tensor B = placeholder({128, 128}, DataType::float32(), "B");
-  IterVar k = reduceAxis(0, 128, "k");
-  Tensor C = compute(
-      {128, 128}, [&](Var i, Var j) { return sum(A(i, k.var) * B(k.var, j), {k}); },
-      ComputeOptions{.name = "C", .indexNames = {"i", "j"}});
-  return createPrimFunc({A, B, C});
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 // GFLOP/s of `calls` calls of the built kernel.
 double kernelGflops(const tune::BuildResult& built, const tune::MeasureInput& input, int calls,
@@ -67,7 +48,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: tuning_spaces_bench [--rounds N] DB_DIR...\n");
     return 2;
   }
-  const tir::PrimFunc mm = matmul128();
+  const tir::PrimFunc mm = bench::matmul128();
   const int64_t flops = tune::estimateFlops(mm);
   target::Target target = codegen::hostTarget();
   target.numCores = 1;
@@ -95,8 +76,8 @@ int main(int argc, char** argv) {
     std::printf(
         "%s: kernel %.1f GFLOP/s (%.2f us), peak %.1f GFLOP/s, kernel/peak %.1f%% "
         "(medians of %d rounds)\n",
-        dir.c_str(), median(kernel), flops / median(kernel) / 1e3, median(peak),
-        100 * median(ratio), rounds);
+        dir.c_str(), bench::median(kernel), flops / bench::median(kernel) / 1e3,
+        bench::median(peak), 100 * bench::median(ratio), rounds);
   }
   return sink == 12345.f ? 1 : 0;  // keeps the peak loops' results alive
 }
