@@ -15,6 +15,7 @@
 #include "tune/cost_model.h"
 #include "tune/database.h"
 #include "tune/flops.h"
+#include "tune/rules/post_order_apply.h"
 #include "tune/space.h"
 #include "tune/task_scheduler.h"
 #ifdef TESSERA_HAVE_XGBOOST
@@ -80,7 +81,14 @@ void bindTune(py::module_& m) {
         const target::Target target = tuneTarget(targetText);
         tune::TuneTask task{.name = taskName, .func = func.func, .weight = 1, .spaces = {}};
         if (space.is_none()) {
+          // As `tessera tune` searches a model's kernel: the default schedule's space and the
+          // rule-made ones (TVM's post-order-apply), unless the rules cannot walk the function.
           task.spaces.push_back(tune::defaultSpace(func.func, target));
+          try {
+            for (tune::DesignSpace& s : tune::rules::ruleSpaces(func.func, target))
+              task.spaces.push_back(std::move(s));
+          } catch (const DiagnosticError&) {
+          }
         } else {
           auto fn = castTo<py::function>(space, "a space function taking a tir.Schedule");
           task.spaces.push_back(tune::spaceFromFunction(func.func, pythonSpace(fn), spaceName,

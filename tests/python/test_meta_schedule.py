@@ -67,11 +67,19 @@ def test_tune_tir_schedule_fn(tmp_path, capsys):
     check_matmul(sch)
 
 
-def test_tune_tir_default_space():
+def test_tune_tir_default_space(capsys):
     mod = matmul_module()
     database = ms.tune_tir(mod=mod, target=TARGET, max_trials_global=4, num_trials_per_iter=4,
                            cost_model="random", strategy="replay-trace", verbose=False)
     assert database.num_records() >= 1
+    check_matmul(ms.tir_integration.compile_tir(database, mod, TARGET))
+    # TVM's default space generator by name: the rule-made spaces beside the default one, ranked
+    # by the analytic model.
+    capsys.readouterr()
+    rules = ms.tune_tir(mod=mod, target=TARGET, max_trials_global=6, num_trials_per_iter=6,
+                        space="post-order-apply", cost_model="analytic", database=ms.Database())
+    assert "[post-order-apply #0: " in capsys.readouterr().out
+    check_matmul(ms.tir_integration.compile_tir(rules, mod, TARGET))
     check_matmul(ms.tir_integration.compile_tir(database, mod, TARGET))
     # A database with nothing for this workload: None, as TVM's compile_tir gives.
     assert ms.tir_integration.compile_tir(ms.Database(), mod, TARGET) is None

@@ -44,7 +44,8 @@ def tune_tir(mod, target, work_dir=None, max_trials_global=64, *, num_trials_per
              task_name="main", seed=None, verbose=True, **unsupported):
     """Tunes ``mod``'s ``main`` PrimFunc for ``target`` (``"llvm --num-cores=N"``: the core
     count is required, as in TVM) and returns the database of measurements. ``space`` is a
-    ``ScheduleFn`` (or a plain function), or None for the target's default schedule's space;
+    ``ScheduleFn`` (or a plain function), or None / "post-order-apply" (TVM's default) for the
+    rule-made spaces (post-order-apply) beside the target's default schedule's space;
     ``strategy`` is "evolutionary" or "replay-trace" (random search); ``cost_model`` "xgb" (the
     analytic model until it has 100 measurements), "analytic" or "random". The log (trial lines, TVM's task table) is printed when ``verbose`` and written to
     ``work_dir/logs/tune_tir.log``. Builder, runner and task-scheduler arguments of TVM are not
@@ -57,9 +58,11 @@ def tune_tir(mod, target, work_dir=None, max_trials_global=64, *, num_trials_per
     if database is None:
         database = Database(work_dir) if work_dir else Database()
     fn = space.sch_fn if isinstance(space, ScheduleFn) else space
+    if fn == "post-order-apply":  # TVM's default space generator, by its name
+        fn = None
     if isinstance(fn, str):
-        raise DiagnosticError(f"tune_tir: space '{fn}' is not supported (a ScheduleFn or None)",
-                              code="tune")
+        raise DiagnosticError(f"tune_tir: space '{fn}' is not supported (a ScheduleFn, "
+                              "'post-order-apply' or None)", code="tune")
     name = getattr(fn, "__name__", "space") if fn is not None else "default"
     log = _core.tune_tir(func, str(target), database, int(max_trials_global),
                          int(num_trials_per_iter), fn, name, task_name, cost_model,
