@@ -18,6 +18,9 @@ engine reports the wall time of single inferences:
   * tessera_int8_pc (with --engines): the same with Tessera's precision options beyond
     relay.quantize: per-channel weight scales, uint8 for values after relu, rounded average
     pooling (`--weight-scale per_channel_max --unsigned-inputs true --rounding TONEAREST`).
+  * tessera_tuned (with --engines and --tune-db DIR): `tessera compile --db DIR/MODEL` (the
+    tuning database of `tessera tune`, bench/tune_models.sh), compiled with TESSERA_NUM_THREADS
+    set to the one thread count of the run (records are matched by it), run as tessera is.
   * torch_int8 (with --engines): torch_worker.py int8, PyTorch's post-training static
     quantization on its oneDNN engine (torchvision's quantizable CNNs).
 Every engine's output is first checked against PyTorch's reference (max abs diff in the report).
@@ -48,13 +51,15 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 PEERS = ROOT / "bench" / "peers"
 MAKE_MODELS = ROOT / "tests" / "models" / "make_models.py"
 PYTHON = "/usr/bin/python3"  # Debian's, with torch
-ENGINES = ["tessera", "eager", "torchscript", "ort", "tessera_int8", "tessera_int8_pc",
+ENGINES = ["tessera", "tessera_tuned", "eager", "torchscript", "ort", "tessera_int8",
+           "tessera_int8_pc",
            "torch_int8"]
 DEFAULT_ENGINES = ["tessera", "eager", "torchscript", "ort"]
 TITLES = {"tessera": "Tessera", "eager": "PyTorch eager", "torchscript": "TorchScript",
-          "ort": "ONNX Runtime", "tessera_int8": "Tessera int8",
+          "ort": "ONNX Runtime", "tessera_tuned": "Tessera tuned", "tessera_int8": "Tessera int8",
           "tessera_int8_pc": "Tessera int8 (per-channel, uint8)", "torch_int8": "PyTorch int8"}
-TESSERAS = ["tessera", "tessera_int8", "tessera_int8_pc"]  # engines run through the tessera CLI
+# engines run through the tessera CLI
+TESSERAS = ["tessera", "tessera_tuned", "tessera_int8", "tessera_int8_pc"]
 INT8_SAMPLES = 4  # calibration inputs of `tessera quantize` (as many as PyTorch's int8 gets)
 TESSERA_BLOCK = 3  # runs per `tessera run --bench` call: min, median, max are then every sample
 
@@ -185,10 +190,10 @@ def openblasDir():
     return str(pathlib.Path(hits[0]).parent) if hits else None
 
 
-def compileModel(binary, onnx, outDir):
+def compileModel(binary, onnx, outDir, flags=(), env=None):
     start = time.perf_counter()
-    proc = subprocess.run([binary, "compile", str(onnx), "-o", str(outDir)], capture_output=True,
-                          text=True)
+    proc = subprocess.run([binary, "compile", str(onnx), "-o", str(outDir), *flags],
+                          capture_output=True, text=True, env=env)
     seconds = time.perf_counter() - start
     if proc.returncode != 0:
         raise RuntimeError(f"tessera compile {onnx.name} failed: {proc.stderr.strip()}")
@@ -327,7 +332,8 @@ def report(args, engines, models, compileInfo, results, diffs, loads, info, comm
              f"{TESSERA_BLOCK}` per block with TESSERA_NUM_THREADS; PyTorch and TorchScript: "
              f"torch.set_num_threads; ONNX Runtime: intraOpNumThreads (1 inter-op thread).", ""]
     for t in (t for t in TESSERAS if t in engines):
-        what = "`tessera compile`" if t == "tessera" else "`tessera quantize` + `tessera compile`"
+        what = {"tessera": "`tessera compile`", "tessera_tuned": "`tessera compile --db`"}.get(
+            t, "`tessera quantize` + `tessera compile`")
         lines += [f"## {TITLES[t]} compile time", "", f"| model | {what} (s) | kernels |",
                   "|---|---:|---:|"]
         lines += [f"| {m} | {compileInfo[m][t][0]:.2f} | {compileInfo[m][t][1]} |"
@@ -399,6 +405,8 @@ def main():
     parser.add_argument("--onednn-isa", metavar="ISA",
                         help="limit PyTorch's oneDNN to this instruction set "
                         "(ONEDNN_MAX_CPU_ISA, e.g. AVX512_CORE_VNNI: no AMX)")
+    parser.add_argument("--tune-db", metavar="DIR",
+                        help="tuning databases DIR/MODEL for the tessera_tuned engine")
     parser.add_argument("--out", help="report file (default bench/results/YYYY-MM-DD-peers.md)")
     args = parser.parse_args()
     models = args.models.split(",")
@@ -411,6 +419,9 @@ def main():
     for e in engines:
         if e not in ENGINES:
             parser.error(f"unknown engine {e!r}; known: {', '.join(ENGINES)}")
+    if "tessera_tuned" in engines and (not args.tune_db or len(args.threads) != 1):
+        parser.error("tessera_tuned needs --tune-db DIR and one --threads count (the tuning "
+                     "records are made for one thread count)")
     command = shlex.join([PYTHON, os.path.relpath(__file__, ROOT)] + sys.argv[1:])
     out = pathlib.Path(args.out) if args.out else \
         ROOT / "bench" / "results" / f"{datetime.date.today().isoformat()}-peers.md"
@@ -455,6 +466,12 @@ def main():
             if "tessera" in engines:
                 compileInfo[m]["tessera"] = compileModel(args.tessera, onnx, compiled["tessera"])
                 log(f"{m}: tessera compile {compileInfo[m]['tessera'][0]:.2f} s")
+            if "tessera_tuned" in engines:
+                env = dict(os.environ, TESSERA_NUM_THREADS=str(args.threads[0]))
+                compileInfo[m]["tessera_tuned"] = compileModel(
+                    args.tessera, onnx, compiled["tessera_tuned"],
+                    ("--db", str(pathlib.Path(args.tune_db) / m)), env)
+                log(f"{m}: tessera compile --db {compileInfo[m]['tessera_tuned'][0]:.2f} s")
             precise = ("--weight-scale", "per_channel_max", "--unsigned-inputs", "true",
                        "--rounding", "TONEAREST")
             for t, flags in (("tessera_int8", ()), ("tessera_int8_pc", precise)):
