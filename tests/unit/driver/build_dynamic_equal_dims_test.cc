@@ -8,6 +8,7 @@
 #include "build_test_util.h"
 #include "frontend/onnx/importer.h"
 #include "runtime/vm/vm.h"
+#include "runtime/vm/vm_file.h"
 #include "unit/frontend/onnx_graph_builder.h"
 
 namespace tessera::driver {
@@ -54,6 +55,13 @@ TEST(BuildDynamic, AddOfTwoIndependentBatches) {
   // A batch of 1 against another is refused too (TVM would broadcast it): the kernel was
   // compiled for equal extents.
   EXPECT_TRUE(unequalAtRunTime(built, {floats({1, 4}, 1), floats({5, 4}, 2)}, "add", "1 vs 5"));
+
+  // vm.json keeps the check (a new opcode, read back as written).
+  Built reloaded = built;
+  reloaded.exec->functions =
+      runtime::vm::programFromJson(runtime::vm::programToJson(*built.exec), "vm.json");
+  EXPECT_EQ(reloaded.exec->asText(), built.exec->asText());
+  EXPECT_TRUE(unequalAtRunTime(reloaded, {floats({3, 4}, 1), floats({5, 4}, 2)}, "add", "3 vs 5"));
 }
 
 // The `?` is not a leading axis: the add is compiled for symbolic extents (no row kernel).
