@@ -38,6 +38,12 @@ const TensorTypeNode* TypeReporter::tensorArg(size_t i) const {
   return tensor;
 }
 
+bool TypeReporter::assumeEqual(const Dim& a, const Dim& b, const std::string& what) const {
+  if (!assume_ || a == b || a.isAny() || b.isAny() || (a.isConst() && b.isConst())) return false;
+  assume_(a, b, what);
+  return true;
+}
+
 void TypeReporter::fail(const std::string& code, const std::string& message) const {
   throw DiagnosticError(
       Diagnostic{.span = span_, .code = code, .message = message, .context = opName_, .notes = {}});

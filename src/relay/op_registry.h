@@ -59,6 +59,15 @@ class TypeReporter {
   }
   /// Unifies argument i's type with `type` (e.g. conv2d assigning the weight's shape).
   void assign(size_t i, const Type& type) const { assign_(i, type); }
+  /// Receives the extents a relation needs equal but cannot compare (relay/shape_func.h).
+  using Assume = std::function<void(const Dim& a, const Dim& b, const std::string& what)>;
+  /// Set while a shape function runs the relation on symbolic dims.
+  void setAssume(Assume assume) { assume_ = std::move(assume); }
+  /// The op needs `a` and `b` equal (`what` names them, e.g. "dimension 0 of the inputs"). True
+  /// when they are assumed so, to be checked when the program runs: a shape function is running
+  /// and neither is `?` nor are both constants. Type inference (no receiver) gets false, and a
+  /// relation then refuses or accepts as it did without symbolic dims.
+  bool assumeEqual(const Dim& a, const Dim& b, const std::string& what) const;
   /// Reports a type error: "<op>: <message>", located at the call. `code` is the spec's constraint
   /// label.
   [[noreturn]] void fail(const std::string& code, const std::string& message) const;
@@ -71,6 +80,7 @@ class TypeReporter {
   const AttrsNode* attrs_;
   Span span_;
   Assign assign_;
+  Assume assume_;
 };
 
 /// Returns the output type, or nullopt when an input is not known yet (inference retries later).

@@ -5,6 +5,7 @@
 // relation computes (reshape's -1) come back `?` and need the op's own shape function.
 #include "relay/shape_func.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "relay/visit.h"
@@ -76,8 +77,18 @@ SymValue desymbolize(const Type& type, const Symbols& symbols) {
   return out;
 }
 
+// The expression a dim of a symbolized type stands for; null for one the symbols do not know.
+PrimExpr exprOfDim(const Dim& d, const Symbols& symbols) {
+  if (d.isConst()) return constDim(d.value());
+  auto it = d.isVar() ? symbols.exprOf.find(d.symVar().get()) : symbols.exprOf.end();
+  return it == symbols.exprOf.end() ? PrimExpr() : it->second;
+}
+
+// The relation run on symbolic dims. The extents it needs equal but cannot compare (two symbols,
+// or a symbol and a constant) are assumed equal and appended to `assumed` when it succeeds.
 std::optional<SymValue> fromTypeRelation(const CallNode& call, const OpDef& def,
-                                         const std::vector<SymValue>& inputs) {
+                                         const std::vector<SymValue>& inputs,
+                                         std::vector<DimAssumption>* assumed) {
   if (!def.typeRelation) return std::nullopt;
   Symbols symbols;
   std::vector<Type> args;
@@ -85,9 +96,17 @@ std::optional<SymValue> fromTypeRelation(const CallNode& call, const OpDef& def,
     args.push_back(i < inputs.size() ? symbolize(call.args[i]->type(), inputs[i], symbols)
                                      : call.args[i]->type());
   TypeReporter reporter(def.name, args, call.attrs.get(), call.span, [](size_t, const Type&) {});
+  std::vector<DimAssumption> made;
+  bool unknown = false;  // an assumption about a dim no input gave: not checkable
+  reporter.setAssume([&](const Dim& a, const Dim& b, const std::string& what) {
+    PrimExpr ea = exprOfDim(a, symbols), eb = exprOfDim(b, symbols);
+    if (!ea || !eb) unknown = true;
+    made.push_back({std::move(ea), std::move(eb), def.name + ": " + what});
+  });
   try {
     std::optional<Type> out = def.typeRelation(reporter);
-    if (!out) return std::nullopt;
+    if (!out || unknown) return std::nullopt;
+    if (assumed) assumed->insert(assumed->end(), made.begin(), made.end());
     return desymbolize(*out, symbols);
   } catch (const DiagnosticError&) {
     // A relation that rejects symbolic dims (it compares extents) computes no shape.
@@ -138,10 +157,18 @@ PrimExpr simplifyDim(const PrimExpr& e) {
 }
 
 std::optional<SymValue> callOutputShape(const CallNode& call, const std::vector<SymValue>& inputs,
-                                        std::string* why) {
+                                        std::string* why, std::vector<DimAssumption>* assumed) {
   const SymValue fromType = symValueOfType(call.type());
-  if (isKnown(fromType)) return fromType;
   const auto* op = call.op->as<OpNode>();
+  const bool dynamicInputs = !std::all_of(call.args.begin(), call.args.end(), [](const Expr& a) {
+    return isKnown(symValueOfType(a->type()));
+  });
+  if (isKnown(fromType)) {
+    // A static result from `?` inputs may still rest on their extents (`?` + a (3, 4) constant).
+    if (assumed && op && dynamicInputs && !op->def->dataDependentShape)
+      fromTypeRelation(call, *op->def, inputs, assumed);
+    return fromType;
+  }
   if (!op) {
     if (why) *why = "a call of " + exprSummary(call.op) + " has no shape function";
     return std::nullopt;
@@ -151,8 +178,11 @@ std::optional<SymValue> callOutputShape(const CallNode& call, const std::vector<
     if (why) *why = def.name + " has a data-dependent output shape";
     return std::nullopt;
   }
+  // An op with a shape function of its own still has its relation say which extents it needs
+  // equal (concatenate's other axes).
+  if (def.shapeFunc && assumed) fromTypeRelation(call, def, inputs, assumed);
   std::optional<SymValue> computed =
-      def.shapeFunc ? def.shapeFunc(call, inputs) : fromTypeRelation(call, def, inputs);
+      def.shapeFunc ? def.shapeFunc(call, inputs) : fromTypeRelation(call, def, inputs, assumed);
   if (computed) computed = withStaticDims(std::move(*computed), fromType);
   if (computed && isKnown(*computed)) return computed;
   if (why)
@@ -162,7 +192,8 @@ std::optional<SymValue> callOutputShape(const CallNode& call, const std::vector<
   return std::nullopt;
 }
 
-SymValue primitiveOutputShape(const Function& fn, const std::vector<SymValue>& params) {
+SymValue primitiveOutputShape(const Function& fn, const std::vector<SymValue>& params,
+                              std::vector<DimAssumption>* assumed) {
   std::unordered_map<const ExprNode*, SymValue> shapes;
   for (size_t i = 0; i < fn->params.size() && i < params.size(); ++i)
     shapes[fn->params[i].get()] = params[i];
@@ -176,7 +207,7 @@ SymValue primitiveOutputShape(const Function& fn, const std::vector<SymValue>& p
       std::vector<SymValue> inputs;
       for (const Expr& a : call->args) inputs.push_back(shapeOf(a));
       std::string why;
-      std::optional<SymValue> out = callOutputShape(*call, inputs, &why);
+      std::optional<SymValue> out = callOutputShape(*call, inputs, &why, assumed);
       if (!out) throwDiagnostic("dynamic_shape", why, e->span);
       shapes[e.get()] = std::move(*out);
     } else if (const auto* tuple = e->as<TupleNode>()) {

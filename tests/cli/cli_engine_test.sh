@@ -100,6 +100,27 @@ expect 0 "dynamic dimension compiles" -- "$tessera" run "$work/dyn.relay" --inpu
 first_line "engine: compiled (VM)" "dynamic dimension: on the VM"
 contains "$work/out" "Tensor[(1, 2), float32]" "dynamic dimension: the result's shape"
 
+# Two independent `?` batches meeting in add: compiled once, assumed equal and checked when the
+# program runs, so unequal inputs are an error naming the op and both extents (exit 1).
+cat >"$work/two_batches.relay" <<'RELAY'
+#[version = "0.0.5"]
+def @main(%x: Tensor[(?, 2), float32], %y: Tensor[(?, 2), float32]) {
+  add(%x, %y)
+}
+RELAY
+cat >"$work/static3.relay" <<'RELAY'
+#[version = "0.0.5"]
+def @main(%x: Tensor[(3, 2), float32]) {
+  %x
+}
+RELAY
+expect 0 "a batch of 3" -- "$tessera" run "$work/static3.relay" --random-inputs 2 --output "$work/x3.npy"
+expect 0 "equal batches" -- "$tessera" run "$work/two_batches.relay" --input x="$work/x3.npy" --input y="$work/x3.npy" --no-fallback
+first_line "engine: compiled (VM)" "equal batches: on the VM"
+contains "$work/out" "Tensor[(3, 2), float32]" "equal batches: the result's shape"
+expect 1 "unequal batches" -- "$tessera" run "$work/two_batches.relay" --input x="$work/x.npy" --input y="$work/x3.npy"
+contains "$work/err" "add: dimension 0 of the inputs differ at run time: 1 vs 3" "unequal batches: the error"
+
 if [ "$failures" -ne 0 ]; then
   echo "cli_engine: $failures failure(s)"
   exit 1

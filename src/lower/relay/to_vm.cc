@@ -6,6 +6,7 @@
 // or a join produces them; kernel outputs are allocated from the shape functions' expressions.
 #include "lower/relay/to_vm.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "lower/relay/row_kernels.h"
@@ -371,14 +372,25 @@ class FunctionLowering {
     }
     TS_CHECK(inst.args.size() == kernel.numInputs) << kernel.name << ": argument count";
     for (int c : state_.kernelConstants[kernel.index]) inst.args.push_back(constantOperand(c));
-    // Outputs with `?` dims are allocated from the shape functions of the kernel's ops.
+    // Outputs with `?` dims are allocated from the shape functions of the kernel's ops; the
+    // extents those ops need equal are checked before the kernel runs.
     relay::SymValue outShape = relay::symValueOfType(call.type());
+    std::vector<relay::SymValue> argShapes;
+    for (const Expr& a : call.args) argShapes.push_back(shapeOf(a));
+    std::vector<relay::DimAssumption> assumed;
     if (!relay::isKnown(outShape)) {
-      std::vector<relay::SymValue> argShapes;
-      for (const Expr& a : call.args) argShapes.push_back(shapeOf(a));
-      outShape = relay::primitiveOutputShape(fn, argShapes);
+      outShape = relay::primitiveOutputShape(fn, argShapes, &assumed);
       shapes_[&call] = outShape;
+    } else if (std::any_of(call.args.begin(), call.args.end(),
+                           [](const Expr& a) { return hasAnyDim(a->type()); })) {
+      // A static result needs no shape function, and one that cannot run refuses nothing here.
+      try {
+        relay::primitiveOutputShape(fn, argShapes, &assumed);
+      } catch (const DiagnosticError&) {
+        assumed.clear();
+      }
     }
+    emitDimChecks(assumed);
     std::vector<const relay::SymValue*> outShapes;
     flattenShapes(outShape, outShapes);
     std::vector<Operand> outputs;
@@ -401,6 +413,20 @@ class FunctionLowering {
     emit(inst);
     size_t next = 0;
     return rebuild(outputs, call.type(), next);
+  }
+
+  // One assert_equal per pair of extents an op of the kernel assumed equal (shape_func.h); the
+  // same pair twice in one call is checked once.
+  void emitDimChecks(const std::vector<relay::DimAssumption>& assumed) {
+    std::vector<std::pair<std::string, std::string>> done;
+    for (const relay::DimAssumption& d : assumed) {
+      std::vector<ShapeExpr> pair = shapeVars_.toRuntime(relay::SymShape{d.a, d.b});
+      if (pair[0].text == pair[1].text) continue;
+      std::pair<std::string, std::string> key{pair[0].text, pair[1].text};
+      if (std::find(done.begin(), done.end(), key) != done.end()) continue;
+      done.push_back(std::move(key));
+      emit({.op = Opcode::kAssertEqual, .func = d.what, .shape = std::move(pair)});
+    }
   }
 
   static void flattenShapes(const relay::SymValue& v, std::vector<const relay::SymValue*>& out) {

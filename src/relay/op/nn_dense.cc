@@ -72,6 +72,7 @@ std::optional<Type> denseRel(const TypeReporter& r) {
     if (weight && dimsConflict(weight->shape[0], units))
       r.fail("dense_c3", "units=" + std::to_string(*a.units) + " does not match weight shape " +
                              shapeToString(weight->shape));
+    if (weight) r.assumeEqual(k, weight->shape[1], "the input features (K) of data and weight");
     if (weight && dimsConflict(weight->shape[1], k))
       r.fail("dense_c2", "data shape " + shapeToString(data->shape) + " has " + k.str() +
                              " input features but weight shape " + shapeToString(weight->shape) +
@@ -79,6 +80,7 @@ std::optional<Type> denseRel(const TypeReporter& r) {
     r.assign(1, tensorType(Shape{units, k}, weight ? weight->dtype : data->dtype));
   } else {
     if (!weight) return std::nullopt;
+    r.assumeEqual(k, weight->shape[1], "the input features (K) of data and weight");
     if (dimsConflict(weight->shape[1], k))
       r.fail("dense_c2", "data shape " + shapeToString(data->shape) + " has " + k.str() +
                              " input features but weight shape " + shapeToString(weight->shape) +
@@ -152,14 +154,17 @@ std::optional<Type> batchMatmulRel(const TypeReporter& r) {
   if (dimsConflict(xb, yb) && !oneBatch)
     r.fail("batch_matmul_c2", "batch dimensions " + xb.str() + " and " + yb.str() +
                                   " differ and neither is 1: " + shapes);
+  r.assumeEqual(xk, yk, "the reduction dimensions of the inputs");
   if (dimsConflict(xk, yk))
     r.fail("batch_matmul_c3", "reduction dimensions " + xk.str() + " and " + yk.str() +
                                   " differ (transpose_a=" + (a.transposeA ? "True" : "False") +
                                   ", transpose_b=" + (a.transposeB ? "True" : "False") +
                                   "): " + shapes);
-  // A symbolic batch could be 1 or not; like TVM, the result's batch is then unknown.
-  const Dim batch =
-      xb.isConst() && yb.isConst() ? Dim(std::max(xb.value(), yb.value())) : Dim::any();
+  // A symbolic batch could be 1 or not; like TVM, the result's batch is then unknown, except
+  // where a shape function assumes two batches equal (checked when the program runs).
+  Dim batch = xb.isConst() && yb.isConst() ? Dim(std::max(xb.value(), yb.value())) : Dim::any();
+  if (!oneBatch && r.assumeEqual(xb, yb, "the batch dimensions of the inputs"))
+    batch = yb.isConst() ? yb : xb;
   return tensorType(Shape{batch, xi, yj}, a.outDtype.isVoid() ? x->dtype : a.outDtype);
 }
 

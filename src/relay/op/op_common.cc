@@ -28,6 +28,10 @@ Shape broadcastShapes(const Shape& a, const Shape& b, const TypeReporter& r,
       d = db;
     else if (db.isAny())
       d = da;
+    else if (r.assumeEqual(da, db, "dimension " + std::to_string(n - 1 - k) + " of the inputs"))
+      // Two symbolic extents, or one and a constant: equal when the program runs (checked then),
+      // as TVM assumes; an extent of 1 there is refused, not broadcast.
+      d = db.isConst() ? db : da;
     else if (!(da == db))
       r.fail(code, "shapes " + shapeToString(a) + " and " + shapeToString(b) +
                        " cannot be broadcast: dimension " + da.str() + " vs " + db.str());

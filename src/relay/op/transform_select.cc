@@ -68,6 +68,7 @@ std::optional<Type> concatenateRel(const TypeReporter& r) {
       if (k == axis) continue;
       const Dim& d = f->shape[k];
       if (out[k].isAny()) out[k] = d;
+      r.assumeEqual(out[k], d, "dimension " + std::to_string(k) + " of the inputs");
       if (d.isConst() && out[k].isConst() && d.value() != out[k].value()) {
         r.fail("concatenate_c4", "dimension " + std::to_string(k) + " differs between shapes in " +
                                      typeToString(r.arg(0)) + " (only axis " +
@@ -112,6 +113,7 @@ std::optional<Type> stackRel(const TypeReporter& r) {
       const Dim& a = f->shape[k];
       const Dim& b = first->shape[k];
       same = !(a.isConst() && b.isConst()) || a.value() == b.value();
+      r.assumeEqual(b, a, "dimension " + std::to_string(k) + " of the inputs");
     }
     if (!same) {
       r.fail("stack_c2", "all tensors must have the same shape and dtype but " +

@@ -156,6 +156,24 @@ void matchShape(const VMFunction& fn, const Instruction& inst, const VMValue& va
   }
 }
 
+// Two extents an op of the next kernel needs equal: a mismatch is an error naming the op and both
+// extents, before the kernel could read out of bounds.
+void assertEqual(const VMFunction& fn, const Instruction& inst, const ShapeEnv& env) {
+  const std::optional<int64_t> a = evalShape(inst.shape.at(0), env),
+                               b = evalShape(inst.shape.at(1), env);
+  if (!a || !b)
+    throwDiagnostic(
+        "vm_shape",
+        inst.func + ": cannot evaluate " + inst.shape[0].text + " or " + inst.shape[1].text, {},
+        fn.name);
+  if (*a != *b)
+    throwDiagnostic("vm_shape",
+                    inst.func + " differ at run time: " + std::to_string(*a) + " vs " +
+                        std::to_string(*b) + " (" + inst.shape[0].text + " vs " +
+                        inst.shape[1].text + ")",
+                    {}, fn.name);
+}
+
 std::vector<NDArray> tensorArgs(const std::vector<VMValue>& values, const std::string& callee) {
   std::vector<NDArray> out;
   for (const VMValue& v : values) {
@@ -361,6 +379,9 @@ VMValue VirtualMachine::execute(const VMFunction& entry, std::vector<VMValue> ar
       }
       case Opcode::kMatchShape:
         matchShape(*fn, inst, operands[0], env);
+        break;
+      case Opcode::kAssertEqual:
+        assertEqual(*fn, inst, env);
         break;
       case Opcode::kCallKernelRows:
         callRows(plan->kernels[at], inst, tensorArgs(operands, inst.func));

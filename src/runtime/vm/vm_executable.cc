@@ -38,6 +38,8 @@ const char* opcodeName(Opcode op) {
       return "call_builtin";
     case Opcode::kCallKernelRows:
       return "call_kernel_rows";
+    case Opcode::kAssertEqual:
+      return "assert_equal";
   }
   return "?";
 }
@@ -91,6 +93,11 @@ std::string Executable::asText() const {
                           : pc < 100 ? "  "
                                      : " ") +
                          std::to_string(pc) + " " + opcodeName(inst.op);
+      if (inst.op == Opcode::kAssertEqual && inst.shape.size() == 2) {
+        out += line + " " + inst.shape[0].text + " == " + inst.shape[1].text + " (" + inst.func +
+               ")\n";
+        continue;
+      }
       if (!inst.func.empty()) line += " " + inst.func;
       for (const Operand& o : inst.args) line += " " + operandText(o);
       if (inst.op == Opcode::kCallKernelRows) {

@@ -59,6 +59,9 @@ enum class Opcode : uint8_t {
   kCallKernelRows,  ///< the compiled kernel `func` once per row r of the leading axis: each arg
                     ///< whose `shape` entry is 1 is passed as its row r (a leading 1), the others
                     ///< whole; the row count is the first such arg's leading extent
+  kAssertEqual,     ///< checks that the two `shape` entries are equal; `func` names the op and the
+                    ///< dims for the error: extents an op needs equal that the compiler could not
+                    ///< prove so (two independent `?` dims meeting in one op)
 };
 
 struct Instruction {

@@ -133,6 +133,9 @@ void checkShape(const Reader& r, const std::string& function, const Instruction&
       args = 1;
       dst = false;
       break;
+    case Opcode::kAssertEqual:
+      dst = false;
+      break;
     case Opcode::kCallKernel:
     case Opcode::kCallPacked:
     case Opcode::kCallKernelRows:
@@ -141,6 +144,8 @@ void checkShape(const Reader& r, const std::string& function, const Instruction&
       dst = false;
       break;
   }
+  if (inst.op == Opcode::kAssertEqual && inst.shape.size() != 2)
+    r.fail("@" + function + ": assert_equal compares two extents");
   if (inst.op == Opcode::kCallKernelRows && inst.shape.size() != inst.args.size())
     r.fail("@" + function + ": call_kernel_rows needs one row mark per operand");
   if (args != SIZE_MAX && inst.args.size() != args)
@@ -233,8 +238,8 @@ std::map<std::string, VMFunction> parseProgram(const std::string& text, const st
     const auto size = static_cast<int64_t>(code.size());
     for (const json& c : code) {
       Instruction inst;
-      inst.op = static_cast<Opcode>(
-          r.integerIn(c, "op", 0, static_cast<int64_t>(Opcode::kCallKernelRows)));
+      inst.op =
+          static_cast<Opcode>(r.integerIn(c, "op", 0, static_cast<int64_t>(Opcode::kAssertEqual)));
       inst.dst = static_cast<int>(r.integerIn(c, "dst", -1, fn.numRegisters - 1));
       inst.func = r.string(c, "func");
       for (const json& a : r.array(c, "args")) {

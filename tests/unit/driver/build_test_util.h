@@ -92,6 +92,32 @@ inline ::testing::AssertionResult matchesInterpreter(
   return ::testing::AssertionSuccess();
 }
 
+/// `module` built for the host with the executor chosen by needsVM (the VM for `?` dims).
+inline Built buildVM(const relay::IRModule& module) {
+  return build(module, codegen::hostTarget(), {}, {.executor = Executor::kAuto});
+}
+
+/// The VM's outputs of `built` against the interpreter's on `inputs`; exact for integers.
+inline ::testing::AssertionResult vmMatchesInterpreter(const Built& built,
+                                                       const relay::IRModule& module,
+                                                       const std::vector<NDArray>& inputs) {
+  std::vector<relay::Value> values(inputs.begin(), inputs.end());
+  const std::vector<NDArray> expected = flatten(relay::Interpreter(module).run(values));
+  runtime::vm::VirtualMachine vm(*built.exec);
+  const std::vector<NDArray> got = flatten(vm.invoke("main", inputs));
+  if (got.size() != expected.size())
+    return ::testing::AssertionFailure() << got.size() << " outputs, expected " << expected.size();
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (got[i].shape() != expected[i].shape())
+      return ::testing::AssertionFailure() << "output " << i << ": " << got[i].describe()
+                                           << ", expected " << expected[i].describe();
+    const bool exact = !expected[i].dtype().isFloat();
+    auto r = tessera::test::allClose(got[i], expected[i], exact ? 0 : 1e-4, exact ? 0 : 1e-5);
+    if (!r) return ::testing::AssertionFailure() << "output " << i << ": " << r.message();
+  }
+  return ::testing::AssertionSuccess();
+}
+
 inline relay::IRModule parse(const std::string& text) {
   return relay::inferTypes(relay::parseModule(text, "<test>"));
 }
