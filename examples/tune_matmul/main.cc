@@ -4,15 +4,19 @@
 // compile_tir from the database, the tuned function and its speed against the plain one.
 // With --rules, the random search is skipped and tune_tir searches the rule-made spaces
 // (post-order-apply: multi-level tiling, parallel-vectorize-unroll; no default schedule in the
-// population) for --trials N (64); --seed N seeds the search.
-// Usage: tune_matmul [WORK_DIR] [--rules] [--trials N] [--seed N] (WORK_DIR: the database;
-// default: a fresh directory under /tmp).
+// population) for --trials N (64); --seed N seeds the search. --cost-model xgb|random (random,
+// the seed's; xgb when built with XGBoost) and --curve FILE.csv (`tessera tune --curve`'s rows)
+// serve bench/tuning_curve.py.
+// Usage: tune_matmul [WORK_DIR] [--rules] [--trials N] [--seed N] [--cost-model NAME]
+// [--curve FILE.csv] (WORK_DIR: the database; default: a fresh directory under /tmp).
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <memory>
 
 #include "codegen/llvm/target.h"
 #include "te/create_prim_func.h"
@@ -25,6 +29,9 @@
 #include "tune/rules/post_order_apply.h"
 #include "tune/space.h"
 #include "tune/task_scheduler.h"
+#ifdef TESSERA_HAVE_XGBOOST
+#include "tune/xgb/xgb_model.h"
+#endif
 
 using namespace tessera;
 
@@ -54,6 +61,7 @@ int main(int argc, char** argv) {
   bool useRules = false;
   int trials = 64;
   uint64_t seed = 0;
+  std::string costModel = "random", curvePath;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--rules") {
@@ -66,10 +74,15 @@ int main(int argc, char** argv) {
       }
     } else if (arg == "--seed" && i + 1 < argc) {
       seed = std::strtoull(argv[++i], nullptr, 10);
+    } else if (arg == "--cost-model" && i + 1 < argc) {
+      costModel = argv[++i];
+    } else if (arg == "--curve" && i + 1 < argc) {
+      curvePath = argv[++i];
     } else if (!arg.empty() && arg[0] != '-') {
       dir = arg;
     } else {
-      std::cerr << "usage: tune_matmul [WORK_DIR] [--rules] [--trials N] [--seed N]\n";
+      std::cerr << "usage: tune_matmul [WORK_DIR] [--rules] [--trials N] [--seed N] "
+                   "[--cost-model xgb|random] [--curve FILE.csv]\n";
       return 2;
     }
   }
@@ -93,8 +106,30 @@ int main(int argc, char** argv) {
   //          space=ScheduleFn(stochastic_schedule_mm))
   std::cout << "Logging directory: " << dir << "\n";
   tune::Database database(dir);
-  tune::RandomModel model;
+  std::unique_ptr<tune::CostModel> model;
+  if (costModel == "random") {
+    model = std::make_unique<tune::RandomModel>();
+  } else if (costModel == "xgb") {
+#ifdef TESSERA_HAVE_XGBOOST
+    model = tune::makeXgbModel({.threads = 1, .log = &std::cout});
+#else
+    std::cerr << "tune_matmul: built without XGBoost; use --cost-model random\n";
+    return 2;
+#endif
+  } else {
+    std::cerr << "tune_matmul: --cost-model expects xgb or random\n";
+    return 2;
+  }
   tune::TuneOptions options{.maxTrialsGlobal = trials, .trialsPerIter = 64, .log = &std::cout};
+  std::ofstream curve;
+  if (!curvePath.empty()) {
+    curve.open(curvePath);
+    if (!curve) {
+      std::cerr << "tune_matmul: cannot write " << curvePath << "\n";
+      return 1;
+    }
+    options.curve = &curve;
+  }
   options.measure = measure;
   options.search.seed = seed;
   std::vector<tune::TuneTask> tasks = {
@@ -102,7 +137,7 @@ int main(int argc, char** argv) {
        useRules ? tune::rules::ruleSpaces(mm, target, static_cast<int64_t>(seed))
                 : std::vector<tune::DesignSpace>{tune::spaceFromFunction(
                       mm, tune::stochasticScheduleMM, "stochastic_schedule_mm")}}};
-  tune::tune(tasks, target, database, model, options);
+  tune::tune(tasks, target, database, *model, options);
 
   // compile_tir(database, mod, target): the best record replayed.
   std::optional<tir::PrimFunc> best = tune::compileTir(database, mm, target);
