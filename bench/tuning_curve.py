@@ -95,13 +95,15 @@ def command(task, model, seed, args, db, curve):
 
 
 def read_curve(path, trials):
-    """Best latency (seconds) after each trial, 1..trials (None before the first valid one)."""
-    best = []
+    """Best latency (seconds) after each trial, 1..trials (None before the first valid one), and
+    each trial's own latency (None: failed)."""
+    best, secs = [], []
     with open(path) as f:
         for row in csv.DictReader(f):
             b = row["best_seconds_task"]
             best.append(float(b) if b else None)
-    return best[:trials]
+            secs.append(float(row["seconds"]) if row["seconds"] else None)
+    return best[:trials], secs[:trials]
 
 
 def trials_to_reach(best, target):
@@ -204,14 +206,24 @@ def svg_plot(results, tasks, trials, path):
 
 
 def nice_step(x):
-    for base in (1, 2, 5, 10, 20, 50, 100, 200, 500):
+    for base in (1, 2, 5, 10, 20, 25, 50, 100, 200, 500):
         if base >= x:
             return float(base)
     return float(x)
 
 
 def polyline(values, px, py, color, width, opacity):
-    pts = " ".join(f"{px(i + 1):.1f},{py(v):.1f}" for i, v in enumerate(values) if v is not None)
+    """The best-so-far curve as steps: a point where the value changes, and the last one."""
+    pts, last = [], None
+    for i, v in enumerate(values):
+        if v is None:
+            continue
+        if last is not None and v != last:
+            pts.append(f"{px(i + 1):.1f},{py(last):.1f}")
+        if v != last or i == len(values) - 1:
+            pts.append(f"{px(i + 1):.1f},{py(v):.1f}")
+        last = v
+    pts = " ".join(pts)
     return (f'<polyline points="{pts}" fill="none" stroke="{color}" stroke-width="{width}" '
             f'stroke-opacity="{opacity}"/>')
 
@@ -237,8 +249,11 @@ def main():
     p.add_argument("--work", default="/tmp/tessera-tuning-curve")
     p.add_argument("--out", default="/tmp/tuning-curve.md")
     p.add_argument("--svg", default="/tmp/tuning-curve.svg")
+    p.add_argument("--round", type=int, default=64,
+                   help="trials per round (the tuners' default), for the per-round table")
     p.add_argument("--reuse", action="store_true",
-                   help="read the curves already in --work instead of running")
+                   help="read the curves (and run.txt: wall times, load) already in --work "
+                   "instead of running")
     args = p.parse_args()
     args.work = pathlib.Path(args.work)
     args.work.mkdir(parents=True, exist_ok=True)
@@ -256,11 +271,32 @@ def main():
 
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
-    load_start = load_note()
+    notes = args.work / "run.txt"  # name: value lines (wall seconds per run, load, commit, ...)
+    saved = {}
+    if args.reuse:
+        for line in notes.read_text().splitlines():
+            key, _, value = line.partition(": ")
+            saved[key] = value
+    else:
+        notes.write_text("")
+
+    def note(key, value):
+        with open(notes, "a") as f:
+            f.write(f"{key}: {value}\n")
+
+    load_start = saved.get("load_start") or load_note()
+    commit = saved.get("commit") or commit
     started = datetime.datetime.now(datetime.timezone.utc)
+    if "date" in saved:
+        started = datetime.datetime.fromisoformat(saved["date"])
+    if not args.reuse:
+        note("load_start", load_start)
+        note("commit", commit)
+        note("date", started.isoformat())
     t0 = time.monotonic()
     results = {t: {m: {} for m in MODELS} for t in tasks}
-    walls = {}
+    measured = {t: {m: {} for m in MODELS} for t in tasks}
+    walls = {k: float(v) for k, v in saved.items() if k.startswith(tuple(tasks))}
     commands = {}
     for task in tasks:
         for seed in range(args.seeds):
@@ -276,12 +312,17 @@ def main():
                     with open(args.work / f"{name}.log", "w") as log:
                         rc = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT).returncode
                     walls[name] = time.monotonic() - s
+                    note(name, f"{walls[name]:.1f}")
                     print(f"{name}: {walls[name]:.0f} s, rc {rc}, load {load_note()}", flush=True)
                     if rc != 0:
                         sys.exit(f"{name} failed (rc {rc}); see {args.work / (name + '.log')}")
-                results[task][model][seed] = read_curve(curve, args.trials)
-    total = time.monotonic() - t0
-    load_end = load_note()
+                results[task][model][seed], measured[task][model][seed] = read_curve(
+                    curve, args.trials)
+    total = float(saved["total_s"]) if "total_s" in saved else time.monotonic() - t0
+    load_end = saved.get("load_end") or load_note()
+    if not args.reuse:
+        note("total_s", f"{total:.1f}")
+        note("load_end", load_end)
 
     lines = [f"# Tuning curve: XGBoost vs the random cost model — {started:%Y-%m-%d}", "",
              f"- Tessera {commit} (release build), {cpu_note()}",
@@ -327,6 +368,22 @@ def main():
         for m, c in (("xgb", xm), ("random", rm)):
             lines.append(f"| {m} | " + " | ".join(fmt_us(c[n - 1]) for n in
                                                    checkpoints(args.trials)) + " |")
+        lines += ["", f"Median latency (us) of the candidates measured in each round of "
+                  f"{args.round} (median over the round, then over seeds; failed ones left out): "
+                  "whether the model steers the search to faster programs.", "",
+                  "| model | " + " | ".join(f"{a + 1}-{min(a + args.round, args.trials)}"
+                                           for a in range(0, args.trials, args.round)) + " |",
+                  "|---|" + "---|" * len(range(0, args.trials, args.round))]
+        for m in MODELS:
+            cells = []
+            for a in range(0, args.trials, args.round):
+                per_seed = []
+                for seed in range(args.seeds):
+                    vals = [v for v in measured[task][m][seed][a:a + args.round] if v is not None]
+                    if vals:
+                        per_seed.append(statistics.median(vals))
+                cells.append(fmt_us(statistics.median(per_seed)) if per_seed else "N/A")
+            lines.append(f"| {m} | " + " | ".join(cells) + " |")
         lines.append("")
     pathlib.Path(args.out).write_text("\n".join(lines) + "\n")
     svg_plot(results, tasks, args.trials, pathlib.Path(args.svg))
