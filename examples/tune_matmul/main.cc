@@ -4,16 +4,20 @@
 // compile_tir from the database, the tuned function and its speed against the plain one.
 // With --rules, the random search is skipped and tune_tir searches the rule-made spaces
 // (post-order-apply: multi-level tiling, parallel-vectorize-unroll; no default schedule in the
-// population) for --trials N (64); --seed N seeds the search; --cost-model analytic ranks
-// the candidates with the analytic model (tune/analytic_model.h) instead of the random one.
-// Usage: tune_matmul [WORK_DIR] [--rules] [--trials N] [--seed N] [--cost-model random|analytic]
-// (WORK_DIR: the database; default: a fresh directory under /tmp).
+// population) for --trials N (64); --seed N seeds the search; --cost-model random|analytic|xgb
+// ranks the candidates (random, the seed's, by default; analytic: tune/analytic_model.h; xgb
+// when built with XGBoost, the analytic model until trained) and --curve FILE.csv writes
+// `tessera tune --curve`'s rows: bench/tuning_spaces.sh and bench/tuning_curve.py use them.
+// Usage: tune_matmul [WORK_DIR] [--rules] [--trials N] [--seed N] [--cost-model NAME]
+// [--curve FILE.csv] (WORK_DIR: the database; default: a fresh directory under /tmp).
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <memory>
 
 #include "codegen/llvm/target.h"
 #include "te/create_prim_func.h"
@@ -27,6 +31,9 @@
 #include "tune/rules/post_order_apply.h"
 #include "tune/space.h"
 #include "tune/task_scheduler.h"
+#ifdef TESSERA_HAVE_XGBOOST
+#include "tune/xgb/xgb_model.h"
+#endif
 
 using namespace tessera;
 
@@ -56,7 +63,7 @@ int main(int argc, char** argv) {
   bool useRules = false;
   int trials = 64;
   uint64_t seed = 0;
-  std::string costModel = "random";
+  std::string costModel = "random", curvePath;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--rules") {
@@ -67,19 +74,17 @@ int main(int argc, char** argv) {
         std::cerr << "tune_matmul: --trials needs a positive count\n";
         return 2;
       }
-    } else if (arg == "--cost-model" && i + 1 < argc) {
-      costModel = argv[++i];
-      if (costModel != "random" && costModel != "analytic") {
-        std::cerr << "tune_matmul: --cost-model expects random or analytic\n";
-        return 2;
-      }
     } else if (arg == "--seed" && i + 1 < argc) {
       seed = std::strtoull(argv[++i], nullptr, 10);
+    } else if (arg == "--cost-model" && i + 1 < argc) {
+      costModel = argv[++i];
+    } else if (arg == "--curve" && i + 1 < argc) {
+      curvePath = argv[++i];
     } else if (!arg.empty() && arg[0] != '-') {
       dir = arg;
     } else {
       std::cerr << "usage: tune_matmul [WORK_DIR] [--rules] [--trials N] [--seed N] "
-                   "[--cost-model random|analytic]\n";
+                   "[--cost-model random|analytic|xgb] [--curve FILE.csv]\n";
       return 2;
     }
   }
@@ -105,10 +110,33 @@ int main(int argc, char** argv) {
   //          space=ScheduleFn(stochastic_schedule_mm))
   std::cout << "Logging directory: " << dir << "\n";
   tune::Database database(dir);
-  std::unique_ptr<tune::CostModel> model =
-      costModel == "analytic" ? tune::makeAnalyticModel(target)
-                              : std::unique_ptr<tune::CostModel>(new tune::RandomModel(seed));
+  std::unique_ptr<tune::CostModel> model;
+  if (costModel == "random") {
+    model = std::make_unique<tune::RandomModel>(seed);
+  } else if (costModel == "analytic") {
+    model = tune::makeAnalyticModel(target);
+  } else if (costModel == "xgb") {
+#ifdef TESSERA_HAVE_XGBOOST
+    model = tune::makeXgbModel(
+        {.threads = 1, .log = &std::cout, .prior = tune::makeAnalyticModel(target)});
+#else
+    std::cerr << "tune_matmul: built without XGBoost; use --cost-model random or analytic\n";
+    return 2;
+#endif
+  } else {
+    std::cerr << "tune_matmul: --cost-model expects random, analytic or xgb\n";
+    return 2;
+  }
   tune::TuneOptions options{.maxTrialsGlobal = trials, .trialsPerIter = 64, .log = &std::cout};
+  std::ofstream curve;
+  if (!curvePath.empty()) {
+    curve.open(curvePath);
+    if (!curve) {
+      std::cerr << "tune_matmul: cannot write " << curvePath << "\n";
+      return 1;
+    }
+    options.curve = &curve;
+  }
   options.measure = measure;
   options.search.seed = seed;
   std::vector<tune::TuneTask> tasks = {

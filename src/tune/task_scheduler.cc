@@ -150,6 +150,9 @@ TuneResult tune(std::vector<TuneTask> tasks, const target::Target& target, Datab
     throwDiagnostic("tune",
                     "unknown task scheduler '" + options.scheduler + "' (round-robin or gradient)");
   LocalRunner runner(options.measure);
+  std::ostream* curve = options.curve;
+  if (curve) *curve << "trial,task,task_trial,seconds,best_seconds_task,elapsed_s\n" << std::flush;
+  int measured = 0;
   while (trialsSoFar < options.maxTrialsGlobal) {
     // Round-robin over the tasks that are not finished; the gradient-based scheduler too, for
     // its first pass over the tasks.
@@ -203,6 +206,21 @@ TuneResult tune(std::vector<TuneTask> tasks, const target::Target& target, Datab
       if (r.ok()) s.best = std::min(s.best, secs);
       if (candidates[c].space == 0 && candidates[c].decisions == s.task.spaces[0].base)
         s.defaultSeconds = secs;
+      if (curve) {
+        char row[160];
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        auto sci = [](double v) {
+          if (v >= kFailedRunSeconds) return std::string();
+          char buf[32];
+          std::snprintf(buf, sizeof buf, "%.6e", v);
+          return std::string(buf);
+        };
+        std::snprintf(row, sizeof row, ",%d,%s,%s,%.3f\n", trial, sci(secs).c_str(),
+                      sci(s.best).c_str(), elapsed);
+        *curve << measured << "," << s.task.name << row;
+      }
+      ++measured;
       if (!log) continue;
       *log << "[Task #" << i << ": " << s.task.name << "] Trial #" << trial << ": ";
       if (!r.ok()) {
@@ -214,6 +232,7 @@ TuneResult tune(std::vector<TuneTask> tasks, const target::Target& target, Datab
       *log << "GFLOPs: " << fixed4(gflops) << ". Time: " << fixed4(secs * 1e6)
            << " us. Best GFLOPs: " << fixed4(static_cast<double>(s.flops) / s.best / 1e9) << "\n";
     }
+    if (curve) *curve << std::flush;
     model.update(s.key, programs, seconds);
     s.history.push_back(s.best);
     if (log) *log << "[Updated] Task #" << i << ": \"" << s.task.name << "\"\n";

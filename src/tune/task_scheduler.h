@@ -41,6 +41,13 @@ struct TuneOptions {
   /// threads). Candidates are measured one at a time after the round is built.
   int builders = 0;
   std::ostream* log = nullptr;  ///< trial lines, tables, progress (null: silent)
+  /// The search-efficiency curve as CSV (null: none): the header
+  /// `trial,task,task_trial,seconds,best_seconds_task,elapsed_s`, then one row per measured
+  /// candidate in measurement order: `trial` counts this run's measurements from 0, `task` is the
+  /// task's name, `task_trial` its own count, `seconds` the median run time (empty when the
+  /// candidate failed), `best_seconds_task` the task's best so far, records resumed from the
+  /// database included (empty while it has none), `elapsed_s` seconds since tune() began.
+  std::ostream* curve = nullptr;
 };
 
 /// The measured best of each task and how many trials it took.

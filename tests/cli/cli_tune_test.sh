@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Usage: cli_tune_test.sh TESSERA_BINARY SOURCE_DIR. `tessera tune` on a small dense model (a
-# few trials), then `tessera compile --db` / `tessera run --db` apply the best schedule with the
-# same output as the default; `tessera tir --tune`; a corrupt database line and a target without
-# num-cores are clear messages.
+# few trials, with --curve's CSV), then `tessera compile --db` / `tessera run --db` apply the best
+# schedule with the same output as the default; `tessera tir --tune`; a corrupt database line and
+# a target without num-cores are clear messages.
 set -u
 tessera="$1"
 data="$2/tests/data/tune"
@@ -18,7 +18,7 @@ fast=(--min-repeat-ms 0 --trials-per-round 4 --threads 1)
 expect 0 "tune --help" -- "$tessera" tune --help
 contains "$work/out" "usage: tessera tune MODEL --trials N --db DIR" "tune help"
 
-expect 0 "tune a dense" -- "$tessera" tune "$model" --params "$params" --trials 8 --db "$work/db" --builders 2 "${fast[@]}"
+expect 0 "tune a dense" -- "$tessera" tune "$model" --params "$params" --trials 8 --db "$work/db" --builders 2 "${fast[@]}" --curve "$work/curve.csv"
 contains "$work/out" "Task #0: \"fused_nn_dense_nn_relu\"" "the task"
 contains "$work/out" "[Task #0: fused_nn_dense_nn_relu] Trial #7: " "eight trials"
 contains "$work/out" " ID |                   Name |  FLOP | Weight | Speed (GFLOPS) |" "the table"
@@ -27,6 +27,21 @@ contains "$work/out" "[progress] elapsed " "the progress line"
 contains "$work/out" "fused_nn_dense_nn_relu: default " "default vs tuned"
 [ "$(wc -l <"$work/db/database_tuning_record.json")" -eq 8 ] || {
   echo "FAIL: eight records"
+  failures=$((failures + 1))
+}
+
+# --curve: the header, then one row per trial (the run's count, the task's, the times).
+[ "$(head -1 "$work/curve.csv")" = "trial,task,task_trial,seconds,best_seconds_task,elapsed_s" ] || {
+  echo "FAIL: the curve's header"
+  failures=$((failures + 1))
+}
+[ "$(wc -l <"$work/curve.csv")" -eq 9 ] || {
+  echo "FAIL: eight curve rows"
+  failures=$((failures + 1))
+}
+grep -q '^7,fused_nn_dense_nn_relu,7,[0-9.e+-]*,[0-9.e+-]\+,[0-9.]\+$' "$work/curve.csv" || {
+  echo "FAIL: the last curve row"
+  cat "$work/curve.csv"
   failures=$((failures + 1))
 }
 
@@ -59,11 +74,16 @@ contains "$work/out" "8 record(s) from the database" "resumed"
 
 expect 2 "builders must be positive" -- "$tessera" tune "$model" --trials 2 --db "$work/db3" --builders 0
 contains "$work/err" "--builders expects an integer of at least 1" "builders message"
-expect 0 "tune with the analytic model" -- "$tessera" tune "$model" --params "$params" --trials 4 --db "$work/db4" --cost-model analytic "${fast[@]}"
+expect 0 "tune with the analytic model" -- "$tessera" tune "$model" --params "$params" --trials 4 --db "$work/db5" --cost-model analytic "${fast[@]}"
 contains "$work/out" "with the analytic cost model" "the analytic model named"
 
 expect 0 "tir --tune" -- "$tessera" tir "$model" --params "$params" --func fused_nn_dense_nn_relu --tune --trials 2 --db "$work/db2" "${fast[@]}"
 contains "$work/out" "def fused_nn_dense_nn_relu(" "the tuned kernel printed"
+expect 0 "tir --tune --curve" -- "$tessera" tir "$model" --params "$params" --func fused_nn_dense_nn_relu --tune --trials 2 --db "$work/db4" "${fast[@]}" --curve "$work/curve2.csv"
+[ "$(wc -l <"$work/curve2.csv")" -eq 3 ] || {
+  echo "FAIL: tir --tune --curve: two rows"
+  failures=$((failures + 1))
+}
 
 expect 1 "target without num-cores" -- "$tessera" tune "$model" --trials 2 --db "$work/db3" --target llvm
 contains "$work/err" 'Target does not have attribute "num-cores", physical core number must be defined!' "TVM's message"

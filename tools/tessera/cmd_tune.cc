@@ -1,6 +1,7 @@
 // `tessera tune MODEL --trials N --db DIR`: MetaSchedule's tune over a model's kernels (the
 // tuning tasks of `tessera compile`), recording every measurement in a tuning database that
 // `tessera compile --db DIR` and `tessera run --db DIR` apply. Also `tessera tir --tune`.
+#include <fstream>
 #include <iostream>
 #include <regex>
 
@@ -27,6 +28,7 @@ const char* const kTuneUsage =
     "                          [--seed N] [--timeout SEC] [--min-repeat-ms MS]\n"
     "                          [--cooldown-ms MS] [--cache-flush-bytes N]\n"
     "                          [--input-shape NAME=D0,...] [--params FILE.npz]\n"
+    "                          [--curve FILE.csv]\n"
     "\n"
     "Tunes the kernels of MODEL (Relay text or ONNX) as MetaSchedule's tune does: for each\n"
     "kernel `tessera compile` makes (a tuning task, weighted by its calls) the search proposes\n"
@@ -54,7 +56,9 @@ const char* const kTuneUsage =
     "  --cooldown-ms MS    pause before each candidate runs (default 0)\n"
     "  --cache-flush-bytes N  write N bytes before every measurement to evict the caches\n"
     "  --input-shape NAME=D0,D1,...  shape of an ONNX graph input (repeatable)\n"
-    "  --params FILE.npz   bind these arrays to @main's parameters of the same names\n";
+    "  --params FILE.npz   bind these arrays to @main's parameters of the same names\n"
+    "  --curve FILE.csv    write the search-efficiency curve: one row per measured candidate,\n"
+    "                      trial,task,task_trial,seconds,best_seconds_task,elapsed_s\n";
 
 namespace {
 
@@ -133,6 +137,7 @@ TuneFlags parseTuneFlags(Args& args) {
   f.options.measure.threads = threads > 0 ? threads : f.target.numCores;
   f.inputShapes = args.values("--input-shape");
   if (std::optional<std::string> p = args.value("--params")) f.params = readNpz(*p);
+  f.curve = args.value("--curve").value_or("");
   return f;
 }
 
@@ -157,6 +162,12 @@ tune::TuneResult runTuning(std::vector<tune::TuneTask> tasks, const TuneFlags& f
   }
   tune::TuneOptions options = flags.options;
   options.log = &std::cout;
+  std::ofstream curve;
+  if (!flags.curve.empty()) {
+    curve.open(flags.curve);
+    if (!curve) throwDiagnostic("tune", "cannot write " + flags.curve);
+    options.curve = &curve;
+  }
   std::cout << "Tuning " << tasks.size() << " task(s) with the " << model->name()
             << " cost model for " << flags.target.str() << "; database " << flags.db << " ("
             << database.numRecords() << " records)\n";

@@ -20,11 +20,12 @@ struct TuneFlags {
   tune::TuneOptions options;
   std::vector<std::string> inputShapes;
   std::map<std::string, NDArray> params;
+  std::string curve;  ///< --curve FILE.csv: the search-efficiency curve (empty: none)
 };
 
 /// --trials, --db (required), --target, --threads, --trials-per-round, --search, --cost-model,
 /// --seed,
-/// --timeout, --min-repeat-ms, --input-shape, --params.
+/// --timeout, --min-repeat-ms, --input-shape, --params, --curve.
 TuneFlags parseTuneFlags(Args& args);
 
 /// Tunes `tasks` into the database, printing the log, the tables and, at the end, each task's
