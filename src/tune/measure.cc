@@ -1,26 +1,22 @@
 #include "tune/measure.h"
 
-#include <poll.h>
-#include <signal.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
-#include "ir/transform.h"
 #include "runtime/thread_pool.h"
 #include "runtime/time_evaluator.h"
 #include "support/diagnostic.h"
 #include "tir/eval/eval.h"
 #include "tir/transform/lower.h"
+#include "tune/child_process.h"
 #include "tune/flops.h"
 
 namespace tessera::tune {
@@ -88,77 +84,60 @@ std::string compare(const NDArray& got, const NDArray& want, size_t index) {
   return "";
 }
 
-// Runs `body` in a child; returns what it wrote to its pipe, or the error of a child that
-// crashed, failed or outlived the timeout.
-struct ChildOutcome {
-  std::string text;
-  std::string error;
-};
-ChildOutcome inChild(const std::function<std::string()>& body, double timeoutSec) {
-  int fds[2];
-  if (pipe(fds) != 0) return {"", "cannot create a pipe"};
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    return {"", "cannot fork"};
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    std::string out;
-    try {
-      out = body();
-    } catch (const std::exception& e) {
-      out = std::string("error ") + e.what();
-    }
-    size_t done = 0;
-    while (done < out.size()) {
-      const ssize_t n = write(fds[1], out.data() + done, out.size() - done);
-      if (n <= 0) break;
-      done += static_cast<size_t>(n);
-    }
-    close(fds[1]);
-    _exit(0);  // no destructors, no atexit handlers of the parent's libraries
-  }
-  close(fds[1]);
-  std::string text;
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutSec);
-  bool timedOut = false;
-  char buf[4096];
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          deadline - std::chrono::steady_clock::now())
-                          .count();
-    if (left <= 0) {
-      timedOut = true;
-      break;
-    }
-    pollfd p{fds[0], POLLIN, 0};
-    const int ready = poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
-    if (ready < 0 && errno != EINTR) break;
-    if (ready <= 0) continue;
-    const ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n <= 0) break;  // EOF: the child is done (or died)
-    text.append(buf, static_cast<size_t>(n));
-  }
-  close(fds[0]);
-  if (timedOut) kill(pid, SIGKILL);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  std::ostringstream limit;
-  limit << timeoutSec;
-  if (timedOut) return {"", "timed out after " + limit.str() + " s"};
-  if (WIFSIGNALED(status))
-    return {"", "crashed (signal " + std::to_string(WTERMSIG(status)) + ": " +
-                    strsignal(WTERMSIG(status)) + ")"};
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return {"", "exited with status " + std::to_string(WEXITSTATUS(status))};
-  if (text.rfind("error ", 0) == 0) return {"", text.substr(6)};
-  return {text, ""};
+// The bytes of `objects` for a pipe: each string as its length and its bytes.
+std::string encode(const codegen::CompiledObjects& objects) {
+  std::string out;
+  auto put = [&out](const std::string& s) {
+    const uint64_t n = s.size();
+    out.append(reinterpret_cast<const char*>(&n), sizeof n);
+    out += s;
+  };
+  auto putList = [&](const std::vector<std::string>& list) {
+    put(std::to_string(list.size()));
+    for (const std::string& s : list) put(s);
+  };
+  putList(objects.objects);
+  putList(objects.names);
+  put(objects.entry);
+  put(objects.triple);
+  return out;
+}
+
+codegen::CompiledObjects decode(const std::string& bytes) {
+  size_t at = 0;
+  auto get = [&]() {
+    uint64_t n = 0;
+    if (bytes.size() - at < sizeof n) throw std::runtime_error("truncated build result");
+    std::memcpy(&n, bytes.data() + at, sizeof n);
+    at += sizeof n;
+    if (bytes.size() - at < n) throw std::runtime_error("truncated build result");
+    std::string s = bytes.substr(at, n);
+    at += n;
+    return s;
+  };
+  auto getList = [&]() {
+    std::vector<std::string> list(std::stoull(get()));
+    for (std::string& s : list) s = get();
+    return list;
+  };
+  codegen::CompiledObjects objects;
+  objects.objects = getList();
+  objects.names = getList();
+  objects.entry = get();
+  objects.triple = get();
+  return objects;
+}
+
+}  // namespace
+
+namespace {
+
+// Throws DiagnosticError when `scheduled` does not lower or compile.
+codegen::CompiledModule compileCandidate(const tir::PrimFunc& scheduled,
+                                         const target::Target& target, bool link) {
+  tir::TirModule module;
+  module.add(tir::transform::lower(scheduled));
+  return codegen::compile(module, target, {.keepIR = false, .threads = 1, .link = link});
 }
 
 }  // namespace
@@ -166,9 +145,7 @@ ChildOutcome inChild(const std::function<std::string()>& body, double timeoutSec
 BuildResult buildCandidate(const tir::PrimFunc& scheduled, const target::Target& target) {
   BuildResult result;
   try {
-    tir::TirModule module;
-    module.add(tir::transform::lower(scheduled));
-    codegen::CompiledModule lib = codegen::compile(module, target, {.keepIR = false, .threads = 1});
+    codegen::CompiledModule lib = compileCandidate(scheduled, target, /*link=*/true);
     result.entry = lib.entryName();
     result.module = std::move(lib);
   } catch (const DiagnosticError& e) {
@@ -178,32 +155,38 @@ BuildResult buildCandidate(const tir::PrimFunc& scheduled, const target::Target&
 }
 
 std::vector<BuildResult> buildCandidates(const std::vector<tir::PrimFunc>& scheduled,
-                                         const target::Target& target, int threads) {
-  std::vector<BuildResult> results(scheduled.size());
-  const size_t workers = std::min<size_t>(
+                                         const target::Target& target,
+                                         const BuildOptions& options) {
+  const size_t workers = static_cast<size_t>(
+      options.workers > 0 ? options.workers : std::max(1u, std::thread::hardware_concurrency()));
+  // The child compiles without linking (the objects are linked here) and sends the objects.
+  const std::vector<ChildOutcome> outcomes = runInChildren(
       scheduled.size(),
-      static_cast<size_t>(threads > 0 ? threads
-                                      : std::max(1u, std::thread::hardware_concurrency())));
-  std::atomic<size_t> next{0};
-  transform::PassContext& ctx = transform::PassContext::current();
-  auto work = [&] {
-    transform::PassContext::Scope scope(ctx);
-    for (size_t i = next++; i < scheduled.size(); i = next++) {
-      try {
-        results[i] = buildCandidate(scheduled[i], target);
-      } catch (const std::exception& e) {  // an internal error fails this candidate only
-        results[i].error = std::string("build error: ") + e.what();
-      }
+      [&](size_t i) {
+        try {
+          return encode(compileCandidate(scheduled[i], target, /*link=*/false).objects());
+        } catch (const DiagnosticError& e) {
+          throw std::runtime_error("build error: " + e.diagnostic().str());
+        }
+      },
+      workers, options.timeoutSec);
+  std::vector<BuildResult> results(scheduled.size());
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    BuildResult& result = results[i];
+    if (!outcomes[i].error.empty()) {
+      result.error = outcomes[i].error;
+      continue;
     }
-  };
-  if (workers <= 1) {
-    work();
-    return results;
+    try {
+      codegen::CompiledModule lib = codegen::CompiledModule::fromObjects(decode(outcomes[i].text));
+      result.entry = lib.entryName();
+      result.module = std::move(lib);
+    } catch (const DiagnosticError& e) {
+      result.error = "build error: " + e.diagnostic().str();
+    } catch (const std::exception& e) {
+      result.error = std::string("build error: ") + e.what();
+    }
   }
-  std::vector<std::thread> pool;
-  for (size_t w = 1; w < workers; ++w) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
   return results;
 }
 
@@ -234,7 +217,7 @@ MeasureInput makeMeasureInput(const tir::PrimFunc& func, const target::Target& t
   }
   BuildResult plain = buildCandidate(func, target);
   if (!plain.module) throwDiagnostic("tune", "the reference does not build: " + plain.error);
-  ChildOutcome outcome = inChild(
+  ChildOutcome outcome = runInChild(
       [&] {
         runtime::resetThreadPoolAfterFork(threads);
         plain.module->call(plain.entry, input.expected);
@@ -258,7 +241,7 @@ RunResult LocalRunner::run(const std::function<void(const std::vector<NDArray>&)
   if (options_.cooldownMs > 0)
     std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(options_.cooldownMs));
   const MeasureOptions options = options_;
-  ChildOutcome outcome = inChild(
+  ChildOutcome outcome = runInChild(
       [&] {
         runtime::resetThreadPoolAfterFork(options.threads);
         std::vector<NDArray> args;
@@ -269,7 +252,7 @@ RunResult LocalRunner::run(const std::function<void(const std::vector<NDArray>&)
         kernel(args);
         for (size_t i = 0; i < args.size(); ++i) {
           const std::string wrong = compare(args[i], input.expected[i], i);
-          if (!wrong.empty()) return "error wrong output: " + wrong;
+          if (!wrong.empty()) throw std::runtime_error("wrong output: " + wrong);
         }
         std::vector<uint8_t> flush(
             static_cast<size_t>(std::max<int64_t>(options.cacheFlushBytes, 0)));

@@ -1,12 +1,14 @@
-// Builder and runner (MetaSchedule's LocalBuilder / LocalRunner). A candidate (a scheduled
-// PrimFunc) is built in this process (lowered and compiled by LLVM); it is run in a child process
-// (fork) with a timeout, so a candidate that crashes, hangs or miscomputes costs one trial and
-// not the tuning run. The child checks the candidate's output against the reference on its first
-// call, then times it as time_evaluator does. Arguments live in shared memory, so the reference
-// kernel's outputs come back from its child too.
+// Builder and runner (MetaSchedule's LocalBuilder / LocalRunner). Candidates (scheduled PrimFuncs)
+// are built in child processes, several at a time, each with a timeout: a child lowers and
+// compiles its candidate with LLVM and sends the object files back, which this process links.
+// Each is then run in a child of its own (tune/child_process.h), one at a time, with a timeout, so
+// a candidate that crashes, hangs or miscomputes costs one trial and not the tuning run. The
+// child checks the candidate's output against the reference on its first call, then times it as
+// time_evaluator does. Arguments live in shared memory, so the reference kernel's outputs come
+// back from its child too.
 //
-// The child of fork() has only the forking thread, so each child starts a runtime thread pool of
-// its own (runtime::resetThreadPoolAfterFork) before it runs a kernel.
+// The child of fork() has only the forking thread, so each child that runs a kernel starts a
+// runtime thread pool of its own (runtime::resetThreadPoolAfterFork).
 #pragma once
 
 #include <functional>
@@ -42,12 +44,22 @@ struct BuildResult {
   std::string error;  ///< empty when built
 };
 
-/// Lowers and compiles `scheduled` for `target` (host-compatible). Errors are returned, not thrown.
+/// The builder pool's knobs (TVM's LocalBuilder: max_workers, timeout_sec).
+struct BuildOptions {
+  int workers = 0;         ///< builds at a time (0: the machine's hardware threads)
+  double timeoutSec = 30;  ///< a build taking longer fails ("timed out after 30 s")
+};
+
+/// Lowers and compiles `scheduled` for `target` (host-compatible) in this process. Errors are
+/// returned, not thrown.
 BuildResult buildCandidate(const tir::PrimFunc& scheduled, const target::Target& target);
-/// The builder pool: buildCandidate for each of `scheduled` on up to `threads` threads (0: the
-/// machine's hardware threads), each under the caller's pass context; results in order.
+/// The builder pool: buildCandidate for each of `scheduled`, each in a child process (at most
+/// `options.workers` at a time, under the caller's pass context), linked here. A build that
+/// fails, crashes or times out is an error in its own slot ("build error: ...", "crashed
+/// (signal 11: ...)", "timed out after 30 s"); results in order.
 std::vector<BuildResult> buildCandidates(const std::vector<tir::PrimFunc>& scheduled,
-                                         const target::Target& target, int threads = 0);
+                                         const target::Target& target,
+                                         const BuildOptions& options = {});
 
 /// The arguments a workload is measured with (random values, in shared memory) and every
 /// argument's contents after the reference ran (what each candidate must reproduce).

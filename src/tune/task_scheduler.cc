@@ -189,7 +189,7 @@ TuneResult tune(std::vector<TuneTask> tasks, const target::Target& target, Datab
     if (log) *log << "Sending " << candidates.size() << " sample(s) to builder\n";
     std::vector<tir::PrimFunc> scheduled;
     for (const Candidate& c : candidates) scheduled.push_back(c.func);
-    const std::vector<BuildResult> builds = buildCandidates(scheduled, target, options.builders);
+    const std::vector<BuildResult> builds = buildCandidates(scheduled, target, options.build);
     if (log) *log << "Sending " << candidates.size() << " sample(s) to runner\n";
     std::vector<tir::PrimFunc> programs;
     std::vector<double> seconds;

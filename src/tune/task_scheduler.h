@@ -37,9 +37,9 @@ struct TuneOptions {
   std::string scheduler = "round-robin";
   SearchOptions search;
   MeasureOptions measure;
-  /// Threads compiling a round's candidates (the builder pool; 0: the machine's hardware
-  /// threads). Candidates are measured one at a time after the round is built.
-  int builders = 0;
+  /// The builder pool: a round's candidates are built in child processes (`build.workers` at a
+  /// time, each with a timeout), then measured one at a time.
+  BuildOptions build;
   std::ostream* log = nullptr;  ///< trial lines, tables, progress (null: silent)
   /// The search-efficiency curve as CSV (null: none): the header
   /// `trial,task,task_trial,seconds,best_seconds_task,elapsed_s`, then one row per measured

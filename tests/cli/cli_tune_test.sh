@@ -74,6 +74,9 @@ contains "$work/out" "8 record(s) from the database" "resumed"
 
 expect 2 "builders must be positive" -- "$tessera" tune "$model" --trials 2 --db "$work/db3" --builders 0
 contains "$work/err" "--builders expects an integer of at least 1" "builders message"
+# A build outliving --build-timeout is killed and costs its candidate only; the run goes on.
+expect 0 "builds that time out" -- "$tessera" tune "$model" --params "$params" --trials 2 --db "$work/db4" --build-timeout 0.001 "${fast[@]}"
+contains "$work/out" "Trial #1: Error in building: timed out after 0.001 s" "build timeout reported"
 expect 0 "tune with the analytic model" -- "$tessera" tune "$model" --params "$params" --trials 4 --db "$work/db5" --cost-model analytic "${fast[@]}"
 contains "$work/out" "with the analytic cost model" "the analytic model named"
 

@@ -25,7 +25,8 @@ const char* const kTuneUsage =
     "                          [--threads N] [--builders N] [--trials-per-round N]\n"
     "                          [--search NAME]\n"
     "                          [--cost-model NAME] [--task-scheduler NAME]\n"
-    "                          [--seed N] [--timeout SEC] [--min-repeat-ms MS]\n"
+    "                          [--seed N] [--timeout SEC] [--build-timeout SEC]\n"
+    "                          [--min-repeat-ms MS]\n"
     "                          [--cooldown-ms MS] [--cache-flush-bytes N]\n"
     "                          [--input-shape NAME=D0,...] [--params FILE.npz]\n"
     "                          [--curve FILE.csv]\n"
@@ -41,8 +42,8 @@ const char* const kTuneUsage =
     "  --target TARGET     must carry -num-cores (default: the host, -num-cores = --threads)\n"
     "  --tasks REGEX       only the kernels whose names match\n"
     "  --threads N         threads the measured kernels run on (default: the runtime's)\n"
-    "  --builders N        threads compiling a round's candidates (default: the hardware\n"
-    "                      threads); candidates are measured one at a time afterwards\n"
+    "  --builders N        candidates compiled at a time, each in a child process (default:\n"
+    "                      the hardware threads); they are measured one at a time afterwards\n"
     "  --trials-per-round N  candidates per round of a task (default 64)\n"
     "  --search NAME       evolutionary (default) or random\n"
     "  --cost-model NAME   xgb (default when built with XGBoost: learned from the measurements,\n"
@@ -52,6 +53,7 @@ const char* const kTuneUsage =
     "                      task, the task whose best latency is expected to fall the most)\n"
     "  --seed N            the search's seed (default 0)\n"
     "  --timeout SEC       a candidate running longer fails (default 30)\n"
+    "  --build-timeout SEC  a candidate compiling longer fails (default 30)\n"
     "  --min-repeat-ms MS  time_evaluator's min_repeat_ms (default 100)\n"
     "  --cooldown-ms MS    pause before each candidate runs (default 0)\n"
     "  --cache-flush-bytes N  write N bytes before every measurement to evict the caches\n"
@@ -103,7 +105,8 @@ TuneFlags parseTuneFlags(Args& args) {
   f.db = *db;
   f.options.maxTrialsGlobal = parseInt(trials, "--trials", 0, 1);
   f.options.trialsPerIter = parseInt(args.value("--trials-per-round"), "--trials-per-round", 64, 1);
-  f.options.builders = parseInt(args.value("--builders"), "--builders", 0, 1);
+  f.options.build.workers = parseInt(args.value("--builders"), "--builders", 0, 1);
+  f.options.build.timeoutSec = parseDouble(args.value("--build-timeout"), "--build-timeout", 30);
   f.options.search.seed = static_cast<uint64_t>(parseInt(args.value("--seed"), "--seed", 0, 0));
   f.options.measure.timeoutSec = parseDouble(args.value("--timeout"), "--timeout", 30);
   f.options.measure.minRepeatMs =

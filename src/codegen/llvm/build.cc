@@ -57,6 +57,7 @@ std::string llvmError(llvm::Error error) {
 }
 
 void linkInProcess(CompiledModule::Impl& impl) {
+  initializeLLVM();  // a module from fromObjects may be the first code this process sees
   auto created = llvm::orc::LLJITBuilder().create();
   if (!created)
     throwDiagnostic("codegen", "cannot start the JIT: " + llvmError(created.takeError()));
@@ -219,7 +220,24 @@ CompiledModule compile(const tir::TirModule& module, const target::Target& reque
     impl->objects.push_back(std::move(part.object));
   }
   impl->triple = target.triple;
-  if (isHostCompatible(target)) linkInProcess(*impl);
+  if (options.link && isHostCompatible(target)) linkInProcess(*impl);
+  return CompiledModule(impl);
+}
+
+CompiledObjects CompiledModule::objects() const {
+  if (!impl_) return {};
+  return {impl_->objects, impl_->names, impl_->entry, impl_->triple};
+}
+
+CompiledModule CompiledModule::fromObjects(CompiledObjects objects) {
+  auto impl = std::make_shared<Impl>();
+  impl->objects = std::move(objects.objects);
+  impl->names = std::move(objects.names);
+  impl->entry = std::move(objects.entry);
+  impl->triple = std::move(objects.triple);
+  target::Target built;
+  built.triple = impl->triple;
+  if (isHostCompatible(built)) linkInProcess(*impl);
   return CompiledModule(impl);
 }
 

@@ -17,6 +17,15 @@ namespace tessera::codegen {
 
 /// Compiled functions, callable by name. Copies share the loaded code, which stays loaded while
 /// any copy lives.
+/// A compiled module as bytes: its object files and what binding them needs. What a child
+/// process that compiled a module hands its parent (tune/measure.h).
+struct CompiledObjects {
+  std::vector<std::string> objects;  ///< one object file per part
+  std::vector<std::string> names;    ///< the functions, in module order
+  std::string entry;
+  std::string triple;
+};
+
 class CompiledModule {
  public:
   CompiledModule() = default;
@@ -41,6 +50,11 @@ class CompiledModule {
 
   /// Code loaded by the runtime (runtime::loadModule), with this class's interface.
   static CompiledModule fromLoaded(runtime::Module module);
+  /// The object files and names of a module built by compile() (empty for a loaded library).
+  CompiledObjects objects() const;
+  /// A module from objects() of another (or the same) process, linked in-process when its
+  /// triple is host-compatible. Throws DiagnosticError (code "codegen") when linking fails.
+  static CompiledModule fromObjects(CompiledObjects objects);
 
   struct Impl;
   explicit CompiledModule(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -54,6 +68,9 @@ struct CompileOptions {
   bool keepIR = true;
   /// Threads compiling parts of the module concurrently (0: runtime::numThreads()).
   int threads = 0;
+  /// Link the code in-process so that it can be called (false: objects only, for
+  /// exportLibrary and objects(), as for another target's module).
+  bool link = true;
 };
 
 /// Compiles every function of `module` for `target` with LLVM's O3 pipeline; the functions are

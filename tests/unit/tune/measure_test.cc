@@ -66,7 +66,7 @@ TEST(TuneMeasure, TheBuilderPoolBuildsEveryCandidateInOrder) {
   bad.parallel(l[0]);
   bad.parallel(l[1]);
   candidates.insert(candidates.begin() + 2, bad.func());
-  const std::vector<BuildResult> built = buildCandidates(candidates, target, 3);
+  const std::vector<BuildResult> built = buildCandidates(candidates, target, {.workers = 3});
   ASSERT_EQ(built.size(), candidates.size());
   const MeasureInput input = makeMeasureInput(mm, target);
   LocalRunner runner(quick());
@@ -78,6 +78,18 @@ TEST(TuneMeasure, TheBuilderPoolBuildsEveryCandidateInOrder) {
     }
     ASSERT_TRUE(built[i].module) << i << ": " << built[i].error;
     EXPECT_TRUE(runner.run(built[i], input).ok()) << i;  // each computes the matmul
+  }
+}
+
+TEST(TuneMeasure, ABuildOutlivingItsTimeoutIsKilled) {
+  // No build (a fork, lowering, LLVM's O3) finishes in a millisecond: each child is killed.
+  const tir::PrimFunc mm = tir::testing::matmul(32, 32, 32);
+  const std::vector<BuildResult> built =
+      buildCandidates({mm, mm}, codegen::hostTarget(), {.workers = 2, .timeoutSec = 1e-3});
+  ASSERT_EQ(built.size(), 2u);
+  for (const BuildResult& b : built) {
+    EXPECT_FALSE(b.module);
+    EXPECT_EQ(b.error, "timed out after 0.001 s");
   }
 }
 
