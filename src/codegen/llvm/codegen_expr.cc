@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/Support/MathExtras.h>
 
 #include "support/check.h"
 #include "support/diagnostic.h"
@@ -365,6 +366,35 @@ llvm::Value* CodeGenLLVM::emitLoad(const BufferLoadNode* op) {
   return fromMemory(result);
 }
 
+// LLVM 19's x86 lowering of a masked load whose lane count is not a power of two loads lanes
+// whose mask is false: on AVX2 a <10 x float> load gave lanes 8 and 9 memory's values where the
+// mask said zero (a tuned winograd convolution's vectorized padding computed wrong results;
+// CodegenElementwise.MaskedLoadsOfAnyWidthKeepTheirMask). The load is made at the next power of
+// two, the extra lanes masked off (not read), and narrowed back.
+llvm::Value* CodeGenLLVM::createMaskedLoad(llvm::Type* vecType, llvm::Value* addr,
+                                           llvm::Align align, llvm::Value* mask,
+                                           llvm::Value* passthru) {
+  auto* type = llvm::cast<llvm::FixedVectorType>(vecType);
+  const unsigned lanes = type->getNumElements();
+  if (llvm::isPowerOf2_32(lanes))
+    return builder_.CreateMaskedLoad(vecType, addr, align, mask, passthru);
+  const unsigned wide = static_cast<unsigned>(llvm::PowerOf2Ceil(lanes));
+  std::vector<int> widenMask, widenValue, narrow;
+  for (unsigned i = 0; i < wide; ++i) {
+    widenMask.push_back(static_cast<int>(i < lanes ? i : lanes));  // lane `lanes`: the zeros'
+    widenValue.push_back(i < lanes ? static_cast<int>(i) : llvm::PoisonMaskElem);
+  }
+  for (unsigned i = 0; i < lanes; ++i) narrow.push_back(static_cast<int>(i));
+  llvm::Value* wideMask =
+      builder_.CreateShuffleVector(mask, llvm::Constant::getNullValue(mask->getType()), widenMask);
+  llvm::Value* widePassthru =
+      passthru ? builder_.CreateShuffleVector(passthru, widenValue) : nullptr;
+  llvm::Value* loaded =
+      builder_.CreateMaskedLoad(llvm::FixedVectorType::get(type->getElementType(), wide), addr,
+                                align, wideMask, widePassthru);
+  return builder_.CreateShuffleVector(loaded, narrow);
+}
+
 llvm::Value* CodeGenLLVM::emitMaskedLoad(const BufferLoadNode* op, llvm::Value* mask,
                                          llvm::Value* passthru) {
   llvm::Value* ptr = bufferPointer(op->buffer);
@@ -375,7 +405,7 @@ llvm::Value* CodeGenLLVM::emitMaskedLoad(const BufferLoadNode* op, llvm::Value* 
   auto align = llvm::Align(op->buffer->dtype.bytes());
   if (const PrimExpr* base = contiguousBase(index)) {
     llvm::Value* addr = builder_.CreateInBoundsGEP(memElem, ptr, emitExpr(*base));
-    return builder_.CreateMaskedLoad(vecType, addr, align, mask, passthru);
+    return createMaskedLoad(vecType, addr, align, mask, passthru);
   }
   if (const int64_t stride = smallStrideOf(index); stride > 0) {
     // As emitLoad's strided span, with the mask spread over the lanes it keeps (the elements in
@@ -389,7 +419,7 @@ llvm::Value* CodeGenLLVM::emitMaskedLoad(const BufferLoadNode* op, llvm::Value* 
     llvm::Value* addr =
         builder_.CreateInBoundsGEP(memElem, ptr, emitExpr(index->as<RampNode>()->base));
     llvm::Value* wide =
-        builder_.CreateMaskedLoad(llvm::FixedVectorType::get(memElem, span), addr, align, spanMask);
+        createMaskedLoad(llvm::FixedVectorType::get(memElem, span), addr, align, spanMask, nullptr);
     return builder_.CreateSelect(mask, builder_.CreateShuffleVector(wide, pick), passthru);
   }
   llvm::Value* addrs = builder_.CreateInBoundsGEP(memElem, ptr, emitExpr(index));

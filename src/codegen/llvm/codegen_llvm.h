@@ -68,6 +68,9 @@ class CodeGenLLVM {
   llvm::Value* emitFloorDivMod(bool isDiv, DataType dtype, llvm::Value* a, llvm::Value* b);
   llvm::Value* emitLoad(const tir::BufferLoadNode* op);
   /// The vector load's lanes where `mask` is set, `passthru`'s elsewhere; no other lane is read.
+  /// builder_.CreateMaskedLoad, with a lane count that is not a power of two widened to one.
+  llvm::Value* createMaskedLoad(llvm::Type* vecType, llvm::Value* addr, llvm::Align align,
+                                llvm::Value* mask, llvm::Value* passthru);
   llvm::Value* emitMaskedLoad(const tir::BufferLoadNode* op, llvm::Value* mask,
                               llvm::Value* passthru);
   llvm::Value* emitRamp(const tir::RampNode* op);
