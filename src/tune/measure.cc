@@ -84,20 +84,19 @@ std::string compare(const NDArray& got, const NDArray& want, size_t index) {
   return "";
 }
 
-// The bytes of `objects` for a pipe: each string as its length and its bytes.
+// The bytes of `objects` for the pipe from a builder child: every count and every string's length
+// as 8 bytes in host order (the reader is the same program on the same machine), then the bytes.
 std::string encode(const codegen::CompiledObjects& objects) {
   std::string out;
-  auto put = [&out](const std::string& s) {
-    const uint64_t n = s.size();
-    out.append(reinterpret_cast<const char*>(&n), sizeof n);
+  auto putCount = [&out](uint64_t n) { out.append(reinterpret_cast<const char*>(&n), sizeof n); };
+  auto put = [&](const std::string& s) {
+    putCount(s.size());
     out += s;
   };
-  auto putList = [&](const std::vector<std::string>& list) {
-    put(std::to_string(list.size()));
-    for (const std::string& s : list) put(s);
-  };
-  putList(objects.objects);
-  putList(objects.names);
+  for (const std::vector<std::string>* list : {&objects.objects, &objects.names}) {
+    putCount(list->size());
+    for (const std::string& s : *list) put(s);
+  }
   put(objects.entry);
   put(objects.triple);
   return out;
@@ -105,32 +104,31 @@ std::string encode(const codegen::CompiledObjects& objects) {
 
 codegen::CompiledObjects decode(const std::string& bytes) {
   size_t at = 0;
-  auto get = [&]() {
+  auto getCount = [&]() {
     uint64_t n = 0;
     if (bytes.size() - at < sizeof n) throw std::runtime_error("truncated build result");
     std::memcpy(&n, bytes.data() + at, sizeof n);
     at += sizeof n;
+    return n;
+  };
+  auto get = [&]() {
+    const uint64_t n = getCount();
     if (bytes.size() - at < n) throw std::runtime_error("truncated build result");
     std::string s = bytes.substr(at, n);
     at += n;
     return s;
   };
-  auto getList = [&]() {
-    std::vector<std::string> list(std::stoull(get()));
-    for (std::string& s : list) s = get();
-    return list;
-  };
   codegen::CompiledObjects objects;
-  objects.objects = getList();
-  objects.names = getList();
+  for (std::vector<std::string>* list : {&objects.objects, &objects.names}) {
+    const uint64_t n = getCount();
+    if (n > bytes.size()) throw std::runtime_error("corrupt build result");
+    list->resize(n);
+    for (std::string& s : *list) s = get();
+  }
   objects.entry = get();
   objects.triple = get();
   return objects;
 }
-
-}  // namespace
-
-namespace {
 
 // Throws DiagnosticError when `scheduled` does not lower or compile.
 codegen::CompiledModule compileCandidate(const tir::PrimFunc& scheduled,
