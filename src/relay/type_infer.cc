@@ -22,6 +22,12 @@ struct PendingRelation {
   Type outType;
 };
 
+// An `if` whose type is the join of its branches' types (ModuleTypeInferencer::solveJoin).
+struct PendingJoin {
+  Expr at;
+  Type thenType, elseType, out;
+};
+
 class TypeSolver {
  public:
   /// Follows bindings of incomplete types to their current representative.
@@ -236,8 +242,12 @@ class ModuleTypeInferencer {
         const auto* node = e->as<IfNode>();
         unifyOrFail(types_.at(node->cond.get()), scalarType(DataType::boolType()), node->cond,
                     "the condition of if (it must be a bool scalar)");
-        return unifyOrFail(types_.at(node->thenBranch.get()), types_.at(node->elseBranch.get()), e,
-                           "the two branches of if");
+        // The branches are joined once both are known (a `?` extent where they differ), so an
+        // empty constant on one side and a data-dependent count on the other give `?`.
+        Type out = incompleteType();
+        joins_.push_back(
+            {e, types_.at(node->thenBranch.get()), types_.at(node->elseBranch.get()), out});
+        return out;
       }
       case ExprKind::kFunction: {
         const auto* fn = e->as<FunctionNode>();
@@ -302,6 +312,14 @@ class ModuleTypeInferencer {
     bool progress = true;
     while (progress) {
       progress = false;
+      std::vector<PendingJoin> joinsLeft;
+      for (const PendingJoin& join : joins_) {
+        if (solveJoin(join))
+          progress = true;
+        else
+          joinsLeft.push_back(join);
+      }
+      joins_.swap(joinsLeft);
       std::vector<std::pair<Expr, Type>> projectionsLeft;
       for (const auto& projection : projections_) {
         if (solveProjection(projection))
@@ -318,6 +336,16 @@ class ModuleTypeInferencer {
           pendingLeft.push_back(std::move(relation));
       }
       pending_.swap(pendingLeft);
+      // Branches that know their types only through each other (a recursive function's `if`)
+      // are unified, as before joins existed, and solving goes on.
+      if (!progress && !joins_.empty()) {
+        for (const PendingJoin& join : joins_)
+          unifyOrFail(join.out,
+                      unifyOrFail(join.thenType, join.elseType, join.at, "the two branches of if"),
+                      join.at, "the two branches of if");
+        joins_.clear();
+        progress = true;
+      }
     }
     if (!pending_.empty()) {
       const PendingRelation& p = pending_.front();
@@ -335,6 +363,18 @@ class ModuleTypeInferencer {
     }
     if (!projections_.empty())
       failAt(projections_.front().first, "infer", "unable to infer the tuple's type");
+  }
+
+  // An if's type once both branches are known: their types where they agree, `?` where one
+  // branch has a `?` extent and the other a constant. Branches of other types fail as unify does.
+  bool solveJoin(const PendingJoin& join) {
+    const Type a = solver_.fullyResolve(join.thenType);
+    const Type b = solver_.fullyResolve(join.elseType);
+    if (!isCompleteType(a) || !isCompleteType(b)) return false;
+    Type joined = joinBranchTypes(a, b);
+    if (!joined) joined = unifyOrFail(a, b, join.at, "the two branches of if");
+    unifyOrFail(join.out, joined, join.at, "the two branches of if");
+    return true;
   }
 
   bool solveProjection(const std::pair<Expr, Type>& projection) {
@@ -414,10 +454,38 @@ class ModuleTypeInferencer {
   std::unordered_map<std::string, Type> globalTypes_;
   std::vector<PendingRelation> pending_;
   std::vector<std::pair<Expr, Type>> projections_;
+  std::vector<PendingJoin> joins_;
   std::string currentFunction_;
 };
 
 }  // namespace
+
+Type joinBranchTypes(const Type& a, const Type& b) {
+  if (a->kind != b->kind) return nullptr;
+  if (const auto* x = a->as<TensorTypeNode>()) {
+    const auto* y = b->as<TensorTypeNode>();
+    if (x->dtype != y->dtype || x->shape.size() != y->shape.size()) return nullptr;
+    Shape shape;
+    for (size_t i = 0; i < x->shape.size(); ++i) {
+      const Dim &dx = x->shape[i], &dy = y->shape[i];
+      if (!(dx == dy) && !dx.isAny() && !dy.isAny()) return nullptr;
+      shape.push_back(dx == dy ? dx : Dim::any());
+    }
+    return tensorType(std::move(shape), x->dtype);
+  }
+  if (const auto* x = a->as<TupleTypeNode>()) {
+    const auto* y = b->as<TupleTypeNode>();
+    if (x->fields.size() != y->fields.size()) return nullptr;
+    std::vector<Type> fields;
+    for (size_t i = 0; i < x->fields.size(); ++i) {
+      Type f = joinBranchTypes(x->fields[i], y->fields[i]);
+      if (!f) return nullptr;
+      fields.push_back(std::move(f));
+    }
+    return tupleType(std::move(fields));
+  }
+  return nullptr;
+}
 
 IRModule inferTypes(const IRModule& module) {
   return ModuleTypeInferencer(module).run();

@@ -17,4 +17,9 @@ IRModule inferTypes(const IRModule& module);
 /// annotated function; otherwise the expression with checked types set.
 Expr inferExprTypes(const Expr& e);
 
+/// The type of an `if` whose branches have the complete types `a` and `b`: their type where they
+/// agree, with `?` for an extent where one branch has `?` and the other a constant (tensors and
+/// tuples of them); nullptr when they differ otherwise.
+Type joinBranchTypes(const Type& a, const Type& b);
+
 }  // namespace tessera::relay

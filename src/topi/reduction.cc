@@ -78,15 +78,17 @@ Tensor reduce(ReduceKind kind, const Tensor& x, const ReduceSpec& spec) {
         outShape,
         [&](const std::vector<Var>& out) {
           PrimExpr flat = tir::intImm(0);
-          for (size_t r = 0; r < raxes.size(); ++r)
-            flat = addIdx(mulIdx(flat, constDim(raxes[r].dom.extent, op)), raxes[r].var);
+          for (size_t r = 0; r < raxes.size(); ++r) {
+            const PrimExpr& extent = raxes[r].dom.extent;
+            const int64_t* known = tir::asConstInt(extent);
+            flat = addIdx(known ? mulIdx(flat, *known) : flat * tir::cast(flat->dtype, extent),
+                          raxes[r].var);
+          }
           return reducer({flat, x(inputIndex(out))}, raxes);
         },
         options);
     return outs[0];
   }
-  int64_t count = 1;
-  for (const IterVar& r : raxes) count *= constDim(r.dom.extent, op);
   Tensor red = te::compute(
       outShape,
       [&](const std::vector<Var>& out) {
@@ -104,10 +106,25 @@ Tensor reduce(ReduceKind kind, const Tensor& x, const ReduceSpec& spec) {
       },
       options);
   if (kind != ReduceKind::kMean) return red;
+  // The element count: a constant, or (over `?` extents, known when the kernel runs) their product.
+  int64_t count = 1;
+  PrimExpr symbolicCount;
+  for (const IterVar& r : raxes) {
+    if (const int64_t* known = tir::asConstInt(r.dom.extent)) {
+      count *= *known;
+      continue;
+    }
+    const PrimExpr extent = tir::cast(DataType::int32(), r.dom.extent);
+    symbolicCount = symbolicCount ? symbolicCount * extent : extent;
+  }
   return te::compute(
       outShape,
       [&](const std::vector<Var>& out) {
         PrimExpr s = red(std::vector<PrimExpr>(out.begin(), out.end()));
+        if (symbolicCount) {
+          const PrimExpr n = tir::cast(t, symbolicCount * tir::intImm(count));
+          return tir::truncdiv(s, n);
+        }
         if (count == 0) return t.isFloat() ? tir::truncdiv(s, constOf(t, 0)) : constOf(t, 0);
         return tir::truncdiv(s, constOf(t, static_cast<double>(count)));
       },

@@ -166,7 +166,7 @@ std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& extents, 
   return out;
 }
 
-Tensor stridedSlice(const Tensor& x, const std::vector<int64_t>& first,
+Tensor stridedSlice(const Tensor& x, const std::vector<PrimExpr>& first,
                     const std::vector<int64_t>& step, const std::vector<PrimExpr>& outShape) {
   return te::compute(
       outShape,
@@ -181,11 +181,17 @@ Tensor stridedSlice(const Tensor& x, const std::vector<int64_t>& first,
 
 namespace {
 
-// One gathered index resolved by the take mode over an axis of `extent` elements.
-PrimExpr resolveTakeIndex(PrimExpr index, int64_t extent, const std::string& mode) {
+// One gathered index resolved by the take mode over an axis of `extent` elements (a constant,
+// or the size variable of a `?` extent, which the kernel reads from its buffer).
+PrimExpr resolveTakeIndex(PrimExpr index, const PrimExpr& extentIn, const std::string& mode) {
   index = tir::cast(DataType::int32(), index);
-  if (mode == "wrap") return tir::floormod(index, tir::intImm(extent));
-  if (mode == "clip") return tir::min(tir::max(index, tir::intImm(0)), tir::intImm(extent - 1));
+  const int64_t* known = tir::asConstInt(extentIn);
+  const PrimExpr extent = known ? tir::intImm(*known) : tir::cast(DataType::int32(), extentIn);
+  if (mode == "wrap") return tir::floormod(index, extent);
+  if (mode == "clip") {
+    const PrimExpr last = known ? tir::intImm(*known - 1) : extent - tir::intImm(1);
+    return tir::min(tir::max(index, tir::intImm(0)), last);
+  }
   return index;
 }
 
@@ -193,15 +199,15 @@ PrimExpr resolveTakeIndex(PrimExpr index, int64_t extent, const std::string& mod
 
 Tensor take(const Tensor& data, const Tensor& indices, std::optional<int64_t> axisAttr,
             int64_t batchDims, const std::string& mode) {
-  const std::vector<int64_t> dshape = constShape(data, "take");
   if (!axisAttr) {
     // Gather from the flattened data: unravel the resolved flat index over the data's shape.
+    const std::vector<int64_t> dshape = constShape(data, "take");
     int64_t total = 1;
     for (int64_t d : dshape) total *= d;
     return te::compute(
         indices.shape(),
         [&](const std::vector<Var>& i) {
-          PrimExpr flat = resolveTakeIndex(indices(asExprs(i)), total, mode);
+          PrimExpr flat = resolveTakeIndex(indices(asExprs(i)), tir::intImm(total), mode);
           std::vector<PrimExpr> idx(dshape.size());
           int64_t stride = 1;
           for (size_t k = dshape.size(); k-- > 0;) {
@@ -219,6 +225,7 @@ Tensor take(const Tensor& data, const Tensor& indices, std::optional<int64_t> ax
   std::vector<PrimExpr> shape(data.shape().begin(), data.shape().begin() + axis);
   shape.insert(shape.end(), indices.shape().begin() + batch, indices.shape().end());
   shape.insert(shape.end(), data.shape().begin() + axis + 1, data.shape().end());
+  const PrimExpr extent = data.shape()[static_cast<size_t>(axis)];
   return te::compute(
       shape,
       [&](const std::vector<Var>& c) {
@@ -226,7 +233,7 @@ Tensor take(const Tensor& data, const Tensor& indices, std::optional<int64_t> ax
         for (int k = 0; k < batch; ++k) iidx.push_back(c[static_cast<size_t>(k)]);
         for (int k = 0; k < gathered; ++k) iidx.push_back(c[static_cast<size_t>(axis + k)]);
         for (int k = 0; k < axis; ++k) didx.push_back(c[static_cast<size_t>(k)]);
-        didx.push_back(resolveTakeIndex(indices(iidx), dshape[static_cast<size_t>(axis)], mode));
+        didx.push_back(resolveTakeIndex(indices(iidx), extent, mode));
         for (int k = axis + 1; k < data.ndim(); ++k)
           didx.push_back(c[static_cast<size_t>(k - 1 + gathered)]);
         return data(didx);

@@ -23,7 +23,7 @@ Tensor stack(const std::vector<Tensor>& xs, int64_t axis);
 /// Pieces of `x` along `axis` with the given extents (they sum to the axis extent).
 std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& extents, int64_t axis);
 /// out[idx] = x[first + idx * step] per axis.
-Tensor stridedSlice(const Tensor& x, const std::vector<int64_t>& first,
+Tensor stridedSlice(const Tensor& x, const std::vector<PrimExpr>& first,
                     const std::vector<int64_t>& step, const std::vector<PrimExpr>& outShape);
 /// Gather along `axis` (nullopt: of the flattened data) with mode "clip", "wrap" or "fast".
 Tensor take(const Tensor& data, const Tensor& indices, std::optional<int64_t> axis,

@@ -1,6 +1,7 @@
-# Sourced by the PyTorch-exported model tests: `model_test_setup TESSERA SOURCE_DIR SCRIPT` sets
-# `tessera`, `src`, `python` (Debian's, with torch) and a scratch `work` directory removed on exit,
-# checks that torch and onnx import, and runs tests/models/SCRIPT to export the model into `work`.
+# Sourced by the PyTorch-exported model tests: `model_test_setup TESSERA SOURCE_DIR SCRIPT [ARG...]`
+# sets `tessera`, `src`, `python` (Debian's, with torch) and a scratch `work` directory removed on exit,
+# checks that torch and onnx import, and runs tests/models/SCRIPT WORK ARG... to export the model
+# into `work`.
 model_test_setup() {
   tessera="$1"
   src="$2"
@@ -11,7 +12,7 @@ model_test_setup() {
     echo "FAIL: $python lacks torch/onnx; run scripts/install_model_deps.sh"
     exit 1
   fi
-  "$python" "$src/tests/models/$3" "$work"
+  "$python" "$src/tests/models/$3" "$work" "${@:4}"
 }
 
 # close_to_reference GOT.npy REF.npy: same shape and max abs diff <= 1e-4 * (1 + max|ref|).

@@ -48,13 +48,9 @@ Expr GraphContext::lookup(const std::string& name) const {
   return it == values_.end() ? nullptr : it->second;
 }
 
-relay::Expr GraphContext::makeSymbolicShape(SymShape shape) {
-  const std::vector<int64_t> dims =
-      shape.scalar ? std::vector<int64_t>{} : std::vector<int64_t>{int64_t(shape.entries.size())};
-  relay::Expr placeholder = relay::makeVar(
-      "symbolic_shape" + std::to_string(symbolicShapes_.size()), tensorType(dims, shape.dtype));
-  symbolicShapes_.emplace(placeholder.get(), std::move(shape));
-  return placeholder;
+void GraphContext::markSymbolicShape(const relay::Expr& value, SymShape shape) {
+  symbolicShapes_[value.get()] = std::move(shape);
+  symbolicValues_.push_back(value);
 }
 
 const SymShape* GraphContext::symbolicShape(const relay::Expr& e) const {

@@ -100,10 +100,10 @@ class GraphContext {
   /// inputs and constants only; nullopt otherwise.
   std::optional<NDArray> specializedValue(const relay::Expr& e);
 
-  /// A placeholder bound to a shape value known only symbolically: a Var of the value's type
-  /// that no converter reads as a tensor (NodeContext::input refuses it, naming the node), only
-  /// the symbolic converters and Reshape do.
-  relay::Expr makeSymbolicShape(SymShape shape);
+  /// Marks `value`, the run-time tensor of a shape value (shape_of and what selects and joins
+  /// it), as also followed entry by entry: `shape`. Converters read it as any tensor; the
+  /// symbolic converters and Reshape read `shape` (convert_symbolic_shape.cc).
+  void markSymbolicShape(const relay::Expr& value, SymShape shape);
   /// The symbolic value `e` stands for, or null when `e` is an ordinary expression.
   const SymShape* symbolicShape(const relay::Expr& e) const;
 
@@ -141,6 +141,8 @@ class GraphContext {
   std::unordered_map<const relay::ExprNode*, NDArray> specialized_;
   std::map<std::string, relay::Function> functions_;  ///< global functions besides @main
   std::unordered_map<const relay::ExprNode*, SymShape> symbolicShapes_;
+  std::vector<relay::Expr>
+      symbolicValues_;  ///< keeps the marked values, so no other takes their address
   std::map<std::string, Type> returnTypes_;  ///< of functions reserved or added
 };
 
@@ -163,7 +165,7 @@ class NodeContext {
   bool hasInput(size_t i) const;
   /// Input `i`; a diagnostic when it is missing.
   relay::Expr input(size_t i) const;
-  /// Input `i`'s symbolic shape value (GraphContext::makeSymbolicShape), or null.
+  /// Input `i`'s symbolic shape value (GraphContext::markSymbolicShape), or null.
   const SymShape* symbolicInput(size_t i) const;
   /// Input `i`'s tensor type.
   const TensorTypeNode& inputType(size_t i) const;
@@ -171,6 +173,8 @@ class NodeContext {
   /// Input `i`'s shape where the leading extent may be `?` (a dynamic batch, given as -1); a `?`
   /// elsewhere is the diagnostic `onnx_dynamic`.
   std::vector<int64_t> inputShapeDynamicBatch(size_t i) const;
+  /// Input `i`'s shape with -1 for each `?` extent, for converters that need only some extents.
+  std::vector<int64_t> inputDims(size_t i) const;
   /// Input `i`'s rank (known even where an extent is `?`).
   int64_t inputRank(size_t i) const { return static_cast<int64_t>(inputType(i).ndim()); }
   DataType inputDtype(size_t i) const { return inputType(i).dtype; }
@@ -279,7 +283,8 @@ std::span<const ConverterRow> sequenceConverters();
 /// Converts `node` when it computes with a shape value known only symbolically — Shape of a
 /// tensor with a `?` extent, the ops that select and join such values, and Reshape to them (or of
 /// a tensor with a `?` extent) — and returns true; false leaves the node to its converter.
-bool convertSymbolicShape(NodeContext& node);
+/// `ordinary` is the node's own converter, which computes the run-time value.
+bool convertSymbolicShape(NodeContext& node, Converter ordinary);
 
 /// Converts one node into `graph` (importer.cc): finds its converter, type-checks and folds its
 /// outputs, and binds them. Diagnostics name the node (with its scope prefix) but not the model.

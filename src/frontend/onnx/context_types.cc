@@ -3,6 +3,7 @@
 #include "frontend/onnx/context.h"
 
 #include "relay/op_registry.h"
+#include "relay/type_infer.h"
 #include "support/check.h"
 #include "support/diagnostic.h"
 
@@ -58,11 +59,11 @@ Type GraphContext::computeType(const Expr& e) {
       return tuple->fields[item->index];
     }
     case ExprKind::kIf: {
-      // The If converter builds one only over branches of equal types.
+      // The If converter builds one only over branches whose types join.
       const auto* node = e->as<relay::IfNode>();
-      TS_CHECK(typeEqual(typeAt(node->thenBranch), typeAt(node->elseBranch)))
-          << "if branches of different types built by the ONNX importer";
-      return typeAt(node->thenBranch);
+      Type joined = relay::joinBranchTypes(typeAt(node->thenBranch), typeAt(node->elseBranch));
+      TS_CHECK(joined) << "if branches of different types built by the ONNX importer";
+      return joined;
     }
     case ExprKind::kCall:
       break;

@@ -7,6 +7,7 @@
 #include "frontend/onnx/context.h"
 #include "frontend/onnx/runtime_loop.h"
 #include "relay/op/tensor.h"
+#include "relay/type_infer.h"
 #include "support/diagnostic.h"
 
 namespace tessera::frontend::onnx {
@@ -42,6 +43,15 @@ bool sameTypes(const NodeContext& n, const std::vector<Expr>& a, const std::vect
   return true;
 }
 
+// Branch values a Relay `if` can hold: of equal types, or differing only where one branch has a
+// `?` extent (an empty constant against a data-dependent count gives `?`).
+bool joinable(const NodeContext& n, const std::vector<Expr>& a, const std::vector<Expr>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t k = 0; k < a.size(); ++k)
+    if (!relay::joinBranchTypes(n.typeOf(a[k]), n.typeOf(b[k]))) return false;
+  return true;
+}
+
 void setOutputs(NodeContext& n, const std::vector<Expr>& values) {
   if (n.numOutputs() > values.size())
     n.fail("onnx_output", "the node declares " + std::to_string(n.numOutputs()) +
@@ -54,7 +64,8 @@ void setOutputs(NodeContext& n, const std::vector<Expr>& values) {
 
 // A constant condition imports only the taken branch (the other may not even convert: exporters
 // guard shape-dependent code this way). Otherwise both branches become a Relay `if` when their
-// outputs agree in type, the only form Relay can type. A condition known from a specialised input
+// outputs agree in type, or differ only where one has a `?` extent (the `if` is then `?` there),
+// the forms Relay can type. A condition known from a specialised input
 // keeps the `if` when it can, so the module still follows the input at run time; when the other
 // branch does not convert or differs in type, the taken one alone is kept and the module is
 // specialised to that value.
@@ -89,7 +100,7 @@ void ifOp(NodeContext& n) {
     thenOut = convert(true);
     elseOut = convert(false);
   }
-  if (!sameTypes(n, thenOut, elseOut))
+  if (!joinable(n, thenOut, elseOut))
     n.fail("onnx_dynamic",
            "the branches compute different types, then_branch " + typesOf(n, thenOut) +
                " and else_branch " + typesOf(n, elseOut) +

@@ -1,11 +1,13 @@
 // ONNX operators that reorder elements along one axis by positions computed in the graph: TopK
-// (ranks from pairwise comparisons, so the whole selection is elementwise ops and reductions) and
+// (ranks from pairwise comparisons, so the whole selection is elementwise ops and reductions; the
+// dyn.topk builtin where K or the extent is known only at run time) and
 // ReverseSequence (a take at positions computed from the run-time sequence lengths).
 #include <numeric>
 #include <string>
 #include <vector>
 
 #include "frontend/onnx/context.h"
+#include "relay/op/dynamic.h"
 #include "relay/op/tensor.h"
 
 namespace tessera::frontend::onnx {
@@ -32,24 +34,38 @@ std::pair<std::vector<int64_t>, std::vector<int64_t>> axisLast(int64_t rank, int
 // position, which is ONNX's tie-break. Output slot t takes the element of rank t. Ranks are a
 // permutation of 0..L-1, so every slot matches exactly one element. Results are always sorted
 // (ONNX leaves the order free when sorted=0); NaNs are not ordered.
+// TopK as dyn.topk, the VM builtin that sorts: for a K known only at run time or an axis with a
+// `?` extent (a detector's `scores.topk(min(count, 300))` over the boxes past a threshold), and
+// for rows too long for the comparison table.
+void topKAtRunTime(NodeContext& n, int64_t axis, bool largest) {
+  const TensorTypeNode& kType = n.inputType(1);
+  if (!kType.dtype.isInteger() || kType.ndim() > 1)
+    n.fail("onnx_input",
+           "K must be a 1-D integer tensor but has type " + typeToString(n.typeOf(n.input(1))));
+  const Expr result =
+      relay::dynTopK(n.input(0), n.input(1), relay::TopKAttrs{.axis = axis, .isAscend = !largest});
+  for (size_t k = 0; k < 2; ++k)
+    if (n.outputUsed(k)) n.setOutput(k, relay::makeTupleGetItem(result, static_cast<int>(k)));
+}
+
 void topK(NodeContext& n) {
-  const std::vector<int64_t> s = n.inputShape(0);
-  const auto rank = static_cast<int64_t>(s.size());
+  const TensorTypeNode& type = n.inputType(0);
+  const auto rank = static_cast<int64_t>(type.ndim());
   if (rank == 0) n.fail("onnx_input", "input 0 must have rank 1 or more");
   const int64_t axis = n.normalizeAxis(n.attrInt("axis", -1), rank);
+  const bool largest = n.attrInt("largest", 1) != 0;
+  if (!n.constantInput(1) || !type.shape[axis].isConst()) return topKAtRunTime(n, axis, largest);
+  const std::vector<int64_t> s = n.inputShape(0);
   const std::vector<int64_t> kv = n.constantInts(1, "k");
   if (kv.size() != 1) n.fail("onnx_input", "K must hold one value");
   const int64_t extent = s[axis], k = kv[0];
   if (k < 1 || k > extent)
     n.fail("onnx_input", "K = " + std::to_string(k) + " is outside [1, " + std::to_string(extent) +
                              "] for axis " + std::to_string(axis));
-  const bool largest = n.attrInt("largest", 1) != 0;
   const int64_t rows = shapeNumel(s) / extent;
   int64_t pairs = 0;
   if (__builtin_mul_overflow(rows, extent * extent, &pairs) || pairs > kMaxTopKPairs)
-    n.fail("onnx_unsupported_size", "TopK over " + std::to_string(rows) + " rows of " +
-                                        std::to_string(extent) + " compares more than " +
-                                        std::to_string(kMaxTopKPairs) + " pairs; not supported");
+    return topKAtRunTime(n, axis, largest);
   const auto [perm, inverse] = axisLast(rank, axis);
   const bool moved = axis != rank - 1;
   const Expr x =
@@ -127,8 +143,8 @@ void reverseSequence(NodeContext& n) {
 constexpr ConverterRow kRows[] = {
     {"ReverseSequence", reverseSequence, "run-time sequence_lens (clamped to the time extent)"},
     {"TopK", topK,
-     "K known at import; largest, sorted (always sorted); ties by lower index; rows x extent^2 "
-     "up to 2^24"},
+     "largest, sorted (always sorted); ties by lower index; K known at import: pairwise ranks for "
+     "rows x extent^2 up to 2^24; K at run time, a `?` axis or longer rows: dyn.topk (VM builtin)"},
 };
 
 }  // namespace

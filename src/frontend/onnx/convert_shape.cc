@@ -156,18 +156,23 @@ void unsqueeze(NodeContext& n) {
   n.setOutput(0, x);
 }
 
-// Squeeze: listed axes must have extent 1; without axes every unit axis is dropped.
+// Squeeze: listed axes must have extent 1; without axes every unit axis is dropped. Other axes
+// may be `?` (-1 here); a listed `?`, or a `?` without axes, cannot be checked at import.
 void squeeze(NodeContext& n) {
-  const std::vector<int64_t> in = n.inputShape(0);
+  const std::vector<int64_t> in = n.inputDims(0);
   std::optional<std::vector<int64_t>> axes = axesOf(n);
   std::vector<int64_t> drop;
   if (axes) {
     drop = normalizedAxes(n, *axes, static_cast<int64_t>(in.size()));
     for (int64_t k : drop)
       if (in[k] != 1)
-        n.fail("onnx_shape", "axis " + std::to_string(k) + " of shape " + listText(in) +
-                                 " has extent " + std::to_string(in[k]) + ", not 1");
+        n.fail(in[k] < 0 ? "onnx_dynamic" : "onnx_shape",
+               "axis " + std::to_string(k) + " of shape " + shapeToString(n.inputType(0).shape) +
+                   " has extent " + (in[k] < 0 ? std::string("?") : std::to_string(in[k])) +
+                   ", not 1");
   } else {
+    if (std::count(in.begin(), in.end(), -1))
+      (void)n.inputShape(0);  // which `?` extents would be dropped is known only at run time
     for (size_t k = 0; k < in.size(); ++k)
       if (in[k] == 1) drop.push_back(static_cast<int64_t>(k));
   }

@@ -1,15 +1,19 @@
-// Shape values of tensors with a `?` extent, followed at import. PyTorch exports
-// `x.view(x.size(0), -1)` as Shape -> Gather -> Unsqueeze -> Concat -> Reshape; with a dynamic
-// batch the Shape is not a constant, and Relay has no op for a shape as a run-time tensor. Such a
-// value is followed here entry by entry instead (a known number, extent k of a tensor, or unknown),
-// and the Reshape that consumes it becomes Relay's reshape with its copy (0) and infer (-1) codes,
-// whose shape function gives the extent when the module runs. Anything else that reads such a
-// value as a tensor is the diagnostic `onnx_dynamic` (NodeContext::input).
+// Shape values of tensors with a `?` extent. PyTorch exports `x.view(x.size(0), -1)` as Shape ->
+// Gather -> Unsqueeze -> Concat -> Reshape; with a dynamic batch the Shape is not a constant. Such
+// a value is two things here: a run-time tensor (`shape_of` and the ordinary converters of the
+// ops that select and join it), which any operator may read, and the same value followed entry by
+// entry at import (a known number, extent k of a tensor, or unknown). A Reshape that consumes a
+// followed value becomes Relay's reshape with its copy (0) and infer (-1) codes, and a
+// ConstantOfShape of a tensor's own shape becomes full_like, both compiled with static kernels;
+// whatever the entries cannot express reads the run-time tensor (a detector's
+// `min(count, 300)` as TopK's k).
 #include <algorithm>
 #include <cstdint>
 
 #include "frontend/onnx/context.h"
+#include "relay/op/dynamic.h"
 #include "relay/op/tensor.h"
+#include "support/diagnostic.h"
 
 namespace tessera::frontend::onnx {
 
@@ -52,20 +56,25 @@ bool anySymbolicInput(NodeContext& n) {
   return false;
 }
 
-// A value whose entries all became known is an ordinary constant again.
+// Output 0 of the node, which its ordinary converter computed from the run-time values, marked
+// as the followed `s`; a value whose entries all became known is an ordinary constant instead.
 void setSymbolicOutput(NodeContext& n, SymShape s) {
   const bool allKnown = std::all_of(s.entries.begin(), s.entries.end(),
                                     [](const SymExtent& e) { return e.kind == Kind::kKnown; });
-  if (!allKnown) {
-    n.setOutput(0, n.graph().makeSymbolicShape(std::move(s)));
+  for (auto& [slot, value] : n.outputs()) {
+    if (slot != 0) continue;
+    if (!allKnown) {
+      n.graph().markSymbolicShape(value, std::move(s));
+      return;
+    }
+    std::vector<int64_t> values;
+    for (const SymExtent& e : s.entries) values.push_back(e.value);
+    NDArray array = NDArray::empty(
+        s.scalar ? std::vector<int64_t>{} : std::vector<int64_t>{int64_t(values.size())}, s.dtype);
+    for (size_t k = 0; k < values.size(); ++k) array.setInt(static_cast<int64_t>(k), values[k]);
+    value = relay::makeConstant(std::move(array));
     return;
   }
-  std::vector<int64_t> values;
-  for (const SymExtent& e : s.entries) values.push_back(e.value);
-  NDArray array = NDArray::empty(
-      s.scalar ? std::vector<int64_t>{} : std::vector<int64_t>{int64_t(values.size())}, s.dtype);
-  for (size_t k = 0; k < values.size(); ++k) array.setInt(static_cast<int64_t>(k), values[k]);
-  n.setOutput(0, relay::makeConstant(std::move(array)));
 }
 
 SymShape required(NodeContext& n, size_t i, const std::string& what) {
@@ -89,6 +98,13 @@ void shape(NodeContext& n) {
     out.entries.push_back(t.shape[k].isConst()
                               ? known(t.shape[k].value())
                               : SymExtent{.kind = Kind::kDimOf, .of = data, .axis = k});
+  Expr runtime = relay::shapeOf(data);
+  if (start != 0 || end != rank) {
+    NDArray picked = NDArray::empty({std::max<int64_t>(end - start, 0)}, DataType::int64());
+    for (int64_t k = start; k < end; ++k) picked.setInt(k - start, k);
+    runtime = relay::take(runtime, relay::makeConstant(std::move(picked)), 0);
+  }
+  n.setOutput(0, runtime);
   setSymbolicOutput(n, std::move(out));
 }
 
@@ -171,7 +187,7 @@ void cast(NodeContext& n) {
   const int64_t to = n.attrInt("to", 0);
   // ONNX TensorProto: INT32 = 6, INT64 = 7.
   if (to != 6 && to != 7)
-    (void)n.input(0);  // a shape value cast to a non-integer type: the diagnostic
+    n.fail("onnx_dynamic", "a shape value cast to a non-integer type is not followed");
   data.dtype = to == 6 ? DataType::int32() : DataType::int64();
   setSymbolicOutput(n, std::move(data));
 }
@@ -185,7 +201,8 @@ void identity(NodeContext& n) {
 // keep `x`; anything else over a `?` is unknown.
 void arithmetic(NodeContext& n) {
   SymShape a = required(n, 0, "A"), b = required(n, 1, "B");
-  if (!a.dtype.isInteger() || !b.dtype.isInteger()) (void)n.input(0), (void)n.input(1);
+  if (!a.dtype.isInteger() || !b.dtype.isInteger())
+    n.fail("onnx_dynamic", "arithmetic of a shape value with a non-integer one is not followed");
   const size_t la = a.entries.size(), lb = b.entries.size();
   if (la != lb && la != 1 && lb != 1)
     n.fail("onnx_shape", "cannot broadcast " + entriesText(a) + " with " + entriesText(b));
@@ -263,9 +280,53 @@ bool hasAnyExtent(const TensorTypeNode& t) {
   return std::any_of(t.shape.begin(), t.shape.end(), [](const Dim& d) { return !d.isConst(); });
 }
 
+// ConstantOfShape of a tensor's own shape (a detector's `torch.full_like(scores, label)`):
+// full_like of that tensor, cast to the fill's dtype, so the kernel keeps the tensor's extents;
+// false when the entries are not one tensor's extents in order.
+bool constantOfShapeLike(NodeContext& n) {
+  const SymShape* spec = n.symbolicInput(0);
+  if (!spec || spec->scalar || spec->entries.empty()) return false;
+  Expr like;
+  for (const SymExtent& e : spec->entries)
+    if (e.kind == Kind::kDimOf) like = e.of;
+  if (!like) return false;
+  const auto* t = n.graph().typeOf(like)->as<TensorTypeNode>();
+  if (!t || static_cast<size_t>(t->ndim()) != spec->entries.size()) return false;
+  for (size_t k = 0; k < spec->entries.size(); ++k) {
+    const SymExtent& e = spec->entries[k];
+    const bool same = e.kind == Kind::kDimOf ? e.of.get() == like.get() && e.axis == int64_t(k)
+                      : e.kind == Kind::kKnown
+                          ? t->shape[k].isConst() && t->shape[k].value() == e.value
+                          : false;
+    if (!same) return false;
+  }
+  NDArray fill = NDArray::scalar(0, DataType::float32());
+  if (std::optional<NDArray> value = n.attrTensor("value")) {
+    if (value->numel() != 1) n.fail("onnx_attr", "'value' must hold exactly one element");
+    fill = value->reshaped({});
+  }
+  const Expr shaped = t->dtype == fill.dtype() ? like : relay::cast(like, fill.dtype());
+  n.setOutput(0, relay::fullLike(shaped, relay::makeConstant(fill)));
+  return true;
+}
+
+using Follower = void (*)(NodeContext&);
+
+Follower followerOf(const std::string& op) {
+  if (op == "Gather") return gather;
+  if (op == "Slice") return slice;
+  if (op == "Unsqueeze") return [](NodeContext& n) { reshapeScalar(n, false); };
+  if (op == "Squeeze") return [](NodeContext& n) { reshapeScalar(n, true); };
+  if (op == "Concat") return concat;
+  if (op == "Cast") return cast;
+  if (op == "Identity") return identity;
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") return arithmetic;
+  return nullptr;
+}
+
 }  // namespace
 
-bool convertSymbolicShape(NodeContext& n) {
+bool convertSymbolicShape(NodeContext& n, Converter ordinary) {
   const std::string& op = n.opType();
   if (op == "Shape") {
     if (!hasAnyExtent(n.inputType(0))) return false;
@@ -277,23 +338,16 @@ bool convertSymbolicShape(NodeContext& n) {
     reshape(n);
     return true;
   }
+  if (op == "ConstantOfShape") return constantOfShapeLike(n);
   if (!anySymbolicInput(n)) return false;
-  if (op == "Gather") {
-    gather(n);
-  } else if (op == "Slice") {
-    slice(n);
-  } else if (op == "Unsqueeze" || op == "Squeeze") {
-    reshapeScalar(n, op == "Squeeze");
-  } else if (op == "Concat") {
-    concat(n);
-  } else if (op == "Cast") {
-    cast(n);
-  } else if (op == "Identity") {
-    identity(n);
-  } else if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
-    arithmetic(n);
-  } else {
-    return false;  // the converter's input() reports the symbolic value
+  const Follower follow = followerOf(op);
+  if (!follow) return false;  // the operator reads the run-time value
+  ordinary(n);
+  // Following is what lets a later Reshape compile with static kernels; a value the entries
+  // cannot express (a non-constant index, a float cast) stays the run-time tensor alone.
+  try {
+    follow(n);
+  } catch (const DiagnosticError&) {
   }
   return true;
 }

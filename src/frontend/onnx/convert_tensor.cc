@@ -32,8 +32,10 @@ void concat(NodeContext& n) {
 // one part per output: equal parts before opset 18, and since 18 (with or without num_outputs)
 // parts of ceil(extent / parts) with a smaller last one, as ONNX's reference splits.
 void split(NodeContext& n) {
-  const std::vector<int64_t> in = n.inputShape(0);
+  // Other axes may be `?` (boxes selected at run time, split into coordinates).
+  const std::vector<int64_t> in = n.inputDims(0);
   const int64_t axis = n.normalizeAxis(n.attrInt("axis", 0), static_cast<int64_t>(in.size()));
+  if (in[axis] < 0) (void)n.inputShape(0);  // the diagnostic naming the `?` extent
   const int64_t extent = in[axis];
   std::optional<std::vector<int64_t>> sizes;
   if (n.opset() >= 13 && n.hasAttr("split"))
@@ -130,9 +132,11 @@ void slice(NodeContext& n) {
     return;
   }
   // A step longer than the axis selects at most one element either way; clamping it keeps the
-  // slice arithmetic far from overflow.
-  const std::vector<int64_t> in = n.inputShape(0);
+  // slice arithmetic far from overflow. A `?` axis (-1; a count known at run time, as a
+  // detector's `keep[:300]`) is clamped by strided_slice's shape function when the program runs.
+  const std::vector<int64_t> in = n.inputDims(0);
   for (size_t k = 0; k < steps.size(); ++k) {
+    if (in[axes[k]] < 0) continue;
     const int64_t limit = std::max<int64_t>(in[axes[k]], 1);
     steps[k] = steps[k] > 0 ? std::min(steps[k], limit) : std::max(steps[k], -limit);
   }
@@ -142,21 +146,24 @@ void slice(NodeContext& n) {
 // Gather: known indices are range-checked and made non-negative; run-time indices wrap, which
 // matches ONNX for every valid (possibly negative) index.
 void gather(NodeContext& n) {
-  const std::vector<int64_t> in = n.inputShape(0);
-  const int64_t axis = n.normalizeAxis(n.attrInt("axis", 0), static_cast<int64_t>(in.size()));
+  const TensorTypeNode& type = n.inputType(0);
+  const int64_t axis = n.normalizeAxis(n.attrInt("axis", 0), type.ndim());
   if (!n.inputDtype(1).isInteger()) n.fail("onnx_input", "indices must be integers");
   std::optional<NDArray> indices = n.constantInput(1);
-  if (!indices) {
+  // Run-time indices, or an axis whose extent is known only at run time (boxes selected by a
+  // threshold): take's wrap mode counts negative indices from the end when the program runs.
+  if (!indices || !type.shape[axis].isConst()) {
     n.setOutput(0, relay::take(n.input(0), n.input(1), axis, "wrap"));
     return;
   }
+  const int64_t extent = type.shape[axis].value();
   NDArray fixed = NDArray::empty(indices->shape(), DataType::int64());
   for (int64_t i = 0; i < indices->numel(); ++i) {
     int64_t v = indices->getInt(i);
-    if (v < -in[axis] || v >= in[axis])
+    if (v < -extent || v >= extent)
       n.fail("onnx_input", "index " + std::to_string(v) + " is out of range for axis " +
-                               std::to_string(axis) + " of extent " + std::to_string(in[axis]));
-    fixed.as<int64_t>()[i] = v < 0 ? v + in[axis] : v;
+                               std::to_string(axis) + " of extent " + std::to_string(extent));
+    fixed.as<int64_t>()[i] = v < 0 ? v + extent : v;
   }
   n.setOutput(0, relay::take(n.input(0), relay::makeConstant(fixed), axis));
 }
@@ -198,10 +205,16 @@ void gatherElements(NodeContext& n) {
 // of `indices`, k long; negative entries count from the end) turned into a flat position — plus
 // the batch position times the size of one batch's block — and gathered with `take`.
 void gatherNd(NodeContext& n) {
-  const std::vector<int64_t> d = n.inputShape(0), q = n.inputShape(1);
+  const std::vector<int64_t> d = n.inputShape(0);
+  const TensorTypeNode& qType = n.inputType(1);
   const int64_t batch = n.attrInt("batch_dims", 0);
-  if (q.empty() || batch < 0 || batch >= static_cast<int64_t>(q.size()))
+  if (qType.ndim() == 0 || batch < 0 || batch >= static_cast<int64_t>(qType.ndim()))
     n.fail("onnx_input", "indices must have rank > batch_dims");
+  // Indices selected at run time (a detector's boxes past a threshold: NonZero's `?` count) keep
+  // their `?` extents through take; only the tuple length and batch_dims' offsets need constants.
+  if (!qType.shape.back().isConst() || batch > 0)
+    (void)n.inputShape(1);  // the diagnostic naming the `?` extent
+  const std::vector<int64_t> q = n.inputDims(1);
   const int64_t k = q.back();
   if (k < 1 || batch + k > static_cast<int64_t>(d.size()))
     n.fail("onnx_input", "each index tuple must address at most the data's rank less batch_dims");
@@ -421,13 +434,14 @@ constexpr ConverterRow kRows[] = {
     {"Constant", constant, "value, value_float(s), value_int(s)"},
     {"ConstantOfShape", constantOfShape, "constant shape"},
     {"EyeLike", eyeLike, "static shape; k, dtype"},
-    {"Gather", gather, "negative indices"},
+    {"Gather", gather, "negative indices; `?` extents"},
     {"GatherElements", gatherElements, "negative indices; static shapes"},
-    {"GatherND", gatherNd, "batch_dims; negative indices"},
+    {"GatherND", gatherNd, "batch_dims; negative indices; `?` index counts without batch_dims"},
     {"Hardmax", hardmax, "one axis (opset 13 semantics)"},
     {"OneHot", oneHot, "constant depth; negative indices"},
     {"Range", range, "constant start, limit and delta"},
-    {"Slice", slice, "constant starts/ends/axes/steps; negative indices and steps"},
+    {"Slice", slice,
+     "constant starts/ends/axes/steps; negative indices and steps; forward steps over `?` extents"},
     {"Split", split,
      "split attribute before opset 13, input since; equal parts (opset 18: num_outputs, a "
      "smaller last part)"},

@@ -399,12 +399,6 @@ class GraphImporter {
       Expr e = ctx_.lookup(info.name());
       if (!e)
         fail("onnx_undefined", "graph output '" + info.name() + "' is never computed", "graph");
-      if (ctx_.symbolicShape(e))
-        fail("onnx_dynamic",
-             "graph output '" + info.name() +
-                 "' is the shape of a tensor with a dynamic extent ('?'), which the importer "
-                 "follows only into Reshape; give the inputs static shapes with --input-shape",
-             "graph");
       outputs.push_back(e);
     }
     if (outputs.empty()) fail("onnx_output", "the graph has no outputs", "graph");
@@ -479,7 +473,7 @@ void convertNode(GraphContext& ctx, const ::onnx::NodeProto& node, int index) {
         nc.fail("onnx_duplicate", "output '" + node.output(k) + "' is already defined");
     if (custom)
       convertCustom(nc, *custom);
-    else if (!convertSymbolicShape(nc))
+    else if (!convertSymbolicShape(nc, row->convert))
       row->convert(nc);
     // Type errors surface here, naming this node. A node whose inputs are all known is
     // evaluated now, so shape computations (Shape -> Gather -> Concat -> Reshape) reach later

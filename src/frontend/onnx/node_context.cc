@@ -40,14 +40,6 @@ Expr NodeContext::input(size_t i) const {
   if (!e)
     fail("onnx_undefined",
          "input '" + name + "' is not a graph input, an initializer or an earlier node's output");
-  if (graph_.symbolicShape(e))
-    fail("onnx_dynamic",
-         "input '" + name +
-             "' is computed from the shape of a tensor with a dynamic extent ('?'); the importer "
-             "follows such values through Shape, Gather, Slice, Concat, Unsqueeze, Squeeze, Cast, "
-             "integer Add/Sub/Mul/Div and into Reshape only, and this operator needs them as a "
-             "tensor; give the dynamic graph inputs static shapes with --input-shape "
-             "NAME=D0,D1,... (ImportOptions::inputShapes)");
   return e;
 }
 
@@ -286,6 +278,12 @@ std::vector<int64_t> NodeContext::shapeOf(const Expr& e) const {
                              "the dynamic graph inputs static shapes with --input-shape "
                              "NAME=D0,D1,... (ImportOptions::inputShapes)");
   return *dims;
+}
+
+std::vector<int64_t> NodeContext::inputDims(size_t i) const {
+  std::vector<int64_t> dims;
+  for (const Dim& d : inputType(i).shape) dims.push_back(d.isConst() ? d.value() : -1);
+  return dims;
 }
 
 std::vector<int64_t> NodeContext::inputShapeDynamicBatch(size_t i) const {

@@ -479,6 +479,13 @@ class FunctionLowering {
     }
     if (op == "vision.all_class_non_max_suppression")
       values = {relay::attrsOrDefault<relay::AllClassNmsAttrs>(call.attrs.get()).centerPointBox};
+    if (op == "dyn.topk") {
+      const auto& a = relay::attrsOrDefault<relay::TopKAttrs>(call.attrs.get());
+      const int64_t ret = a.retType == "values" ? 1 : (a.retType == "indices" ? 2 : 0);
+      values = {a.axis, a.isAscend ? 1 : 0, ret, a.dtype.bits()};
+    }
+    if (op == "shape_of")
+      values = {relay::attrsOrDefault<relay::ShapeOfAttrs>(call.attrs.get()).dtype.bits()};
     NDArray out = NDArray::empty({static_cast<int64_t>(values.size())}, DataType::int64());
     for (size_t i = 0; i < values.size(); ++i) out.as<int64_t>()[i] = values[i];
     return out;

@@ -1,7 +1,9 @@
-// Operators whose output extents depend on the input values (argwhere, unique,
-// vision.all_class_non_max_suppression): attribute structs and builder functions. Their types
-// carry Any ("?") dims, they have no TE compute, and build() refuses them; the reference
-// interpreter runs them. Semantics and constraint labels: docs/spec/ops/dynamic.md.
+// Operators whose output extents or values are known only when the program runs (argwhere,
+// unique, vision.all_class_non_max_suppression, dyn.topk, shape_of): attribute structs and
+// builder functions. Their types carry Any ("?") dims where the data decides an extent; they have
+// no TE compute: the VM runs them as builtins (runtime/vm/builtins.h), the graph executor refuses
+// them, and the reference interpreter runs them. Semantics and constraint labels:
+// docs/spec/ops/dynamic.md.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +40,33 @@ struct AllClassNmsAttrs {
   }
 };
 
+/// shape_of: the shape of a tensor as a 1-D tensor, for values that reach shapes at run time.
+struct ShapeOfAttrs {
+  static constexpr const char* kTypeKey = "relay.attrs.ShapeOfAttrs";
+  DataType dtype = DataType::int64();
+  template <typename V>
+  static void fields(V& v) {
+    v("dtype", &ShapeOfAttrs::dtype);
+  }
+};
+
+/// dyn.topk: the k largest (or smallest) elements along `axis` with their indices, k a run-time
+/// scalar (TVM's TopKAttrs; its `k` attribute is the dyn op's second argument).
+struct TopKAttrs {
+  static constexpr const char* kTypeKey = "relay.attrs.TopkAttrs";
+  int64_t axis = -1;
+  std::string retType = "both";  ///< "both" (values, indices), "values" or "indices"
+  bool isAscend = false;         ///< the smallest k, ascending
+  DataType dtype = DataType::int64();
+  template <typename V>
+  static void fields(V& v) {
+    v("axis", &TopKAttrs::axis);
+    v("ret_type", &TopKAttrs::retType);
+    v("is_ascend", &TopKAttrs::isAscend);
+    v("dtype", &TopKAttrs::dtype);
+  }
+};
+
 /// The int64 coordinates of the non-zero elements of `data`, one row each, in row-major order:
 /// shape (?, rank).
 Expr argwhere(Expr data);
@@ -48,5 +77,12 @@ Expr unique(Expr data, bool sorted = true, std::optional<int64_t> axis = std::nu
 /// rows (batch, class, box).
 Expr allClassNonMaxSuppression(Expr boxes, Expr scores, Expr maxOutputBoxesPerClass,
                                Expr iouThreshold, Expr scoreThreshold, bool centerPointBox = false);
+
+/// The extents of `data` as a 1-D tensor of `dtype` (int64 or int32), computed when the program
+/// runs (the VM builtin `shape_of`); a static shape makes it a constant under FoldConstant.
+Expr shapeOf(Expr data, DataType dtype = DataType::int64());
+/// The `k` (a scalar or 1-element integer tensor, read at run time) largest or smallest slices
+/// of `data` along `axis`, sorted, ties by lower index first: (values, indices) with `?` at `axis`.
+Expr dynTopK(Expr data, Expr k, TopKAttrs attrs = {});
 
 }  // namespace tessera::relay

@@ -27,6 +27,8 @@ void registerCreationOps(OpRegistry& r);  // creation.cc: zeros, ones, full
 void registerQuantizeOps(OpRegistry& r);  // quantize.cc: relay.op.annotation.simulated_quantize
 void registerArgwhereOps(OpRegistry& r);  // argwhere.cc: argwhere (data-dependent shape)
 void registerUniqueOps(OpRegistry& r);    // unique.cc: unique (data-dependent shape)
+void registerTopKOps(OpRegistry& r);      // topk.cc: dyn.topk (data-dependent shape)
+void registerShapeOfOps(OpRegistry& r);   // shape_of.cc: shape_of (a VM builtin)
 void registerVisionOps(OpRegistry& r);    // vision_nms.cc: vision.all_class_non_max_suppression
 
 }  // namespace tessera::relay

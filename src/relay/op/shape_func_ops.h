@@ -15,5 +15,9 @@ namespace tessera::relay {
 std::optional<SymValue> reshapeShapeFunc(const CallNode& call, const std::vector<SymValue>& in);
 /// concatenate: the sum of the inputs' extents along the axis, the first input's elsewhere.
 std::optional<SymValue> concatenateShapeFunc(const CallNode& call, const std::vector<SymValue>& in);
+/// strided_slice (transform_select.cc): numpy's clamping over each sliced extent; a `?` axis only
+/// with a forward step and slice_mode "end".
+std::optional<SymValue> stridedSliceShapeFunc(const CallNode& call,
+                                              const std::vector<SymValue>& in);
 
 }  // namespace tessera::relay

@@ -301,6 +301,43 @@ std::optional<Type> stridedSliceRel(const TypeReporter& r) {
   return tensorType(std::move(out), t->dtype);
 }
 
+}  // namespace
+
+// A `?` axis sliced with a forward step (a detector's `keep[:300]`): numpy's clamping written
+// over the run-time extent n, begin and end each min(i, n) when non-negative, max(i + n, 0)
+// otherwise, and ceil((end - begin) / step) elements, none when negative. Backward steps and
+// size mode over a `?` axis are left to the relation (no shape function: the build error).
+std::optional<SymValue> stridedSliceShapeFunc(const CallNode& call,
+                                              const std::vector<SymValue>& in) {
+  if (in.empty() || in[0].isTuple) return std::nullopt;
+  const auto& a = attrsOrDefault<StridedSliceAttrs>(call.attrs.get());
+  SymShape out = in[0].shape;
+  Shape shape;
+  for (const tir::PrimExpr& d : out) {
+    const int64_t* v = tir::asConstInt(d);
+    shape.push_back(v ? Dim(*v) : Dim::any());
+  }
+  auto dim = [](int64_t v) { return tir::intImm(v, DataType::int64()); };
+  for (SliceAxis& s : sliceAxes(a, shape, nullptr)) {
+    if (shape[s.axis].isConst()) {
+      resolveSlice(s, shape[s.axis].value(), a.sliceMode == "size");
+      out[s.axis] = dim(s.length);
+      continue;
+    }
+    if (s.stride < 0 || a.sliceMode != "end") return std::nullopt;
+    const tir::PrimExpr n = out[s.axis];
+    auto canon = [&](int64_t i) {
+      return i >= 0 ? tir::min(dim(i), n) : tir::max(n + dim(i), dim(0));
+    };
+    const tir::PrimExpr begin = s.begin ? canon(*s.begin) : dim(0);
+    const tir::PrimExpr end = s.end ? canon(*s.end) : n;
+    out[s.axis] = tir::max(tir::floordiv(end - begin + dim(s.stride - 1), dim(s.stride)), dim(0));
+  }
+  return SymValue{.shape = std::move(out)};
+}
+
+namespace {
+
 Value stridedSliceKernel(const std::vector<Value>& args, const AttrsNode* attrs,
                          const Type& outType) {
   const NDArray& x = tensorAt(args, 0);
@@ -462,6 +499,7 @@ void registerSelectOps(OpRegistry& r) {
               .summary = "numpy-style slice with begin, end and strides",
               .attrs = attrsType<StridedSliceAttrs>(),
               .typeRelation = stridedSliceRel,
+              .shapeFunc = stridedSliceShapeFunc,
               .pattern = OpPattern::kInjective,
               .kernel = stridedSliceKernel});
   r.add(OpDef{.name = "take",

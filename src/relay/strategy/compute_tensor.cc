@@ -1,6 +1,8 @@
 // Computes of the tensor-level ops: unary and binary elementwise ops (by name, through TOPI's
 // tables), reductions, casts, shape manipulation, selection and creation.
+#include <algorithm>
 #include <any>
+#include <climits>
 
 #include "relay/op/quantize.h"
 #include "relay/op/tensor.h"
@@ -40,11 +42,22 @@ std::pair<int64_t, int64_t> sliceStart(std::optional<int64_t> begin, int64_t str
   return {b, stride};
 }
 
+// The first index of a forward slice over a `?` extent n, as the shape function clamps it
+// (stridedSliceShapeFunc): begin when non-negative (past n the slice is empty), else
+// max(begin + n, 0).
+tir::PrimExpr dynamicSliceStart(std::optional<int64_t> begin, const tir::PrimExpr& extent) {
+  const tir::PrimExpr n = tir::cast(DataType::int32(), extent);
+  // Beyond int32 the slice is empty or starts at 0 anyway; the clamp keeps the index int32.
+  const int64_t b = std::clamp<int64_t>(begin.value_or(0), -INT32_MAX, INT32_MAX);
+  if (b >= 0) return tir::intImm(b);
+  return tir::max(n + tir::intImm(b), tir::intImm(0));
+}
+
 Tensor stridedSliceCompute(const Attrs& attrs, const Tensor& x, const Type& outType) {
   const auto& a = attrsOf<StridedSliceAttrs>(attrs);
-  const std::vector<int64_t> shape = topi::constShape(x, "strided_slice");
   const int rank = x.ndim();
-  std::vector<int64_t> first(static_cast<size_t>(rank), 0), step(static_cast<size_t>(rank), 1);
+  std::vector<tir::PrimExpr> first(static_cast<size_t>(rank), tir::intImm(0));
+  std::vector<int64_t> step(static_cast<size_t>(rank), 1);
   const std::vector<int64_t> begin = a.begin.value_or(std::vector<int64_t>{});
   const std::vector<int64_t> end = a.end.value_or(std::vector<int64_t>{});
   const std::vector<int64_t> strides = a.strides.value_or(std::vector<int64_t>{});
@@ -58,9 +71,18 @@ Tensor stridedSliceCompute(const Attrs& attrs, const Tensor& x, const Type& outT
   for (size_t j = 0; j < axes.size(); ++j) {
     const size_t ax = static_cast<size_t>(axes[j]);
     const int64_t stride = j < strides.size() ? strides[j] : 1;
-    auto [b, s] = sliceStart(j < begin.size() ? std::optional(begin[j]) : std::nullopt, stride,
-                             shape[ax], a.sliceMode == "size");
-    first[ax] = b;
+    const std::optional<int64_t> b = j < begin.size() ? std::optional(begin[j]) : std::nullopt;
+    const int64_t* extent = tir::asConstInt(x.shape()[ax]);
+    if (!extent) {
+      if (stride < 0 || a.sliceMode != "end")
+        throwDiagnostic("topi_dynamic",
+                        "strided_slice: a backward or size-mode slice of a `?` extent");
+      first[ax] = dynamicSliceStart(b, x.shape()[ax]);
+      step[ax] = stride;
+      continue;
+    }
+    auto [start, s] = sliceStart(b, stride, *extent, a.sliceMode == "size");
+    first[ax] = tir::intImm(start);
     step[ax] = s;
   }
   return topi::stridedSlice(x, first, step, staticShapeOf(outType, "strided_slice"));
@@ -109,11 +131,36 @@ void registerReductions() {
   }
 }
 
+// The output shape of a reshape that carries each `?` extent of `x` over unchanged and in order
+// (expand_dims, squeeze, reshape by copy codes): constants from the type, each `?` the input's
+// extent, so inside a fused function it stays bound to a buffer; otherwise the type's shape,
+// each `?` a fresh size variable.
+std::vector<tir::PrimExpr> carriedShape(const Tensor& x, const Type& outType, const char* op,
+                                        bool carries) {
+  std::vector<tir::PrimExpr> in;
+  for (const tir::PrimExpr& d : x.shape())
+    if (!tir::asConstInt(d)) in.push_back(d);
+  std::vector<tir::PrimExpr> out = staticShapeOf(outType, op);
+  size_t unknown = 0;
+  for (const tir::PrimExpr& d : out) unknown += tir::asConstInt(d) ? 0 : 1;
+  if (!carries || unknown != in.size()) return out;
+  size_t next = 0;
+  for (tir::PrimExpr& d : out)
+    if (!tir::asConstInt(d)) d = in[next++];
+  return out;
+}
+
 // Ops that keep the row-major element order: the relay type already has the new shape.
 void registerReshapes() {
   for (const char* op : {"reshape", "expand_dims", "squeeze", "nn.batch_flatten"}) {
-    setUnary(op, [op](const Attrs&, const Tensor& x, const Type& outType) {
-      return topi::reshape(x, staticShapeOf(outType, op));
+    setUnary(op, [op](const Attrs& attrs, const Tensor& x, const Type& outType) {
+      const std::string name = op;
+      bool carries = name == "expand_dims" || name == "squeeze";
+      if (name == "reshape") {
+        const auto& codes = attrsOf<ReshapeAttrs>(attrs).newshape;
+        carries = std::all_of(codes.begin(), codes.end(), [](int64_t c) { return c >= 0; });
+      }
+      return topi::reshape(x, carriedShape(x, outType, op, carries));
     });
   }
   setCompute("reshape_like", [](const Attrs&, const Tensors& in, const Type& outType) {
@@ -129,9 +176,10 @@ void registerCreation() {
       return Tensors{topi::fullConst(staticShapeOf(outType, name), tensorTypeOf(outType).dtype, v,
                                      "T_" + name)};
     });
-    setUnary(name + "_like", [v, name](const Attrs&, const Tensor&, const Type& outType) {
-      return topi::fullConst(staticShapeOf(outType, name + "_like"), tensorTypeOf(outType).dtype, v,
-                             "T_" + name + "_like");
+    // The *_like ops take their extents from the input, so a `?` extent stays the input's
+    // (bound from its buffer) inside a fused function rather than a fresh unbound variable.
+    setUnary(name + "_like", [v, name](const Attrs&, const Tensor& x, const Type& outType) {
+      return topi::fullConst(x.shape(), tensorTypeOf(outType).dtype, v, "T_" + name + "_like");
     });
   }
   setCompute("full", [](const Attrs&, const Tensors& in, const Type& outType) {
@@ -139,8 +187,7 @@ void registerCreation() {
         topi::full(staticShapeOf(outType, "full"), tensorTypeOf(outType).dtype, in.at(0))};
   });
   setCompute("full_like", [](const Attrs&, const Tensors& in, const Type& outType) {
-    return Tensors{
-        topi::full(staticShapeOf(outType, "full_like"), tensorTypeOf(outType).dtype, in.at(1))};
+    return Tensors{topi::full(in.at(0).shape(), tensorTypeOf(outType).dtype, in.at(1))};
   });
 }
 
@@ -205,8 +252,8 @@ void registerTensorComputes() {
                if (a.kind == static_cast<int>(QAnnotateKind::kIdentity))
                  return Tensors{topi::unaryOp("copy", in.at(0))};
                Tensor scaled = topi::binaryOp("divide", in.at(0), in.at(1));
-               Tensor clipped = topi::binaryOp(
-                   "maximum", topi::binaryOp("minimum", scaled, in.at(3)), in.at(2));
+               Tensor clipped =
+                   topi::binaryOp("maximum", topi::binaryOp("minimum", scaled, in.at(3)), in.at(2));
                return Tensors{topi::multiply(topi::unaryOp("round", clipped), in.at(1))};
              });
 }

@@ -16,6 +16,12 @@ VMValue unique(const std::vector<NDArray>& args);
 /// attrs = [center_point_box]): int64 (count, 3) rows (batch, class, box).
 VMValue allClassNms(const std::vector<NDArray>& args);
 
+/// dyn.topk(data, k, attrs = [axis, is_ascend, ret_type (0 both, 1 values, 2 indices),
+/// index bits]): the k largest (smallest) along axis, ties by lower index.
+VMValue topK(const std::vector<NDArray>& args);
+/// shape_of(data, attrs = [bits]): the extents of data as an int64 (or int32) vector.
+VMValue shapeOf(const std::vector<NDArray>& args);
+
 /// The elements of `x` as numbers that compare as the values do: calls `f` with a vector of
 /// double (floats), int64 (signed) or uint64 (unsigned and bool) values.
 template <typename F>

@@ -13,6 +13,8 @@ const Builtin* findBuiltin(const std::string& name) {
       {"argwhere", builtin::argwhere},
       {"unique", builtin::unique},
       {"vision.all_class_non_max_suppression", builtin::allClassNms},
+      {"dyn.topk", builtin::topK},
+      {"shape_of", builtin::shapeOf},
   };
   auto it = table.find(name);
   return it == table.end() ? nullptr : &it->second;

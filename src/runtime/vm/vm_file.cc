@@ -78,7 +78,10 @@ class Reader {
   }
 
   ShapeExpr shape(const json& j, int depth = 0) const {
-    if (depth > 64) fail("a shape expression nests too deeply");
+    // Deep enough for a sum over thousands of selections (a detector concatenates 90 per-class
+    // counts), shallow enough that the recursive readers and evaluators stay far from the stack's
+    // end on a corrupt file.
+    if (depth > 4096) fail("a shape expression nests too deeply");
     ShapeExpr e;
     e.kind = static_cast<ShapeExpr::Kind>(
         integerIn(j, "kind", 0, static_cast<int64_t>(ShapeExpr::Kind::kOther)));

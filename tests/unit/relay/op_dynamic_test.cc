@@ -239,6 +239,84 @@ TEST(OpNms, nms_c5_IouThresholdInUnitRange) {
   EXPECT_EQ(d.code, "nms_c5") << d.str();
 }
 
+// --- dyn.topk, shape_of
+// ---------------------------------------------------------------------------
+
+Value topk(const NDArray& x, int64_t k, TopKAttrs attrs = {}) {
+  return evalOp("dyn.topk", {x, t({1}, kI64, {static_cast<double>(k)})}, makeAttrs(attrs));
+}
+
+TEST(OpTopK, TypeHasAnyAlongTheAxis) {
+  EXPECT_EQ(typeStr("dyn.topk", {tt({2, 5}, kF32), tt({1}, kI64)}),
+            "(Tensor[(2, ?), float32], Tensor[(2, ?), int64])");
+  EXPECT_EQ(typeStr("dyn.topk", {tt({4, 3}, kI32), tt({}, kI32)},
+                    makeAttrs(TopKAttrs{.axis = 0, .retType = "indices", .dtype = kI32})),
+            "Tensor[(?, 3), int32]");
+  EXPECT_TRUE(OpRegistry::global().find("dyn.topk")->dataDependentShape);
+}
+
+TEST(OpTopK, LargestSortedTiesByLowerIndex) {
+  const Value r = topk(t({2, 5}, kF32, {1, 3, 3, 2, 0, 5, 4, 3, 2, 1}), 3);
+  expectTensor(r.fields()[0].tensor(), {2, 3}, kF32, {3, 3, 2, 5, 4, 3});
+  expectTensor(r.fields()[1].tensor(), {2, 3}, kI64, {1, 2, 3, 0, 1, 2});
+}
+
+TEST(OpTopK, SmallestAlongTheFirstAxis) {
+  const Value r = topk(t({3, 2}, kI32, {5, 0, 1, 0, 3, -2}), 2,
+                       TopKAttrs{.axis = 0, .retType = "values", .isAscend = true});
+  expectTensor(r.tensor(), {2, 2}, kI32, {1, -2, 3, 0});
+}
+
+TEST(OpTopK, KZeroIsEmptyAndNanRanksFirst) {
+  expectTensor(topk(t({3}, kF32, {1, 2, 3}), 0).fields()[0].tensor(), {0}, kF32, {});
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const Value r = topk(t({3}, kF32, {1, nan, 3}), 2);
+  expectTensor(r.fields()[1].tensor(), {2}, kI64, {1, 2});
+}
+
+TEST(OpTopK, KOutOfRangeIsAnError) {
+  const Diagnostic d = test::diagnosticOf([] { (void)topk(t({3}, kF32, {1, 2, 3}), 4); });
+  EXPECT_EQ(d.code, "topk_k") << d.str();
+  EXPECT_NE(d.message.find("k = 4 is outside [0, 3]"), std::string::npos) << d.str();
+}
+
+TEST(OpTopK, topk_c1_NeedsRankAndAnOrderedDtype) {
+  EXPECT_EQ(typeError("dyn.topk", {tt({}, kF32), tt({1}, kI64)}).code, "topk_c1");
+  EXPECT_EQ(typeError("dyn.topk", {tt({3}, kBool), tt({1}, kI64)}).code, "topk_c1");
+  EXPECT_EQ(
+      typeError("dyn.topk", {tt({3}, kF32), tt({1}, kI64)}, makeAttrs(TopKAttrs{.axis = 1})).code,
+      "topk_c1");
+}
+
+TEST(OpTopK, topk_c2_KIsOneInteger) {
+  EXPECT_EQ(typeError("dyn.topk", {tt({3}, kF32), tt({2}, kI64)}).code, "topk_c2");
+  EXPECT_EQ(typeError("dyn.topk", {tt({3}, kF32), tt({1}, kF32)}).code, "topk_c2");
+}
+
+TEST(OpTopK, topk_c3_RetTypeAndIndexDtype) {
+  EXPECT_EQ(
+      typeError("dyn.topk", {tt({3}, kF32), tt({1}, kI64)}, makeAttrs(TopKAttrs{.retType = "all"}))
+          .code,
+      "topk_c3");
+  EXPECT_EQ(
+      typeError("dyn.topk", {tt({3}, kF32), tt({1}, kI64)}, makeAttrs(TopKAttrs{.dtype = kF32}))
+          .code,
+      "topk_c3");
+}
+
+TEST(OpShapeOf, ExtentsAsAVector) {
+  EXPECT_EQ(typeStr("shape_of", {tt({2, 0, 7}, kF32)}), "Tensor[(3), int64]");
+  expectTensor(evalOp("shape_of", {t({2, 0, 7}, kF32, {})}).tensor(), {3}, kI64, {2, 0, 7});
+  expectTensor(
+      evalOp("shape_of", {t({}, kF32, {1})}, makeAttrs(ShapeOfAttrs{.dtype = kI32})).tensor(), {0},
+      kI32, {});
+}
+
+TEST(OpShapeOf, shape_of_c1_IntegerDtype) {
+  EXPECT_EQ(typeError("shape_of", {tt({2}, kF32)}, makeAttrs(ShapeOfAttrs{.dtype = kF32})).code,
+            "shape_of_c1");
+}
+
 // --- interpreter, text ---------------------------------------------------------------------------
 
 // transpose and take after argwhere see `?` dims statically; the interpreter re-infers their
@@ -294,11 +372,13 @@ TEST(OpDynamic, PrintedCallsParseBack) {
 def @main(%x: Tensor[(4), float32], %b: Tensor[(1, 3, 4), float32], %s: Tensor[(1, 1, 3), float32]) {
   %0 = unique(%x, sorted=False, axis=0);
   %1 = vision.all_class_non_max_suppression(%b, %s, 2i64, 0.5f, 0.1f, center_point_box=True);
-  (%0.0, %1, argwhere(%x))
+  %2 = dyn.topk(%x, 2i64, axis=0, ret_type="values", is_ascend=True);
+  (%0.0, %1, argwhere(%x), %2, shape_of(%b, dtype="int32"))
 })"));
   const std::string printed = printModule(m);
   EXPECT_NE(printed.find("sorted=False"), std::string::npos) << printed;
   EXPECT_NE(printed.find("center_point_box=True"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("is_ascend=True"), std::string::npos) << printed;
   EXPECT_TRUE(structuralEqual(inferTypes(parseModule(printed)), m)) << printed;
 }
 

@@ -1,0 +1,50 @@
+#!/usr/bin/python3
+"""The detector models of detector_model_test.sh: a torchvision object detector with random
+weights, exported to ONNX as torchvision's postprocessing computes it (per-class score threshold
+through NonZero, TopK over the run-time count, batched NMS inside an If, the first 300 kept).
+
+The classification and regression heads get random weights and biases and every BatchNorm's
+statistics are calibrated on random images (training mode, cumulative average), so the scores
+differ from box to box as a trained model's do; torchvision's default initialisation gives every
+class the same score, and ties would make the comparison meaningless.
+
+Writes WORK/NAME.onnx (opset 11, input `images` 3xSxS), WORK/img{0,1}.npy (seeded images) and
+PyTorch's detections for each, WORK/ref{0,1}_{boxes,scores,labels}.npy (one thread).
+Usage: /usr/bin/python3 tests/models/detector_model.py WORK NAME SIZE
+"""
+import sys
+
+import numpy as np
+import torch
+import torchvision
+
+work, name, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
+torch.manual_seed(0)
+torch.set_num_threads(1)
+model = getattr(torchvision.models.detection, name)(weights=None, weights_backbone=None)
+with torch.no_grad():
+    for m in model.head.modules():
+        if isinstance(m, torch.nn.Conv2d):
+            m.weight.normal_(0.0, 0.05)
+            if m.bias is not None:
+                m.bias.normal_(0.0, 0.5)
+    for bn in model.modules():
+        if isinstance(bn, torch.nn.BatchNorm2d):
+            bn.reset_running_stats()
+            bn.momentum = None
+    model.train()
+    for _ in range(2):
+        features = list(model.backbone(torch.rand(4, 3, size, size)).values())
+        model.head(features)
+model.eval()
+
+images = [torch.rand(3, size, size, generator=torch.Generator().manual_seed(10 + k))
+          for k in range(2)]
+for k, x in enumerate(images):
+    np.save(f"{work}/img{k}.npy", x.numpy())
+    with torch.no_grad():
+        out = model([x])[0]
+    for key in ("boxes", "scores", "labels"):
+        np.save(f"{work}/ref{k}_{key}.npy", out[key].numpy())
+torch.onnx.export(model, ([images[0]],), f"{work}/{name}.onnx", opset_version=11,
+                  input_names=["images"])
