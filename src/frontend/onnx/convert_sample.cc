@@ -306,10 +306,12 @@ void adaptiveSamples(NodeContext& n, float scale, float offset, bool halfPixel, 
 }
 
 void roiAlign(NodeContext& n) {
-  const std::vector<int64_t> xs = n.inputShape(0), rs = n.inputShape(1), bs = n.inputShape(2);
+  // The box count may be `?` (-1; the proposals a detector's RPN kept), with a fixed
+  // sampling_ratio: every shape below then infers it (reshape's -1).
+  const std::vector<int64_t> xs = n.inputShape(0), rs = n.inputDims(1), bs = n.inputDims(2);
   if (xs.size() != 4) n.fail("onnx_unsupported_rank", "X must be 4-D (N, C, H, W)");
   if (rs.size() != 2 || rs[1] != 4) n.fail("onnx_input", "rois must be (num_rois, 4)");
-  if (bs.size() != 1 || bs[0] != rs[0])
+  if (bs.size() != 1 || (bs[0] != rs[0] && bs[0] >= 0 && rs[0] >= 0))
     n.fail("onnx_input",
            "batch_indices must be (num_rois) with num_rois = " + std::to_string(rs[0]));
   const DataType dtype = n.inputDtype(0), dt = n.inputDtype(1);
@@ -330,18 +332,23 @@ void roiAlign(NodeContext& n) {
   if (ratio < 0 || ratio > kMaxWindowValue)
     n.badAttr("sampling_ratio", std::to_string(ratio), ">= 0");
   const auto scale = static_cast<float>(n.attrFloat("spatial_scale", 1.0));
-  const int64_t boxes = rs[0], channels = xs[1], height = xs[2], width = xs[3];
+  if (ratio == 0 && (rs[0] < 0 || bs[0] < 0))
+    n.fail("onnx_dynamic",
+           "sampling_ratio 0 (adaptive) needs the rois at import, but their count is known only "
+           "at run time");
+  const bool dynamicBoxes = rs[0] < 0 || bs[0] < 0;
+  const int64_t boxes = dynamicBoxes ? -1 : rs[0], channels = xs[1], height = xs[2], width = xs[3];
   const float offset = halfPixel ? 0.5F : 0.0F;
 
   // Samples per bin and axis of every box: sampling_ratio, or (0) adaptive.
-  std::vector<int64_t> perRow(static_cast<size_t>(boxes), ratio);
-  std::vector<int64_t> perCol(static_cast<size_t>(boxes), ratio);
+  std::vector<int64_t> perRow(static_cast<size_t>(std::max<int64_t>(boxes, 1)), ratio);
+  std::vector<int64_t> perCol(static_cast<size_t>(std::max<int64_t>(boxes, 1)), ratio);
   if (ratio == 0) adaptiveSamples(n, scale, offset, halfPixel, outH, outW, perRow, perCol);
   const bool uniform = ratio > 0;
   const SampleGrid gy = sampleGrid(uniform ? std::vector<int64_t>{ratio} : perRow, outH, dt);
   const SampleGrid gx = sampleGrid(uniform ? std::vector<int64_t>{ratio} : perCol, outW, dt);
-  const double elements = static_cast<double>(boxes) * static_cast<double>(channels) *
-                          static_cast<double>(outH * gy.samples) *
+  const double elements = static_cast<double>(std::max<int64_t>(boxes, 1)) *
+                          static_cast<double>(channels) * static_cast<double>(outH * gy.samples) *
                           static_cast<double>(outW * gx.samples);
   if (elements > static_cast<double>(kMaxSampleElements))
     n.fail("onnx_unsupported_size",
@@ -395,7 +402,7 @@ void roiAlign(NodeContext& n) {
   if (takeMax) {
     Expr y = relay::max(samples, overSamples);
     // A box without samples (an empty box, adaptively) gives 0, as ONNX Runtime's initial value.
-    NDArray some = NDArray::empty({boxes, 1, 1, 1}, dtype);
+    NDArray some = NDArray::empty({std::max<int64_t>(boxes, 1), 1, 1, 1}, dtype);
     bool anyEmpty = false;
     for (int64_t b = 0; b < boxes; ++b) {
       const bool empty = perRow[b] * perCol[b] == 0;
@@ -405,6 +412,11 @@ void roiAlign(NodeContext& n) {
     if (anyEmpty)
       y = relay::where(relay::greater(relay::makeConstant(some), num(0, dtype)), y, num(0, dtype));
     n.setOutput(0, y);
+    return;
+  }
+  if (uniform) {  // every box has ratio x ratio samples per bin
+    n.setOutput(0, relay::divide(relay::sum(samples, overSamples),
+                                 num(static_cast<double>(ratio * ratio), dtype)));
     return;
   }
   NDArray count = NDArray::empty({boxes, 1, 1, 1}, dtype);

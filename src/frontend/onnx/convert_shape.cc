@@ -280,7 +280,7 @@ void centerCropPad(NodeContext& n) {
 constexpr ConverterRow kRows[] = {
     {"CenterCropPad", centerCropPad, "opset 18; constant shape; axes"},
     {"DepthToSpace", depthToSpace, "DCR and CRD modes; NCHW"},
-    {"Expand", expand, "constant shape; bidirectional broadcast"},
+    {"Expand", expand, "constant shape, or `?` extents and constants; bidirectional broadcast"},
     {"Flatten", flatten, ""},
     {"Reshape", reshape, "constant shape; 0 and -1; allowzero (opset 14)"},
     {"Shape", shape, "static input shapes; start/end (opset 15)"},

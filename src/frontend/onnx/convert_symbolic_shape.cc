@@ -280,33 +280,86 @@ bool hasAnyExtent(const TensorTypeNode& t) {
   return std::any_of(t.shape.begin(), t.shape.end(), [](const Dim& d) { return !d.isConst(); });
 }
 
-// ConstantOfShape of a tensor's own shape (a detector's `torch.full_like(scores, label)`):
-// full_like of that tensor, cast to the fill's dtype, so the kernel keeps the tensor's extents;
-// false when the entries are not one tensor's extents in order.
-bool constantOfShapeLike(NodeContext& n) {
-  const SymShape* spec = n.symbolicInput(0);
-  if (!spec || spec->scalar || spec->entries.empty()) return false;
+// A tensor of the followed shape `spec` filled with the scalar `fill`, built from the tensors its
+// `?` entries are read from, so its kernels keep static code around those extents; null when an
+// entry is unknown. A tensor's own shape is full_like of it (a detector's
+// `torch.full_like(scores, label)`); otherwise the fill has extent 1 at each `?` entry and a take
+// of zeros as long as that extent (from its tensor, the other axes taken at 0) stretches it
+// (MultiScaleRoIAlign's `torch.zeros((num_rois, channels, 7, 7))`).
+Expr filledOfShape(NodeContext& n, const SymShape& spec, const NDArray& fill) {
+  if (spec.scalar || spec.entries.empty()) return nullptr;
   Expr like;
-  for (const SymExtent& e : spec->entries)
+  for (const SymExtent& e : spec.entries) {
+    if (e.kind == Kind::kUnknown) return nullptr;
     if (e.kind == Kind::kDimOf) like = e.of;
-  if (!like) return false;
-  const auto* t = n.graph().typeOf(like)->as<TensorTypeNode>();
-  if (!t || static_cast<size_t>(t->ndim()) != spec->entries.size()) return false;
-  for (size_t k = 0; k < spec->entries.size(); ++k) {
-    const SymExtent& e = spec->entries[k];
-    const bool same = e.kind == Kind::kDimOf ? e.of.get() == like.get() && e.axis == int64_t(k)
-                      : e.kind == Kind::kKnown
-                          ? t->shape[k].isConst() && t->shape[k].value() == e.value
-                          : false;
-    if (!same) return false;
   }
+  if (!like) return nullptr;
+  const auto* t = n.graph().typeOf(like)->as<TensorTypeNode>();
+  bool ownShape = t && static_cast<size_t>(t->ndim()) == spec.entries.size();
+  for (size_t k = 0; ownShape && k < spec.entries.size(); ++k) {
+    const SymExtent& e = spec.entries[k];
+    ownShape = e.kind == Kind::kDimOf
+                   ? e.of.get() == like.get() && e.axis == static_cast<int64_t>(k)
+                   : t->shape[k].isConst() && t->shape[k].value() == e.value;
+  }
+  if (ownShape) {
+    const Expr shaped = t->dtype == fill.dtype() ? like : relay::cast(like, fill.dtype());
+    return relay::fullLike(shaped, relay::makeConstant(fill));
+  }
+  std::vector<int64_t> base;
+  for (const SymExtent& e : spec.entries) base.push_back(e.kind == Kind::kKnown ? e.value : 1);
+  int64_t numel = 1;
+  for (int64_t d : base) {
+    if (d < 0) n.fail("onnx_shape", "the shape has a negative extent " + std::to_string(d));
+    if (__builtin_mul_overflow(numel, d, &numel))
+      n.fail("onnx_shape", "the shape's size overflows");
+  }
+  Expr out = relay::full(relay::makeConstant(fill), base, fill.dtype());
+  const Expr zero = relay::makeConstant(NDArray::scalarInt(0, DataType::int64()));
+  for (size_t k = 0; k < spec.entries.size(); ++k) {
+    const SymExtent& e = spec.entries[k];
+    if (e.kind != Kind::kDimOf) continue;
+    Expr along = e.of;
+    const auto rank = static_cast<int64_t>(n.graph().typeOf(e.of)->as<TensorTypeNode>()->ndim());
+    for (int64_t b = rank - 1; b >= 0; --b)
+      if (b != e.axis) along = relay::take(along, zero, b, "clip");
+    const Expr zeros = relay::cast(relay::zerosLike(along), DataType::int64());
+    out = relay::take(out, zeros, static_cast<int64_t>(k), "clip");
+  }
+  return out;
+}
+
+NDArray fillValue(NodeContext& n) {
   NDArray fill = NDArray::scalar(0, DataType::float32());
   if (std::optional<NDArray> value = n.attrTensor("value")) {
     if (value->numel() != 1) n.fail("onnx_attr", "'value' must hold exactly one element");
     fill = value->reshaped({});
   }
-  const Expr shaped = t->dtype == fill.dtype() ? like : relay::cast(like, fill.dtype());
-  n.setOutput(0, relay::fullLike(shaped, relay::makeConstant(fill)));
+  return fill;
+}
+
+// ConstantOfShape of a followed shape value: the filled tensor above; false (the converter then
+// needs a constant shape) when an entry is unknown.
+bool constantOfShape(NodeContext& n) {
+  const SymShape* spec = n.symbolicInput(0);
+  if (!spec) return false;
+  const Expr out = filledOfShape(n, *spec, fillValue(n));
+  if (!out) return false;
+  n.setOutput(0, out);
+  return true;
+}
+
+// Expand to a followed shape value (bidirectional broadcast): the input combined with a filled
+// tensor of that shape, zeros added (false or'ed for bool), which broadcasts both ways as Expand.
+bool expandSymbolic(NodeContext& n) {
+  const SymShape* spec = n.symbolicInput(1);
+  if (!spec) return false;
+  const DataType dtype = n.inputDtype(0);
+  const NDArray zero = dtype.isFloat() ? NDArray::scalar(0, dtype) : NDArray::scalarInt(0, dtype);
+  const Expr filled = filledOfShape(n, *spec, zero);
+  if (!filled) return false;
+  n.setOutput(
+      0, dtype.isBool() ? relay::logicalOr(n.input(0), filled) : relay::add(n.input(0), filled));
   return true;
 }
 
@@ -338,7 +391,8 @@ bool convertSymbolicShape(NodeContext& n, Converter ordinary) {
     reshape(n);
     return true;
   }
-  if (op == "ConstantOfShape") return constantOfShapeLike(n);
+  if (op == "ConstantOfShape") return constantOfShape(n);
+  if (op == "Expand") return expandSymbolic(n);
   if (!anySymbolicInput(n)) return false;
   const Follower follow = followerOf(op);
   if (!follow) return false;  // the operator reads the run-time value

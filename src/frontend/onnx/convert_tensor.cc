@@ -432,7 +432,7 @@ void trilu(NodeContext& n) {
 constexpr ConverterRow kRows[] = {
     {"Concat", concat, ""},
     {"Constant", constant, "value, value_float(s), value_int(s)"},
-    {"ConstantOfShape", constantOfShape, "constant shape"},
+    {"ConstantOfShape", constantOfShape, "constant shape, or `?` extents and constants"},
     {"EyeLike", eyeLike, "static shape; k, dtype"},
     {"Gather", gather, "negative indices; `?` extents"},
     {"GatherElements", gatherElements, "negative indices; static shapes"},

@@ -114,22 +114,29 @@ TEST(BuildDetector, ThresholdedTopKPerClassCompilesAndMatches) {
   EXPECT_EQ(intValues(got[2]), (std::vector<int64_t>{7, 7, 7}));
 }
 
-// A shape value is a tensor like any other: a graph output, and ConstantOfShape of the shape of
-// the tensor it fills (full_like). One whose shape is not a tensor's own stays an error.
+// A shape value is a tensor like any other: a graph output; ConstantOfShape of a tensor's own
+// shape (full_like) or of one mixing extents and constants (MultiScaleRoIAlign's
+// `torch.zeros((num_rois, 256, 7, 7))`); Expand to such a shape. An entry computed from two `?`
+// extents is known only as a run-time tensor, which ConstantOfShape cannot read: an error.
 TEST(BuildDetector, ShapeValuesOfADynamicBatchAreRunTimeTensors) {
   tessera::test::OnnxGraph g(13);
   g.input("x", {-1, 3});
   g.initializer("zero", NDArray::scalarInt(0, DataType::int64()));
   g.initializer("axes0", ints({0}));
   g.initializer("five", ints({5}));
+  g.initializer("row", randomTensor({1, 5}, DataType::float32(), 8));
   g.node("Shape", {"x"}, {"s"});
   g.node("ConstantOfShape", {"s"}, {"filled"}).t("value", ints({2}));
   g.node("Gather", {"s", "zero"}, {"batch"});
   g.node("Unsqueeze", {"batch", "axes0"}, {"batch1"});
   g.node("Concat", {"batch1", "five"}, {"other"}).i("axis", 0);
+  g.node("ConstantOfShape", {"other"}, {"zeros"});
+  g.node("Expand", {"row", "other"}, {"rows"});
   g.output("s");
   g.output("filled");
   g.output("other");
+  g.output("zeros");
+  g.output("rows");
   const relay::IRModule m = frontend::onnx::importOnnxBytes(g.bytes(), {.dynamicDims = true});
   const Built built = buildVM(m);
   for (int64_t batch : {1, 4}) {
@@ -141,12 +148,18 @@ TEST(BuildDetector, ShapeValuesOfADynamicBatchAreRunTimeTensors) {
     EXPECT_EQ(got[1].shape(), (std::vector<int64_t>{batch, 3}));
     EXPECT_EQ(got[1].getInt(0), 2);
     EXPECT_EQ(intValues(got[2]), (std::vector<int64_t>{batch, 5}));
+    EXPECT_EQ(got[3].shape(), (std::vector<int64_t>{batch, 5}));
+    EXPECT_EQ(got[3].getFloat(got[3].numel() - 1), 0.0);
+    ASSERT_EQ(got[4].shape(), (std::vector<int64_t>{batch, 5}));
+    EXPECT_EQ(got[4].getFloat(5 * batch - 1), got[4].getFloat(4));
   }
-  g.node("ConstantOfShape", {"other"}, {"bad"});
+  g.node("Mul", {"batch1", "batch1"}, {"square"});
+  g.node("ConstantOfShape", {"square"}, {"bad"});
   g.output("bad");
   const Diagnostic d = tessera::test::diagnosticOf(
       [&] { frontend::onnx::importOnnxBytes(g.bytes(), {.dynamicDims = true}); });
   EXPECT_NE(d.context.find("ConstantOfShape"), std::string::npos) << d.str();
+  EXPECT_NE(d.message.find("run-time data"), std::string::npos) << d.str();
 }
 
 }  // namespace
