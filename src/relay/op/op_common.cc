@@ -107,6 +107,22 @@ int64_t BroadcastIndexer::map(int64_t outIndex) const {
   return inIndex;
 }
 
+int compareElements(const NDArray& x, int64_t i, int64_t j) {
+  const DataType dtype = x.dtype();
+  if (dtype.isFloat()) {
+    const double a = x.getFloat(i), b = x.getFloat(j);
+    const bool an = a != a, bn = b != b;
+    if (an || bn) return an == bn ? 0 : (an ? 1 : -1);
+    return a < b ? -1 : (a > b ? 1 : 0);
+  }
+  if (dtype.isInt()) {
+    const int64_t a = x.getInt(i), b = x.getInt(j);
+    return a < b ? -1 : (a > b ? 1 : 0);
+  }
+  const uint64_t a = x.getUInt(i), b = x.getUInt(j);
+  return a < b ? -1 : (a > b ? 1 : 0);
+}
+
 std::vector<int64_t> unravelIndex(int64_t index, const std::vector<int64_t>& shape) {
   std::vector<int64_t> coords(shape.size());
   for (size_t k = shape.size(); k-- > 0;) {

@@ -66,6 +66,9 @@ class BroadcastIndexer {
 
 /// Unpacks a row-major flat index into coordinates of `shape`.
 std::vector<int64_t> unravelIndex(int64_t index, const std::vector<int64_t>& shape);
+/// Three-way comparison of elements i and j of `x` by value; NaNs are equal to each other and
+/// above every number (numpy's sort and unique, torch.topk's largest).
+int compareElements(const NDArray& x, int64_t i, int64_t j);
 /// Packs coordinates into a row-major flat index.
 int64_t ravelIndex(const std::vector<int64_t>& coords, const std::vector<int64_t>& shape);
 

@@ -41,24 +41,6 @@ std::optional<Type> topKRel(const TypeReporter& r) {
   return tupleType({values, indices});
 }
 
-// Three-way comparison of elements i and j of `x`; NaN ranks above every number (torch.topk
-// returns NaNs first among the largest).
-int compareAt(const NDArray& x, int64_t i, int64_t j) {
-  const DataType dtype = x.dtype();
-  if (dtype.isFloat()) {
-    const double a = x.getFloat(i), b = x.getFloat(j);
-    const bool an = a != a, bn = b != b;
-    if (an || bn) return an == bn ? 0 : (an ? 1 : -1);
-    return a < b ? -1 : (a > b ? 1 : 0);
-  }
-  if (dtype.isInt()) {
-    const int64_t a = x.getInt(i), b = x.getInt(j);
-    return a < b ? -1 : (a > b ? 1 : 0);
-  }
-  const uint64_t a = x.getUInt(i), b = x.getUInt(j);
-  return a < b ? -1 : (a > b ? 1 : 0);
-}
-
 Value topKKernel(const std::vector<Value>& args, const AttrsNode* attrs, const Type&) {
   const NDArray& x = tensorAt(args, 0);
   const auto& a = attrsOrDefault<TopKAttrs>(attrs);
@@ -84,7 +66,7 @@ Value topKKernel(const std::vector<Value>& args, const AttrsNode* attrs, const T
       auto at = [&](int64_t e) { return (o * extent + e) * inner + in; };
       std::iota(order.begin(), order.end(), int64_t{0});
       std::stable_sort(order.begin(), order.end(), [&](int64_t p, int64_t q) {
-        const int c = compareAt(x, at(p), at(q));
+        const int c = compareElements(x, at(p), at(q));
         return a.isAscend ? c < 0 : c > 0;
       });
       for (int64_t e = 0; e < k; ++e) {

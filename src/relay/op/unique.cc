@@ -37,24 +37,6 @@ std::optional<Type> uniqueRel(const TypeReporter& r) {
                     tensorType(Shape{extent}, i64), tensorType(Shape{Dim::any()}, i64)});
 }
 
-// Three-way comparison of two elements; NaNs are equal to each other and above every number,
-// as numpy's unique orders them.
-int compareElements(const NDArray& x, int64_t i, int64_t j) {
-  const DataType dtype = x.dtype();
-  if (dtype.isFloat()) {
-    const double a = x.getFloat(i), b = x.getFloat(j);
-    const bool an = a != a, bn = b != b;
-    if (an || bn) return an == bn ? 0 : (an ? 1 : -1);
-    return a < b ? -1 : (a > b ? 1 : 0);
-  }
-  if (dtype.isInt()) {
-    const int64_t a = x.getInt(i), b = x.getInt(j);
-    return a < b ? -1 : (a > b ? 1 : 0);
-  }
-  const uint64_t a = x.getUInt(i), b = x.getUInt(j);
-  return a < b ? -1 : (a > b ? 1 : 0);
-}
-
 // The data as `count` slices of `outer` x `inner` elements: slice s holds the elements at
 // (o * count + s) * inner + k.
 struct Slices {
