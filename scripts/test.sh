@@ -6,30 +6,34 @@
 # (tests/models/: PyTorch-exported ONNX models compiled and compared with PyTorch, label `models`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each stage's start is stamped with the seconds since the script began (CI's budget is 90 min).
+stage() { echo "== [$(( SECONDS / 60 ))m$(( SECONDS % 60 ))s] $*"; }
 bash scripts/install_deps.sh
 
-echo "== source checks"
+stage "source checks"
 python3 scripts/check_layering.py
 python3 scripts/check_file_sizes.py
 
-echo "== release build + tests"
+stage "release build + tests"
 bash scripts/build.sh release
 ctest --test-dir build/release --output-on-failure -LE slow -j2
 
-echo "== ASan + UBSan build + tests"
+# Sanitized binaries run in TESSERA_TEST_SHARDS gtest shards each, not a process per case
+# (tests/CMakeLists.txt: startup under ASan is about a second).
+stage "ASan + UBSan build + tests"
 bash scripts/build.sh asan-ubsan
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build/asan-ubsan --output-on-failure -LE slow -j2
 
 # Fails on any wrong result, any crash, a test that stopped passing, and a test recorded as
 # compiled that now falls back to the interpreter (run_conformance.py's docstring).
-echo "== ONNX conformance suite (label onnx-conformance): libonnx-testdata, compiled and interpreted"
+stage "ONNX conformance suite (label onnx-conformance): libonnx-testdata, compiled and interpreted"
 ctest --test-dir build/release -L onnx-conformance --output-on-failure
 
-echo "== fuzz targets (fixed iteration count)"
+stage "fuzz targets (fixed iteration count)"
 bash scripts/fuzz.sh 20000
 
-echo "== real models (label models): ResNet-18/50, MobileNetV2, transformer vs PyTorch"
+stage "real models (label models): ResNet-18/50, MobileNetV2, transformer vs PyTorch"
 bash scripts/install_model_deps.sh
 /usr/bin/python3 tests/models/make_models.py
 ctest --test-dir build/release -L models --output-on-failure
