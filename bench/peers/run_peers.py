@@ -152,7 +152,10 @@ class CpuMeter:
         own = t.user + t.system + t.children_user + t.children_system
         for pid in self.pids:
             # utime and stime are fields 14 and 15; the command name (field 2) may hold spaces.
-            stat = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            try:
+                stat = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except FileNotFoundError:  # a worker that failed was waited for: os.times has it
+                continue
             own += (int(stat[11]) + int(stat[12])) / tick
         return time.monotonic(), busy, own
 
@@ -228,18 +231,34 @@ def stats(ms):
             "p90": float(np.percentile(a, 90)), "n": len(ms)}
 
 
-def timeSegment(workers, engines, threads, args):
-    """The timed runs of every engine at one thread count, round-robin; {engine: [ms]}."""
+def timeSegment(workers, engines, threads, args, failed, log):
+    """The timed runs of every engine at one thread count, round-robin; {engine: [ms]}. An
+    engine whose worker fails (PyTorch's quantized MobileNetV2 aborts at 2 threads when oneDNN
+    has no AMX) is recorded in `failed` with the reason and left out of the rest of the model's
+    runs; the others go on."""
+    def attempt(engine, call):
+        try:
+            return call()
+        except RuntimeError as e:
+            failed[engine] = f"{threads} thread(s): {e}"
+            log(f"{engine} failed at {threads} thread(s), left out from here: {e}")
+            return None
+
     samples = {e: [] for e in engines}
     for engine in engines:
-        workers[engine].setThreads(threads)
-        if engine not in TESSERAS:  # a tessera call warms up itself
-            workers[engine].run(args.warmup)
+        if engine not in failed:
+            attempt(engine, lambda: workers[engine].setThreads(threads))
+        if engine not in failed and engine not in TESSERAS:  # a tessera call warms up itself
+            attempt(engine, lambda: workers[engine].run(args.warmup))
     blocks = -(-args.runs // args.block)
     for b in range(blocks):
         order = engines[b % len(engines):] + engines[:b % len(engines)]
         for engine in order:
-            samples[engine] += workers[engine].run(args.block)
+            if engine in failed:
+                continue
+            ms = attempt(engine, lambda: workers[engine].run(args.block))
+            if ms is not None:
+                samples[engine] += ms
             # Idle worker threads of the engine just run may spin for a while (ONNX Runtime's,
             # OpenMP's); let them park before the next engine starts.
             time.sleep(args.settle / 1e3)
@@ -265,7 +284,7 @@ def benchModel(name, inputName, args, engines, compiled, torchEnv, log):
             workers[engine] = Worker([PYTHON, str(PEERS / "torch_worker.py"), mode, name,
                                       str(cache)], env=torchEnv)
     pids = [w.proc.pid for w in workers.values() if isinstance(w, Worker)]
-    results, diffs, other = {}, {}, {}
+    results, diffs, other, failed = {}, {}, {}, {}
     try:
         for engine in engines:
             workers[engine].setThreads(args.threads[0])
@@ -274,20 +293,25 @@ def benchModel(name, inputName, args, engines, compiled, torchEnv, log):
             for attempt in range(args.retries + 1):
                 waitIdle(args.wait_idle, pids, log)
                 meter = CpuMeter(pids)
-                samples = timeSegment(workers, engines, threads, args)
+                samples = timeSegment(workers, engines, threads, args, failed, log)
                 other[threads] = meter.otherCores()
                 if other[threads] <= 0.25 or attempt == args.retries:
                     break
                 log(f"{name}, {threads} thread(s): other processes used {other[threads]:.2f} "
                     "cores meanwhile; taking the runs again")
-            results[threads] = {e: stats(samples[e]) for e in engines}
+            results[threads] = {e: stats(samples[e]) if samples[e] and e not in failed else None
+                                for e in engines}
             log(f"{name}, {threads} thread(s): " + ", ".join(
-                f"{e} {results[threads][e]['median']:.2f} ms" for e in engines) +
+                f"{e} {results[threads][e]['median']:.2f} ms" if results[threads][e] else
+                f"{e} failed" for e in engines) +
                 f"; other processes {other[threads]:.2f} cores")
     finally:
-        for w in workers.values():
-            w.close()
-    return results, diffs, other
+        for engine, w in workers.items():
+            try:
+                w.close()
+            except (BrokenPipeError, OSError):  # its process already exited
+                pass
+    return results, diffs, other, failed
 
 
 def machine():
@@ -313,7 +337,8 @@ def fmt(ms):
     return f"{ms:.1f}" if ms >= 10 else f"{ms:.2f}"
 
 
-def report(args, engines, models, compileInfo, results, diffs, loads, info, command, version):
+def report(args, engines, models, compileInfo, results, diffs, loads, failed, info, command,
+           version):
     today = datetime.date.today().isoformat()
     lines = [f"# Peer benchmark: Tessera vs PyTorch, TorchScript, ONNX Runtime — {today}", "",
              f"Machine: {machine()}. The machine may be shared: the last table gives the CPU "
@@ -346,8 +371,8 @@ def report(args, engines, models, compileInfo, results, diffs, loads, info, comm
         for m in models:
             r = results[m][threads]
             lines.append(f"| {m} | " + " | ".join(
-                f"{fmt(r[e]['min'])} / {fmt(r[e]['median'])} / {fmt(r[e]['p90'])}"
-                for e in engines) + " |")
+                f"{fmt(r[e]['min'])} / {fmt(r[e]['median'])} / {fmt(r[e]['p90'])}" if r[e]
+                else "failed" for e in engines) + " |")
         for t in (t for t in TESSERAS if t in engines):
             peers = [e for e in engines if e != t]
             if not peers:
@@ -359,7 +384,8 @@ def report(args, engines, models, compileInfo, results, diffs, loads, info, comm
             for m in models:
                 r = results[m][threads]
                 lines.append(f"| {m} | " + " | ".join(
-                    f"{r[t]['median'] / r[e]['median']:.2f}" for e in peers) + " |")
+                    f"{r[t]['median'] / r[e]['median']:.2f}" if r[t] and r[e] else "—"
+                    for e in peers) + " |")
         lines += [""]
     lines += ["## Output check and other load", "",
               "Max abs diff of each engine's output from PyTorch's reference (`NAME.ref.npy`, "
@@ -373,6 +399,10 @@ def report(args, engines, models, compileInfo, results, diffs, loads, info, comm
         lines.append(f"| {m} | " + " | ".join(
             "shape differs" if diffs[m][e] is None else f"{diffs[m][e]:.2g}" for e in engines) +
             f" | {load} |")
+    failures = [(m, e, why) for m in models for e, why in failed[m].items()]
+    if failures:
+        lines += ["", "Engines that failed (left out of the model's later runs):", ""]
+        lines += [f"* {m}, {TITLES[e]}: {why}" for m, e, why in failures]
     return "\n".join(lines) + "\n"
 
 
@@ -452,7 +482,7 @@ def main():
             f"(onnxruntime-node, CPU) on Node {ortVersions['node']}")
     log(info)
 
-    compileInfo, results, diffs, loads = {}, {}, {}, {}
+    compileInfo, results, diffs, loads, failed = {}, {}, {}, {}, {}
     with tempfile.TemporaryDirectory(prefix="tessera-peers-") as tmp:
         # A snapshot of the binary, so that a rebuild during the run cannot change or remove it.
         version = tesseraVersion()  # of the checkout when the binary is copied
@@ -481,10 +511,10 @@ def main():
                                                   args.cache / f"{m}.input.npy", compiled[t], flags)
                 compiled[t] = compiled[t] / "compiled"
                 log(f"{m}: {t} quantize + compile {compileInfo[m][t][0]:.2f} s")
-            results[m], diffs[m], loads[m] = benchModel(m, known[m], args, engines, compiled,
-                                                        torchEnv, log)
-    text = report(args, engines, models, compileInfo, results, diffs, loads, info, command,
-                  version)
+            results[m], diffs[m], loads[m], failed[m] = benchModel(
+                m, known[m], args, engines, compiled, torchEnv, log)
+    text = report(args, engines, models, compileInfo, results, diffs, loads, failed, info,
+                  command, version)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text)
     print(text)
