@@ -31,7 +31,9 @@ bool congruentModulo(const PrimExpr& x, const PrimExpr& y, int64_t c) {
 }
 
 // x // c * (c*a) + y % c * a = x * a when y == x (mod c): recovers a fused index from its split
-// parts.
+// parts. Also x // (k*c) * (c*a) + (x // k) % c * a = (x // k) * a (floor division by positive
+// constants composes): a loop fused from three, split back into its outer two (`f // 28 * 112 +
+// f // 4 % 7 * 16` is `f // 4 * 16`), which a tile's accesses must show as one box.
 void mergeDivModPairs(LinearSum& sum) {
   for (size_t d = 0; d < sum.terms.size(); ++d) {
     PrimExpr x;
@@ -42,12 +44,21 @@ void mergeDivModPairs(LinearSum& sum) {
       int64_t c2 = 0;
       if (!asDivMod(sum.terms[m].atom, BinaryOp::kFloorMod, &y, &c2)) continue;
       int64_t a = sum.terms[m].coeff;
-      if (c2 != c || sum.terms[d].coeff != a * c || !congruentModulo(x, y, c)) continue;
+      PrimExpr inner;
+      int64_t k = 0;
+      PrimExpr merged = x;
+      if (c2 != c && asDivMod(y, BinaryOp::kFloorDiv, &inner, &k) && k * c2 == c &&
+          deepEqual(inner, x)) {
+        merged = y;  // x // c == y // c2
+      } else if (c2 != c || !congruentModulo(x, y, c)) {
+        continue;
+      }
+      if (sum.terms[d].coeff != a * c2) continue;
       LinearTerm divTerm = sum.terms[d];
       LinearTerm modTerm = sum.terms[m];
       sum.addTerm(divTerm.atom, -divTerm.coeff);
       sum.addTerm(modTerm.atom, -modTerm.coeff);
-      sum.addScaled(toLinear(x), a);
+      sum.addScaled(toLinear(merged), a);
       mergeDivModPairs(sum);  // indices moved; start over (terms only shrink)
       return;
     }

@@ -106,6 +106,15 @@ TEST_F(ArithSimplify, NestedSplitFuse) {
   bindLoop(f, 64);
   EXPECT_EQ(simp(floordiv(f, c(16)) * 16 + floormod(f, c(16))), "f");
   EXPECT_EQ(simp(floordiv(x + y, c(4)) * 8 + floormod(x + y, c(4)) * 2), "x * 2 + y * 2");
+  // A loop fused from three, split back into its outer two: f // 28 is f // 4 // 7, so the pair
+  // is one index (the 1x1 int8 kernel's output tile at 112 columns, 4 channel tiles per row).
+  Var g = makeVar("g");
+  bindLoop(g, 3136);
+  EXPECT_EQ(simp(floordiv(g, c(28)) * 112 + floormod(floordiv(g, c(4)), c(7)) * 16), "g // 4 * 16");
+  EXPECT_EQ(simp(floordiv(g, c(28)) * 7 + floormod(floordiv(g, c(4)), c(7))), "g // 4");
+  // Divisors that do not compose (28 != 4 * 6), or coefficients out of ratio, stay.
+  EXPECT_NE(simp(floordiv(g, c(28)) * 96 + floormod(floordiv(g, c(4)), c(6)) * 16), "g // 4 * 16");
+  EXPECT_NE(simp(floordiv(g, c(28)) * 100 + floormod(floordiv(g, c(4)), c(7)) * 16), "g // 4 * 16");
 }
 
 TEST_F(ArithSimplify, UnboundedRemainderStays) {
