@@ -87,6 +87,10 @@ Applicability tileRows(tir::Schedule& sch, const ConvShape& c, int64_t owb,
   sch.unroll(column);
   sch.tensorize(lane, kVnniDot16x4);
   vectorizeTile(sch, innerLoops(sch, init, 4));  // below the tile loops
+  // The output stage (compensation, requantizing epilogue, cast) runs on vectors of the tile's
+  // columns, contiguous in the NCHW output: one gather of a channel's accumulators per vector,
+  // where a scalar epilogue spent several instructions per output.
+  sch.vectorize(ow[1]);
   if (c.channels * c.width * c.reduction >= options.minParallelWork)
     parallelTiles(sch, {c.out[0], oc[0], c.out[2]}, options.numCores);
   return Applicability::yes();
