@@ -4,7 +4,8 @@
 // oneDNN's int8 matmul and convolution. Engines alternate within each case (one timed block
 // each, repeated), so both see the same machine state. Prints a markdown table (GFLOPS or GOPS,
 // and Tessera's ratio to the peer) for bench/results/.
-// Usage: kernel_bench [--quick] [--threads 1,2] [--only gemm|conv|int8]
+// Usage: kernel_bench [--quick] [--threads 1,2] [--only gemm|conv|int8] [--conv C,H,W,OC,K,S,P]
+// [--int8-conv C,H,W,OC,K,S,P] (one fp32 or int8 case alone)
 #include <cblas.h>
 #include <omp.h>
 
@@ -151,6 +152,20 @@ const ConvCase kResNet18Convs[] = {
     {"C9 256x14 k3s2 ->512", 256, 14, 14, 512, 3, 2, 1},
     {"C10 256x14 k1s2 ->512", 256, 14, 14, 512, 1, 2, 0},
     {"C11 512x7 k3 ->512", 512, 7, 7, 512, 3, 1, 1},
+};
+
+// The pointwise convolutions ResNet-50 adds (its bottlenecks and downsampling projections); the
+// int8 cases time them too (two thirds of its quantized layers).
+const ConvCase kResNet50PointwiseConvs[] = {
+    {"P1 64x56 k1 ->256", 64, 56, 56, 256, 1, 1, 0},
+    {"P2 256x56 k1 ->64", 256, 56, 56, 64, 1, 1, 0},
+    {"P3 256x56 k1s2 ->512", 256, 56, 56, 512, 1, 2, 0},
+    {"P4 512x28 k1 ->128", 512, 28, 28, 128, 1, 1, 0},
+    {"P5 256x14 k1 ->1024", 256, 14, 14, 1024, 1, 1, 0},
+    {"P6 1024x14 k1 ->256", 1024, 14, 14, 256, 1, 1, 0},
+    {"P7 1024x14 k1s2 ->2048", 1024, 14, 14, 2048, 1, 2, 0},
+    {"P8 512x7 k1 ->2048", 512, 7, 7, 2048, 1, 1, 0},
+    {"P9 2048x7 k1 ->512", 2048, 7, 7, 512, 1, 1, 0},
 };
 
 void benchConv(const ConvCase& v, const std::vector<int>& threads, int rounds, double minMs) {
@@ -341,6 +356,17 @@ int main(int argc, char** argv) {
       }
       customConvs.push_back(v);
       only = "custom";
+    } else if (!std::strcmp(argv[i], "--int8-conv") && i + 1 < argc) {
+      // C,H,W,OC,K,STRIDE,PAD: one int8 convolution case instead of the lists
+      ConvCase v{};
+      customNames.push_back(argv[++i]);
+      if (std::sscanf(argv[i], "%ld,%ld,%ld,%ld,%ld,%ld,%ld", &v.c, &v.h, &v.w, &v.oc, &v.k,
+                      &v.stride, &v.pad) != 7) {
+        std::fprintf(stderr, "--int8-conv expects C,H,W,OC,K,STRIDE,PAD\n");
+        return 2;
+      }
+      customConvs.push_back(v);
+      only = "int8-custom";
     } else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
       threads.clear();
       for (const char* p = argv[++i]; *p; ++p)
@@ -348,7 +374,7 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: kernel_bench [--quick] [--threads 1,2] [--only gemm|conv|int8] [--conv "
-                   "C,H,W,OC,K,S,P]\n");
+                   "C,H,W,OC,K,S,P] [--int8-conv C,H,W,OC,K,S,P]\n");
       return 2;
     }
   }
@@ -366,10 +392,9 @@ int main(int argc, char** argv) {
     for (const GemmCase& g : gemms)
       if (!quick || g.m <= 1024) benchGemm(g, threads, rounds, minMs);
   }
-  for (size_t i = 0; i < customConvs.size(); ++i) {
-    customConvs[i].name = customNames[i].c_str();
-    benchConv(customConvs[i], threads, rounds, minMs);
-  }
+  for (size_t i = 0; i < customConvs.size(); ++i) customConvs[i].name = customNames[i].c_str();
+  if (only == "custom")
+    for (const ConvCase& v : customConvs) benchConv(v, threads, rounds, minMs);
   if (only.empty() || only == "conv") {
     for (const ConvCase& v : kResNet18Convs) benchConv(v, threads, rounds, minMs);
   }
@@ -382,6 +407,13 @@ int main(int argc, char** argv) {
     for (const GemmCase& g : gemms)
       if (!quick || g.m <= 1024) benchGemmInt8(g, threads, rounds, minMs);
     for (const ConvCase& v : kResNet18Convs) benchConvInt8(v, threads, rounds, minMs);
+    for (const ConvCase& v : kResNet50PointwiseConvs) benchConvInt8(v, threads, rounds, minMs);
+  }
+  if (only == "int8-custom") {
+    std::printf(
+        "\n| int8 case | threads | Tessera ms | Tessera GOPS | oneDNN GOPS | Tessera / peer "
+        "speed | differing results | compile s |\n|---|---|---|---|---|---|---|---|\n");
+    for (const ConvCase& v : customConvs) benchConvInt8(v, threads, rounds, minMs);
   }
   return 0;
 }

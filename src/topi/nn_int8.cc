@@ -157,26 +157,31 @@ Tensor conv2dNchwInt8(const Tensor& data, const Tensor& packed, const Conv2DPara
                          (p.strides[0] > 1 || p.strides[1] > 1);
   const std::array<int64_t, 2> step = subsample ? p.strides : std::array<int64_t, 2>{1, 1};
   const std::array<int64_t, 2> readStride = subsample ? std::array<int64_t, 2>{1, 1} : p.strides;
-  // Padding and missing channels read as the value 0 would have after the shift.
+  // The repacked rows are whole vectors of kInt8Lanes columns, so that the schedule repacks them
+  // with vector loads and stores (schedule_int8.cc); the columns past the row read as padding.
+  const int64_t columns = subsample ? ow : ds[3] + p.padding[1] + p.padding[3];
+  const int64_t vectorColumns = ceilDiv(columns, kInt8Lanes) * kInt8Lanes;
+  // Padding and missing channels read as the value 0 would have after the shift. The condition
+  // selects the loaded int8 itself, so that vectorized it is a masked load.
   Tensor dataU8 = te::compute(
-      shapeOf({ds[0], groups, subsample ? oh : ds[2] + p.padding[0] + p.padding[2],
-               subsample ? ow : ds[3] + p.padding[1] + p.padding[3], kInt8Depth}),
+      shapeOf({ds[0], groups, subsample ? oh : ds[2] + p.padding[0] + p.padding[2], vectorColumns,
+               kInt8Depth}),
       [&](Var n, Var c, Var y, Var x, Var k) -> PrimExpr {
         PrimExpr channel = addIdx(mulIdx(c, kInt8Depth), k);
         PrimExpr inside;
         auto require = [&](PrimExpr cond) {
           inside = inside ? tir::logicalAnd(inside, cond) : cond;
         };
+        const int64_t lastColumn = subsample ? ow : ds[3] + p.padding[1];
         if (ds[1] % kInt8Depth != 0) require(tir::lt(channel, tir::intImm(ds[1])));
         if (p.padding[0] != 0) require(tir::ge(y, tir::intImm(p.padding[0])));
         if (p.padding[2] != 0) require(tir::lt(y, tir::intImm(ds[2] + p.padding[0])));
         if (p.padding[1] != 0) require(tir::ge(x, tir::intImm(p.padding[1])));
-        if (p.padding[3] != 0) require(tir::lt(x, tir::intImm(ds[3] + p.padding[1])));
-        PrimExpr v = asUint8(data(n, channel, addIdx(mulIdx(y, step[0]), -p.padding[0]),
-                                  addIdx(mulIdx(x, step[1]), -p.padding[1])),
-                             shift);
-        if (!inside) return v;
-        return tir::ifThenElse(inside, v, tir::intImm(shift, DataType::uint8()));
+        if (lastColumn != vectorColumns) require(tir::lt(x, tir::intImm(lastColumn)));
+        PrimExpr v = data(n, channel, addIdx(mulIdx(y, step[0]), -p.padding[0]),
+                          addIdx(mulIdx(x, step[1]), -p.padding[1]));
+        if (inside) v = tir::ifThenElse(inside, v, tir::intImm(0, data.dtype()));
+        return asUint8(v, shift);
       },
       te::ComputeOptions{.name = "data_u8", .tag = "injective,pad"});
 
@@ -238,11 +243,11 @@ Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DP
       [&](Var n, Var c, Var pixel, Var k) -> PrimExpr {
         PrimExpr channel = addIdx(mulIdx(c, kInt8Depth), k);
         PrimExpr w = tir::intImm(width, pixel->dtype);
-        PrimExpr v =
-            asUint8(data(n, channel, tir::floordiv(pixel, w), tir::floormod(pixel, w)), shift);
-        if (ds[1] % kInt8Depth == 0) return v;
-        return tir::ifThenElse(tir::lt(channel, tir::intImm(ds[1])), v,
-                               tir::intImm(shift, DataType::uint8()));
+        PrimExpr v = data(n, channel, tir::floordiv(pixel, w), tir::floormod(pixel, w));
+        if (ds[1] % kInt8Depth != 0)
+          v = tir::ifThenElse(tir::lt(channel, tir::intImm(ds[1])), v,
+                              tir::intImm(0, data.dtype()));
+        return asUint8(v, shift);
       },
       te::ComputeOptions{.name = "data_u8", .tag = "injective,pad"});
   IterVar rc = te::reduceAxis(0, groups, "rc");

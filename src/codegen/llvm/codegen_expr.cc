@@ -449,6 +449,25 @@ void CodeGenLLVM::emitStore(const BufferStoreNode* op) {
                                 align);
     return;
   }
+  if (const int64_t stride = smallStrideOf(index); stride > 0 && !elemType.isBool()) {
+    // Every stride-th element of a span: the lanes spread out to their places in a vector of the
+    // span (widened to a power of two, see createMaskedLoad) and stored under a constant mask, so
+    // the elements in between keep their values (AVX-512BW: one masked move of the span).
+    const int span = static_cast<int>((lanes - 1) * stride + 1);
+    const int wide = static_cast<int>(llvm::PowerOf2Ceil(static_cast<uint64_t>(span)));
+    std::vector<int> spread;
+    std::vector<llvm::Constant*> keep;
+    for (int i = 0; i < wide; ++i) {
+      const bool mine = i < span && i % stride == 0;
+      spread.push_back(mine ? i / static_cast<int>(stride) : llvm::PoisonMaskElem);
+      keep.push_back(builder_.getInt1(mine));
+    }
+    llvm::Value* addr =
+        builder_.CreateInBoundsGEP(memElem, ptr, emitExpr(index->as<RampNode>()->base));
+    builder_.CreateMaskedStore(builder_.CreateShuffleVector(value, spread), addr, align,
+                               llvm::ConstantVector::get(keep));
+    return;
+  }
   llvm::Value* indices = emitExpr(index);
   for (int i = 0; i < lanes; ++i) {
     llvm::Value* idx =

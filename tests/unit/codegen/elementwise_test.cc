@@ -348,6 +348,35 @@ TEST(CodegenElementwise, IntegerVectorScatterStore) {
                                    NDArray::empty({16}, DataType::int32())}));
 }
 
+// A vector store of every stride-th element (as the int8 kernels repack channels into groups of
+// 4) is one masked store of the spread lanes: the elements in between keep their values, for
+// lane counts that are not powers of two, and at the end of a buffer.
+TEST(CodegenElementwise, StridedStoresKeepTheElementsBetween) {
+  for (DataType dtype : {DataType::uint8(), DataType::int32(), DataType::float32()}) {
+    for (int64_t stride : {2, 3, 4}) {
+      for (int lanes : {5, 16}) {
+        const int64_t span = (lanes - 1) * stride + 1, size = 2 * span + 1;
+        Buffer a = makeBuffer("A", {intImm(2 * lanes)}, dtype);
+        Buffer c = makeBuffer("C", {intImm(size)}, dtype);
+        // C[i*span + 1 + l*stride] = 2 * A[i*lanes + l]: the second store ends at C's last
+        // element (the widened vector's masked-off lanes lie past the buffer).
+        Stmt body = loop("i", 2, [&](Var i) {
+          PrimExpr v = bufferLoad(a, {ramp(PrimExpr(i) * lanes, intImm(1), lanes)});
+          return bufferStore(c, v + v, {ramp(PrimExpr(i) * span + 1, intImm(stride), lanes)});
+        });
+        PrimFunc f = makePrimFunc("strided", {a, c}, body);
+        const std::vector<NDArray> args = {randomTensor({2 * lanes}, dtype, 21, 0, 100),
+                                           randomTensor({size}, dtype, 22, 0, 100)};
+        std::vector<NDArray> expected = deepCopy(args), actual = deepCopy(args);
+        evaluate(f, expected);
+        compileOne(f).call("strided", actual);
+        EXPECT_TRUE(tessera::test::allClose(actual[1], expected[1], 0, 0))
+            << dtype.name() << " stride " << stride << " lanes " << lanes;
+      }
+    }
+  }
+}
+
 TEST(CodegenElementwise, MatVecReduction) {
   int64_t m = 13, k = 37;
   Buffer a = makeBuffer("A", {intImm(m), intImm(k)});
