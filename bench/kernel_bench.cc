@@ -345,28 +345,19 @@ int main(int argc, char** argv) {
       quick = true;
     else if (!std::strcmp(argv[i], "--only") && i + 1 < argc)
       only = argv[++i];
-    else if (!std::strcmp(argv[i], "--conv") && i + 1 < argc) {
-      // C,H,W,OC,K,STRIDE,PAD: one extra convolution case
+    else if ((!std::strcmp(argv[i], "--conv") || !std::strcmp(argv[i], "--int8-conv")) &&
+             i + 1 < argc) {
+      // C,H,W,OC,K,STRIDE,PAD: one fp32 or int8 convolution case instead of the lists
+      const bool int8 = !std::strcmp(argv[i], "--int8-conv");
       ConvCase v{};
       customNames.push_back(argv[++i]);
       if (std::sscanf(argv[i], "%ld,%ld,%ld,%ld,%ld,%ld,%ld", &v.c, &v.h, &v.w, &v.oc, &v.k,
                       &v.stride, &v.pad) != 7) {
-        std::fprintf(stderr, "--conv expects C,H,W,OC,K,STRIDE,PAD\n");
+        std::fprintf(stderr, "%s expects C,H,W,OC,K,STRIDE,PAD\n", argv[i - 1]);
         return 2;
       }
       customConvs.push_back(v);
-      only = "custom";
-    } else if (!std::strcmp(argv[i], "--int8-conv") && i + 1 < argc) {
-      // C,H,W,OC,K,STRIDE,PAD: one int8 convolution case instead of the lists
-      ConvCase v{};
-      customNames.push_back(argv[++i]);
-      if (std::sscanf(argv[i], "%ld,%ld,%ld,%ld,%ld,%ld,%ld", &v.c, &v.h, &v.w, &v.oc, &v.k,
-                      &v.stride, &v.pad) != 7) {
-        std::fprintf(stderr, "--int8-conv expects C,H,W,OC,K,STRIDE,PAD\n");
-        return 2;
-      }
-      customConvs.push_back(v);
-      only = "int8-custom";
+      only = int8 ? "int8-custom" : "custom";
     } else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
       threads.clear();
       for (const char* p = argv[++i]; *p; ++p)

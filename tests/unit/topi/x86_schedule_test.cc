@@ -241,5 +241,45 @@ TEST(X86Schedule, DenseTileShape) {
   EXPECT_NE(s.find("T.parallel("), std::string::npos) << s;
 }
 
+// The generic schedule of the one kernel of `mod` for an AVX-512 target with 2 cores, printed.
+std::string genericSchedule(const relay::IRModule& mod) {
+  relay::PassContext ctx;
+  relay::Function primitive;
+  relay::postOrderVisit(driver::optimize(mod, ctx).main(), [&](const Expr& e) {
+    if (const auto* f = e->as<relay::FunctionNode>(); f && f->attrs.has("Primitive"))
+      primitive = relay::exprAs<relay::FunctionNode>(e);
+  });
+  if (!primitive) return "no kernel";
+  const target::Target target =
+      codegen::withHostDefaults(target::Target::parse("llvm -mattr=+avx512f -num-cores=2"));
+  const lower::LoweredFunction lowered = lower::lowerPrimitive(primitive, {.target = &target});
+  return tir::toScript(relay::strategy::scheduleKernel(lowered.func, target, nullptr));
+}
+
+// Elementwise kernels over short rows (14 columns: LLVM unrolls such a loop and leaves it scalar)
+// run the trailing dimensions that every operand reads elementwise, or broadcasts over, as one
+// loop, which LLVM vectorizes; an operand that reads them otherwise keeps the rows apart.
+TEST(X86Schedule, ShortElementwiseRowsAreOneLoop) {
+  const Expr x = relay::var("x", {1, 64, 14, 14}), y = relay::var("y", {1, 64, 14, 14});
+  const relay::IRModule plain = moduleOf(relay::nn::relu(relay::add(x, y)));
+  EXPECT_TRUE(matchesInterpreter(plain, 3));
+  EXPECT_NE(genericSchedule(plain).find("T.parallel(12544)"), std::string::npos)
+      << genericSchedule(plain);
+
+  // A per-channel operand broadcasts over the rows and columns: those two are one loop.
+  const relay::IRModule perChannel =
+      moduleOf(relay::multiply(relay::add(x, y), constantOf({64, 1, 1}, 5)));
+  EXPECT_TRUE(matchesInterpreter(perChannel, 4));
+  const std::string channels = genericSchedule(perChannel);
+  EXPECT_NE(channels.find("in T.parallel(64)"), std::string::npos) << channels;
+  EXPECT_NE(channels.find("_fused in range(196)"), std::string::npos) << channels;
+
+  // One value per row: the columns stay a loop of their own.
+  const relay::IRModule perRow = moduleOf(relay::add(x, constantOf({1, 1, 14, 1}, 6)));
+  EXPECT_TRUE(matchesInterpreter(perRow, 5));
+  EXPECT_EQ(genericSchedule(perRow).find("range(196)"), std::string::npos)
+      << genericSchedule(perRow);
+}
+
 }  // namespace
 }  // namespace tessera::driver::test
