@@ -478,15 +478,17 @@ TEST(CodegenElementwise, FloatToBfloat16RoundsToNearestEvenWithoutALibraryCall) 
   for (int64_t i = 0; i < n; ++i) {
     const float want = bfloat16ToFloat(floatToBfloat16(values[i]));
     const float got = static_cast<float>(args[1].getFloat(i));
-    if (std::isnan(want))
+    if (std::isnan(want)) {
       EXPECT_TRUE(std::isnan(got)) << "element " << i;
-    else
+    } else {
       EXPECT_EQ(std::bit_cast<uint32_t>(got), std::bit_cast<uint32_t>(want))
           << "element " << i << ": " << values[i];
-    if (i < 8 && !std::isnan(want))
+    }
+    if (i < 8 && !std::isnan(want)) {
       EXPECT_EQ(std::bit_cast<uint32_t>(static_cast<float>(args[2].getFloat(i))),
                 std::bit_cast<uint32_t>(want))
           << "vector lane " << i;
+    }
   }
 }
 
