@@ -161,6 +161,7 @@ Tensor conv2dNchwInt8(const Tensor& data, const Tensor& packed, const Conv2DPara
   // with vector loads and stores (schedule_int8.cc); the columns past the row read as padding.
   const int64_t columns = subsample ? ow : ds[3] + p.padding[1] + p.padding[3];
   const int64_t vectorColumns = ceilDiv(columns, kInt8Lanes) * kInt8Lanes;
+  const int64_t lastColumn = subsample ? ow : ds[3] + p.padding[1];  // past it: padding
   // Padding and missing channels read as the value 0 would have after the shift. The condition
   // selects the loaded int8 itself, so that vectorized it is a masked load.
   Tensor dataU8 = te::compute(
@@ -172,7 +173,6 @@ Tensor conv2dNchwInt8(const Tensor& data, const Tensor& packed, const Conv2DPara
         auto require = [&](PrimExpr cond) {
           inside = inside ? tir::logicalAnd(inside, cond) : cond;
         };
-        const int64_t lastColumn = subsample ? ow : ds[3] + p.padding[1];
         if (ds[1] % kInt8Depth != 0) require(tir::lt(channel, tir::intImm(ds[1])));
         if (p.padding[0] != 0) require(tir::ge(y, tir::intImm(p.padding[0])));
         if (p.padding[2] != 0) require(tir::lt(y, tir::intImm(ds[2] + p.padding[0])));

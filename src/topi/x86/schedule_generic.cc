@@ -127,17 +127,6 @@ void parallelizeLeading(tir::Schedule& sch, const std::vector<tir::LoopRV>& loop
   sch.parallel(outer);
 }
 
-// Iterations of all `loops` (0 when one is symbolic).
-int64_t workOf(const tir::Schedule& sch, const std::vector<tir::LoopRV>& loops) {
-  int64_t work = 1;
-  for (const tir::LoopRV& l : loops) {
-    const std::optional<int64_t> e = extentOf(sch, l);
-    if (!e) return 0;
-    work *= *e;
-  }
-  return work;
-}
-
 void vectorizeReductions(tir::Schedule& sch, const ScheduleOptions& options) {
   const int64_t lanes = std::max(1, options.vectorBytes / 4);
   for (const tir::BlockRV& b : rootBlocks(sch)) {

@@ -35,6 +35,16 @@ std::optional<int64_t> extentOf(const tir::Schedule& sch, const tir::LoopRV& loo
   return *e;
 }
 
+int64_t workOf(const tir::Schedule& sch, const std::vector<tir::LoopRV>& loops) {
+  int64_t work = 1;
+  for (const tir::LoopRV& l : loops) {
+    const std::optional<int64_t> e = extentOf(sch, l);
+    if (!e) return 0;
+    work *= *e;
+  }
+  return work;
+}
+
 int64_t largestDivisorAtMost(int64_t n, int64_t limit) {
   for (int64_t d = std::min(n, limit); d > 1; --d)
     if (n % d == 0) return d;

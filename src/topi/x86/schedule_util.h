@@ -19,6 +19,8 @@ bool writesOutput(const tir::Schedule& sch, const tir::BlockRV& block);
 bool isReduction(const tir::Schedule& sch, const tir::BlockRV& block);
 /// The constant extent of a loop (nullopt when symbolic).
 std::optional<int64_t> extentOf(const tir::Schedule& sch, const tir::LoopRV& loop);
+/// Iterations of all `loops` (0 when one is symbolic).
+int64_t workOf(const tir::Schedule& sch, const std::vector<tir::LoopRV>& loops);
 /// The largest divisor of `n` that is at most `limit` (1 when none is larger).
 int64_t largestDivisorAtMost(int64_t n, int64_t limit);
 /// The blocks directly under the root block, in program order.
