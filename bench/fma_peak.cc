@@ -19,7 +19,8 @@ int main(int argc, char** argv) {
     std::printf("repeat %d: %.1f GFLOP/s\n", r, gflops.back());
   }
   std::sort(gflops.begin(), gflops.end());
-  std::printf("median: %.1f GFLOP/s, best: %.1f GFLOP/s (checksum %g)\n", gflops[gflops.size() / 2],
-              gflops.back(), static_cast<double>(sink));
+  std::printf("median: %.1f GFLOP/s, best: %.1f GFLOP/s (%s, checksum %g)\n",
+              gflops[gflops.size() / 2], gflops.back(),
+              tessera::bench::fmaLanes() == 16 ? "AVX-512" : "AVX2", static_cast<double>(sink));
   return 0;
 }

@@ -371,6 +371,22 @@ llvm::Value* CodeGenLLVM::emitLoad(const BufferLoadNode* op) {
 // mask said zero (a tuned winograd convolution's vectorized padding computed wrong results;
 // CodegenElementwise.MaskedLoadsOfAnyWidthKeepTheirMask). The load is made at the next power of
 // two, the extra lanes masked off (not read), and narrowed back.
+llvm::Value* CodeGenLLVM::shuffleMask(llvm::Value* mask, const std::vector<int>& pattern,
+                                      unsigned laneBits) {
+  if (llvm::isa<llvm::Constant>(mask))
+    return builder_.CreateShuffleVector(mask, llvm::Constant::getNullValue(mask->getType()),
+                                        pattern);
+  // LLVM's x86 backend moves the bits of a shuffled i1 vector one at a time through the mask
+  // registers (about four instructions a lane: a strided max pool's padding test took 70% of its
+  // time). As integers of the loaded element's width the shuffle is a few vector permutes.
+  auto* lanes = llvm::cast<llvm::FixedVectorType>(mask->getType());
+  auto* intType = llvm::FixedVectorType::get(builder_.getIntNTy(laneBits), lanes->getNumElements());
+  llvm::Value* asInts = builder_.CreateSExt(mask, intType);
+  llvm::Value* shuffled =
+      builder_.CreateShuffleVector(asInts, llvm::Constant::getNullValue(intType), pattern);
+  return builder_.CreateICmpNE(shuffled, llvm::Constant::getNullValue(shuffled->getType()));
+}
+
 llvm::Value* CodeGenLLVM::createMaskedLoad(llvm::Type* vecType, llvm::Value* addr,
                                            llvm::Align align, llvm::Value* mask,
                                            llvm::Value* passthru) {
@@ -385,8 +401,8 @@ llvm::Value* CodeGenLLVM::createMaskedLoad(llvm::Type* vecType, llvm::Value* add
     widenValue.push_back(i < lanes ? static_cast<int>(i) : llvm::PoisonMaskElem);
   }
   for (unsigned i = 0; i < lanes; ++i) narrow.push_back(static_cast<int>(i));
-  llvm::Value* wideMask =
-      builder_.CreateShuffleVector(mask, llvm::Constant::getNullValue(mask->getType()), widenMask);
+  const unsigned laneBits = std::max(8u, type->getElementType()->getScalarSizeInBits());
+  llvm::Value* wideMask = shuffleMask(mask, widenMask, laneBits);
   llvm::Value* widePassthru =
       passthru ? builder_.CreateShuffleVector(passthru, widenValue) : nullptr;
   llvm::Value* loaded =
@@ -414,8 +430,7 @@ llvm::Value* CodeGenLLVM::emitMaskedLoad(const BufferLoadNode* op, llvm::Value* 
     std::vector<int> spread, pick;
     for (int i = 0; i < span; ++i) spread.push_back(i % stride == 0 ? i / stride : lanes);
     for (int i = 0; i < lanes; ++i) pick.push_back(static_cast<int>(i * stride));
-    llvm::Value* spanMask =
-        builder_.CreateShuffleVector(mask, llvm::Constant::getNullValue(mask->getType()), spread);
+    llvm::Value* spanMask = shuffleMask(mask, spread, std::max(8u, memElem->getScalarSizeInBits()));
     llvm::Value* addr =
         builder_.CreateInBoundsGEP(memElem, ptr, emitExpr(index->as<RampNode>()->base));
     llvm::Value* wide =

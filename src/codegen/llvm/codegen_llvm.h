@@ -71,6 +71,9 @@ class CodeGenLLVM {
   /// builder_.CreateMaskedLoad, with a lane count that is not a power of two widened to one.
   llvm::Value* createMaskedLoad(llvm::Type* vecType, llvm::Value* addr, llvm::Align align,
                                 llvm::Value* mask, llvm::Value* passthru);
+  /// shufflevector(mask, zeros, pattern) of a vector of i1 (a pattern index past the mask's
+  /// lanes picks false), shuffled as integers of `laneBits` bits and compared back.
+  llvm::Value* shuffleMask(llvm::Value* mask, const std::vector<int>& pattern, unsigned laneBits);
   llvm::Value* emitMaskedLoad(const tir::BufferLoadNode* op, llvm::Value* mask,
                               llvm::Value* passthru);
   llvm::Value* emitRamp(const tir::RampNode* op);
