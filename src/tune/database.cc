@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <set>
 #include <sstream>
 
 #include "lower/relay/schedule_provider.h"
@@ -276,6 +277,13 @@ std::vector<TuningRecord> Database::records(uint64_t key, const std::string& tar
   for (const TuningRecord& r : it->second)
     if (r.target == target) out.push_back(r);
   return out;
+}
+
+std::vector<std::string> Database::recordTargets() const {
+  std::set<std::string> targets;
+  for (const auto& [workload, records] : impl_->records)
+    for (const TuningRecord& r : records) targets.insert(r.target);
+  return {targets.begin(), targets.end()};
 }
 
 std::vector<TuningRecord> Database::topK(uint64_t key, const std::string& target, size_t k) const {

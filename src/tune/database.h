@@ -82,6 +82,9 @@ class Database {
   /// run skips as already measured and trains its cost model with).
   std::vector<TuningRecord> records(uint64_t key, const std::string& target) const;
 
+  /// The distinct targets (recordTarget() strings) of the records, sorted.
+  std::vector<std::string> recordTargets() const;
+
   size_t numWorkloads() const;
   size_t numRecords() const;
 
