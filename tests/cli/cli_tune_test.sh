@@ -45,6 +45,12 @@ grep -q '^7,fused_nn_dense_nn_relu,7,[0-9.e+-]*,[0-9.e+-]\+,[0-9.]\+$' "$work/cu
   failures=$((failures + 1))
 }
 
+# Built for two cores, records measured for one do not apply, and the note says why.
+expect 0 "compile --db for 2 cores" -- env TESSERA_NUM_THREADS=2 "$tessera" compile "$model" --params "$params" -o "$work/other" --db "$work/db"
+contains "$work/err" "tuning database $work/db: 0 of 1 kernels tuned" "records of another target skipped"
+contains "$work/err" "-num-cores=1) than this build's (" "the records' target named"
+contains "$work/err" "-num-cores=2): give --target" "the build's target named"
+
 export TESSERA_NUM_THREADS=1  # the thread count the records were made for
 expect 0 "compile --db" -- "$tessera" compile "$model" --params "$params" -o "$work/tuned" --db "$work/db"
 contains "$work/err" "tuning database $work/db: 1 of 1 kernels tuned" "the tuned kernel applied"
