@@ -7,7 +7,9 @@
 # logs beside them.
 # Usage: bench/tune_models.sh WORK_DIR [TRIALS (2000)] [THREADS (1 2)] [MODELS (resnet50
 # mobilenet_v2)]   e.g. bench/tune_models.sh /tmp/tm 2000 "1 2" "mobilenet_v2"
-# RUN_PEERS_ARGS adds options to run_peers.py (e.g. "--runs 60").
+# RUN_PEERS_ARGS adds options to run_peers.py (e.g. "--runs 60"); TUNE_ARGS to `tessera tune`
+# (e.g. "--number 1 --repeat 10 --min-repeat-ms 0 --cache-flush-bytes 268435456": every timed
+# call starts with cold caches, as a layer of the model reads its weights).
 set -eu
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$1"
@@ -24,8 +26,11 @@ for threads in $threads_list; do
     db="$work/t$threads/$m"
     mkdir -p "$db"
     start=$(date +%s)
+    min_repeat="--min-repeat-ms 50"  # unless TUNE_ARGS gives its own
+    case "${TUNE_ARGS:-}" in *--min-repeat-ms*) min_repeat="" ;; esac
+    # shellcheck disable=SC2086  # TUNE_ARGS and min_repeat are lists of words
     TESSERA_NUM_THREADS="$threads" "$work/tessera" tune "$cache/$m.onnx" --trials "$trials" \
-      --db "$db" --threads "$threads" --trials-per-round 32 --min-repeat-ms 50 \
+      --db "$db" --threads "$threads" --trials-per-round 32 $min_repeat ${TUNE_ARGS:-} \
       >"$work/tune-$m-t$threads.log" 2>&1
     echo "$m, $threads thread(s): $trials trials in $(($(date +%s) - start)) s (load $(cut -d' ' -f1-3 /proc/loadavg))"
     grep -A3 "^Default vs tuned" "$work/tune-$m-t$threads.log" | tail -n +1 | head -2 || true

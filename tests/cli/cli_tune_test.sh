@@ -78,6 +78,16 @@ contains "$work/out" "8 record(s) from the database" "resumed"
   failures=$((failures + 1))
 }
 
+# --number 1 --repeat 3 with a cache flush: three cold calls, each its own run time.
+expect 0 "tune with cold calls" -- "$tessera" tune "$model" --params "$params" --trials 2 --db "$work/db6" --threads 1 --trials-per-round 2 --number 1 --repeat 3 --min-repeat-ms 0 --cache-flush-bytes 1048576
+[ "$(grep -c '\]\],\[[0-9.e+-]*,[0-9.e+-]*,[0-9.e+-]*\],{' "$work/db6/database_tuning_record.json")" -ge 1 ] || {
+  echo "FAIL: --repeat 3: three run times in a record"
+  head -c 300 "$work/db6/database_tuning_record.json"
+  failures=$((failures + 1))
+}
+expect 2 "number must be positive" -- "$tessera" tune "$model" --trials 2 --db "$work/db3" --number 0
+contains "$work/err" "--number expects an integer of at least 1" "number message"
+
 expect 2 "builders must be positive" -- "$tessera" tune "$model" --trials 2 --db "$work/db3" --builders 0
 contains "$work/err" "--builders expects an integer of at least 1" "builders message"
 # A build outliving --build-timeout is killed and costs its candidate only; the run goes on.

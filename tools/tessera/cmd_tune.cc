@@ -26,7 +26,7 @@ const char* const kTuneUsage =
     "                          [--search NAME]\n"
     "                          [--cost-model NAME] [--task-scheduler NAME]\n"
     "                          [--seed N] [--timeout SEC] [--build-timeout SEC]\n"
-    "                          [--min-repeat-ms MS]\n"
+    "                          [--number N] [--repeat N] [--min-repeat-ms MS]\n"
     "                          [--cooldown-ms MS] [--cache-flush-bytes N]\n"
     "                          [--input-shape NAME=D0,...] [--params FILE.npz]\n"
     "                          [--curve FILE.csv]\n"
@@ -54,9 +54,14 @@ const char* const kTuneUsage =
     "  --seed N            the search's seed (default 0)\n"
     "  --timeout SEC       a candidate running longer fails (default 30)\n"
     "  --build-timeout SEC  a candidate compiling longer fails (default 30)\n"
-    "  --min-repeat-ms MS  time_evaluator's min_repeat_ms (default 100)\n"
+    "  --number N          calls per measurement, averaged (time_evaluator's number; default 3)\n"
+    "  --repeat N          measurements per candidate, whose mean is its time (default 1)\n"
+    "  --min-repeat-ms MS  time_evaluator's min_repeat_ms (default 100): `number` grows until\n"
+    "                      a measurement lasts this long (0: it stays)\n"
     "  --cooldown-ms MS    pause before each candidate runs (default 0)\n"
-    "  --cache-flush-bytes N  write N bytes before every measurement to evict the caches\n"
+    "  --cache-flush-bytes N  write N bytes before every measurement to evict the caches; with\n"
+    "                      --number 1 --min-repeat-ms 0 every timed call starts cold, as a\n"
+    "                      model's layer reads its weights (TVM's enable_cpu_cache_flush)\n"
     "  --input-shape NAME=D0,D1,...  shape of an ONNX graph input (repeatable)\n"
     "  --params FILE.npz   bind these arrays to @main's parameters of the same names\n"
     "  --curve FILE.csv    write the search-efficiency curve: one row per measured candidate,\n"
@@ -109,6 +114,8 @@ TuneFlags parseTuneFlags(Args& args) {
   f.options.build.timeoutSec = parseDouble(args.value("--build-timeout"), "--build-timeout", 30);
   f.options.search.seed = static_cast<uint64_t>(parseInt(args.value("--seed"), "--seed", 0, 0));
   f.options.measure.timeoutSec = parseDouble(args.value("--timeout"), "--timeout", 30);
+  f.options.measure.number = parseInt(args.value("--number"), "--number", 3, 1);
+  f.options.measure.repeat = parseInt(args.value("--repeat"), "--repeat", 1, 1);
   f.options.measure.minRepeatMs =
       parseDouble(args.value("--min-repeat-ms"), "--min-repeat-ms", 100);
   f.options.measure.cooldownMs = parseDouble(args.value("--cooldown-ms"), "--cooldown-ms", 0);

@@ -25,7 +25,7 @@ struct TuneFlags {
 
 /// --trials, --db (required), --target, --threads, --trials-per-round, --search, --cost-model,
 /// --seed,
-/// --timeout, --min-repeat-ms, --input-shape, --params, --curve.
+/// --timeout, --number, --repeat, --min-repeat-ms, --input-shape, --params, --curve.
 TuneFlags parseTuneFlags(Args& args);
 
 /// Tunes `tasks` into the database, printing the log, the tables and, at the end, each task's
