@@ -366,11 +366,6 @@ llvm::Value* CodeGenLLVM::emitLoad(const BufferLoadNode* op) {
   return fromMemory(result);
 }
 
-// LLVM 19's x86 lowering of a masked load whose lane count is not a power of two loads lanes
-// whose mask is false: on AVX2 a <10 x float> load gave lanes 8 and 9 memory's values where the
-// mask said zero (a tuned winograd convolution's vectorized padding computed wrong results;
-// CodegenElementwise.MaskedLoadsOfAnyWidthKeepTheirMask). The load is made at the next power of
-// two, the extra lanes masked off (not read), and narrowed back.
 llvm::Value* CodeGenLLVM::shuffleMask(llvm::Value* mask, const std::vector<int>& pattern,
                                       unsigned laneBits) {
   if (llvm::isa<llvm::Constant>(mask))
@@ -387,6 +382,11 @@ llvm::Value* CodeGenLLVM::shuffleMask(llvm::Value* mask, const std::vector<int>&
   return builder_.CreateICmpNE(shuffled, llvm::Constant::getNullValue(shuffled->getType()));
 }
 
+// LLVM 19's x86 lowering of a masked load whose lane count is not a power of two loads lanes
+// whose mask is false: on AVX2 a <10 x float> load gave lanes 8 and 9 memory's values where the
+// mask said zero (a tuned winograd convolution's vectorized padding computed wrong results;
+// CodegenElementwise.MaskedLoadsOfAnyWidthKeepTheirMask). The load is made at the next power of
+// two, the extra lanes masked off (not read), and narrowed back.
 llvm::Value* CodeGenLLVM::createMaskedLoad(llvm::Type* vecType, llvm::Value* addr,
                                            llvm::Align align, llvm::Value* mask,
                                            llvm::Value* passthru) {
