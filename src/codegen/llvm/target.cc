@@ -3,12 +3,16 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <vector>
 
 #include <llvm/ADT/StringMap.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/TargetRegistry.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
 
+#include "codegen/llvm/llvm_backend.h"
 #include "runtime/amx_permission.h"
 #include "support/diagnostic.h"
 
@@ -21,6 +25,34 @@ std::string hostFeatures() {
   std::vector<std::string> features;
   for (const auto& entry : llvm::sys::getHostCPUFeatures()) {
     features.push_back((entry.second ? "+" : "-") + entry.first().str());
+  }
+  std::sort(features.begin(), features.end());
+  std::string out;
+  for (const std::string& f : features) out += (out.empty() ? "" : ",") + f;
+  return out;
+}
+
+// The instruction-set features LLVM enables for the processor `cpu` of the host's architecture,
+// as the host's are spelled (LLVM's processor tables also hold tuning flags, which -mcpu sets by
+// itself and which strategies never read). DiagnosticError for a name LLVM does not know, which it
+// would otherwise only warn about before compiling for its generic CPU.
+std::string cpuFeatures(const std::string& triple, const std::string& cpu) {
+  initializeLLVM();
+  std::string error;
+  const llvm::Target* llvmTarget = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (llvmTarget == nullptr)
+    throwDiagnostic("target", "LLVM cannot generate code for '" + triple + "': " + error);
+  std::unique_ptr<llvm::MCSubtargetInfo> info(llvmTarget->createMCSubtargetInfo(triple, "", ""));
+  if (!info || !info->isCPUStringValid(cpu))
+    throwDiagnostic("target", "unknown CPU '" + cpu + "' for " + triple +
+                                  " (LLVM's names, e.g. haswell, skylake-avx512, znver4; "
+                                  "`llc -mtriple=" +
+                                  triple + " -mcpu=help` lists them)");
+  info.reset(llvmTarget->createMCSubtargetInfo(triple, cpu, ""));
+  std::vector<std::string> features;
+  for (const auto& entry : llvm::sys::getHostCPUFeatures()) {
+    const std::string name = entry.first().str();
+    features.push_back((info->checkFeatures("+" + name) ? "+" : "-") + name);
   }
   std::sort(features.begin(), features.end());
   std::string out;
@@ -85,15 +117,18 @@ target::Target withHostDefaults(const target::Target& target) {
   if (t.triple.empty()) t.triple = llvm::sys::getProcessTriple();
   // The host's CPU and features are only a sensible default when compiling for the host.
   if (!cpuSet) t.cpu = isHostCompatible(t) ? llvm::sys::getHostCPUName().str() : "generic";
-  // Features given without a CPU change the host's (as -mattr changes -mcpu's defaults for LLVM):
-  // `-mattr=-amx-int8` is the host without AMX, which is also what the strategies then see.
-  // The host's AMX only counts when the process may use its tiles (asked once; not at all on a
-  // processor without AMX).
+  // Features change the CPU's defaults, as -mattr changes -mcpu's for LLVM: `-mattr=-amx-int8`
+  // is the host without AMX, `-mcpu=skylake-avx512` alone is that processor with AVX-512, and the
+  // strategies see what LLVM will generate code for. The host's AMX only counts when the process
+  // may use its tiles (asked once; not at all on a processor without AMX); a named CPU's counts,
+  // since its code is meant for that processor.
   if (!cpuSet && isHostCompatible(t)) {
     std::string host = hostFeatures();
     const bool hasAmx = ("," + host + ",").find(",+amx-tile,") != std::string::npos;
     if (hasAmx) host = usableHostFeatures(host, runtime::requestAmxTileData());
     t.features = withChanges(host, t.features);
+  } else if (cpuSet && isHostCompatible(t)) {
+    t.features = withChanges(cpuFeatures(t.triple, t.cpu), t.features);
   }
   return t;
 }

@@ -172,9 +172,26 @@ TEST(CodegenTarget, FillsInTheHostsDefaults) {
   for (const std::string f : {"sse2", "avx512f", "amx-int8"})
     EXPECT_EQ(t.hasFeature(f), host.hasFeature(f)) << f;
   EXPECT_EQ(t.triple, host.triple);
-  // With a CPU, the features are exactly the string's.
-  EXPECT_EQ(withHostDefaults(target::Target::parse("llvm -mcpu=haswell -mattr=+avx2")).features,
-            "+avx2");
+  // With a CPU, the features are that CPU's as LLVM defines it, changed by -mattr: schedules then
+  // use the vectors LLVM generates code for (-mcpu=skylake-avx512 alone once meant 16-byte ones).
+  const target::Target haswell =
+      withHostDefaults(target::Target::parse("llvm -mcpu=haswell -mattr=-fma"));
+  EXPECT_TRUE(haswell.hasFeature("avx2"));
+  EXPECT_FALSE(haswell.hasFeature("fma"));
+  EXPECT_FALSE(haswell.hasFeature("avx512f"));
+  EXPECT_EQ(haswell.vectorBytes(), 32);
+  const target::Target skylake =
+      withHostDefaults(target::Target::parse("llvm -mcpu=skylake-avx512"));
+  EXPECT_TRUE(skylake.hasFeature("avx512f"));
+  EXPECT_TRUE(skylake.hasFeature("avx512bw"));
+  EXPECT_FALSE(skylake.hasFeature("avx512vnni"));
+  EXPECT_EQ(skylake.vectorBytes(), 64);
+  EXPECT_TRUE(
+      withHostDefaults(target::Target::parse("llvm -mcpu=sapphirerapids")).hasFeature("amx-int8"));
+  const Diagnostic unknown =
+      diagnosticOf([] { withHostDefaults(target::Target::parse("llvm -mcpu=znver99")); });
+  EXPECT_EQ(unknown.code, "target");
+  EXPECT_NE(unknown.message.find("unknown CPU 'znver99'"), std::string::npos) << unknown.message;
   // Another architecture gets LLVM's generic CPU, not the host's.
   EXPECT_EQ(withHostDefaults(target::Target::parse("llvm -mtriple=aarch64-linux-gnu")).cpu,
             "generic");
