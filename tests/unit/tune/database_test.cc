@@ -12,20 +12,13 @@
 #include "support/diagnostic.h"
 #include "tir/printer/printer.h"
 #include "tune/apply_history_best.h"
+#include "unit/scratch_dir.h"
 #include "unit/tir/schedule_test_util.h"
 
 namespace tessera::tune {
 namespace {
 
 const char* kTarget = "llvm -num-cores=1";
-
-// A fresh directory per test (CTest runs the cases of this file in parallel).
-std::string freshDir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("tessera_db_" + name + "_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  return dir.string();
-}
 
 // The seed's stochastic_schedule_mm with a given decision.
 tir::Trace seedTrace(const tir::PrimFunc& func, std::vector<int64_t> decision) {
@@ -44,7 +37,8 @@ TuningRecord record(const tir::PrimFunc& func, std::vector<int64_t> decision, do
 }
 
 TEST(TuneDatabase, RoundTripResumeAndBest) {
-  const std::string dir = freshDir("roundtrip");
+  const ScratchDir dirScratch("db_roundtrip");
+  const std::string dir = dirScratch.str();
   const tir::PrimFunc mm = tir::testing::matmul();
   const uint64_t key = lower::workloadKey(mm);
   {
@@ -76,7 +70,8 @@ TEST(TuneDatabase, RoundTripResumeAndBest) {
 }
 
 TEST(TuneDatabase, ReplayFromTheDatabaseGivesTheSameIR) {
-  const std::string dir = freshDir("replay");
+  const ScratchDir dirScratch("db_replay");
+  const std::string dir = dirScratch.str();
   const tir::PrimFunc mm = tir::testing::matmul();
   tir::Schedule direct(mm, 0);
   tir::applyTrace(direct, seedTrace(mm, {16, 8}));
@@ -92,7 +87,8 @@ TEST(TuneDatabase, ReplayFromTheDatabaseGivesTheSameIR) {
 }
 
 TEST(TuneDatabase, CorruptAndEmptyFilesAreReportedAndNothingIsLost) {
-  const std::string dir = freshDir("corrupt");
+  const ScratchDir dirScratch("db_corrupt");
+  const std::string dir = dirScratch.str();
   const tir::PrimFunc mm = tir::testing::matmul();
   {
     Database db(dir);
@@ -118,7 +114,8 @@ TEST(TuneDatabase, CorruptAndEmptyFilesAreReportedAndNothingIsLost) {
   EXPECT_DOUBLE_EQ(db.best(lower::workloadKey(mm), kTarget)->mean(), 1e-5);
 
   // Empty files are an empty database.
-  const std::string empty = freshDir("empty");
+  const ScratchDir emptyScratch("db_empty");
+  const std::string empty = emptyScratch.str();
   std::filesystem::create_directories(empty);
   std::ofstream(empty + "/database_workload.json").close();
   std::ofstream(empty + "/database_tuning_record.json").close();

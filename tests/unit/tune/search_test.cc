@@ -18,6 +18,7 @@
 #include "tune/rules/post_order_apply.h"
 #include "tune/search.h"
 #include "tune/task_scheduler.h"
+#include "unit/scratch_dir.h"
 #include "unit/tir/schedule_test_util.h"
 
 namespace tessera::tune {
@@ -117,10 +118,8 @@ TEST(TuneTable, MatchesTheSpecsExample) {
 }
 
 TEST(TuneRun, SeedSpaceIsExhaustedThenResumedFromTheDatabase) {
-  const std::string dir =
-      (std::filesystem::temp_directory_path() / ("tessera_tune_run_" + std::to_string(getpid())))
-          .string();
-  std::filesystem::remove_all(dir);
+  const ScratchDir scratch("tune_run");
+  const std::string dir = scratch.str();
   const tir::PrimFunc mm = tir::testing::matmul(64, 64, 64);
   auto tasks = [&] {
     return std::vector<TuneTask>{
