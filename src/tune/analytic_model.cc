@@ -53,6 +53,9 @@ struct Access {
   /// The step of its (flattened) address per iteration of the loop: 0 when invariant, -1 when
   /// not affine in the loop variable.
   int64_t stride = 0;
+  double bytes = 4;
+  /// A load whose data is not kept in L1 between executions of the loop (see BodyCollector).
+  bool beyondL1 = false;
 };
 
 // The work of a straight-line body (no loops): arithmetic micro-ops and its accesses.
@@ -64,7 +67,11 @@ struct Body {
 
 class BodyCollector {
  public:
-  BodyCollector(const MachineModel& m, const tir::VarNode* loopVar) : m_(m), loopVar_(loopVar) {}
+  /// `outerVar`: the innermost loop around `loopVar`'s that iterates more than once (null when
+  /// none).
+  BodyCollector(const MachineModel& m, const tir::VarNode* loopVar,
+                const tir::VarNode* outerVar = nullptr)
+      : m_(m), loopVar_(loopVar), outerVar_(outerVar) {}
 
   /// Adds `s` to the body; false when it holds a loop that is not expanded here.
   bool add(const tir::Stmt& s) {
@@ -140,8 +147,10 @@ class BodyCollector {
     a.scalar = valueType.lanes() == 1;
     a.bits = valueType.bits();
     bool strided = false;
+    bool usesOuter = outerVar_ == nullptr;
     for (const tir::PrimExpr& raw : indices) {
       const tir::PrimExpr i = tir::arith::simplify(tir::substitute(raw, lets_));
+      usesOuter = usesOuter || tir::usesVar(i, outerVar_);
       a.key += "[" + tir::toString(i) + "]";
       const int64_t step = strideOf(i);
       a.stride = a.stride == 0 ? step : (step == 0 ? a.stride : -1);
@@ -154,7 +163,23 @@ class BodyCollector {
     }
     a.varying = a.stride != 0;
     a.ops = strided ? valueType.lanes() : registers(valueType);
+    a.bytes = valueType.bits() * valueType.lanes() / 8.0;
+    // A load of a buffer that does not fit beside the others in L1, at addresses that change
+    // with the loop around this one, misses L1 each time the loop runs: what it streams per
+    // iteration comes from L2 (a matmul's B panel under a wide register tile). One whose
+    // addresses repeat in every run of this loop is served from L1 (the A rows of the tile).
+    a.beyondL1 = !store && usesOuter && bufferBytes(buffer) > m_.l1Bytes / 2;
     return a;
+  }
+
+  static double bufferBytes(const tir::BufferNode* buffer) {
+    double elements = 1;
+    for (const tir::PrimExpr& d : buffer->shape) {
+      const int64_t* n = tir::asConstInt(d);
+      if (!n) return INFINITY;
+      elements *= static_cast<double>(*n);
+    }
+    return elements * buffer->dtype.bits() * buffer->dtype.lanes() / 8.0;
   }
 
   // The step of `index` per iteration of the loop: its coefficient when it is affine in the
@@ -237,6 +262,7 @@ class BodyCollector {
 
   const MachineModel& m_;
   const tir::VarNode* loopVar_;
+  const tir::VarNode* outerVar_;
   tir::VarMap lets_;  // let variables in scope, by their values
   Body body_;
 };
@@ -251,8 +277,8 @@ IterationCost costBody(const Body& body, const MachineModel& m, bool inLoop) {
   // LLVM's view of the accesses: a second load of an address already loaded or stored in the
   // body is forwarded; of several stores to one address only the last remains.
   struct Address {
-    bool loadedFirst = false, stored = false, varying = true, isFloat = true;
-    double ops = 1;
+    bool loadedFirst = false, stored = false, varying = true, isFloat = true, beyondL1 = false;
+    double ops = 1, bytes = 4;
     int stores = 0, loads = 0;
   };
   std::map<std::string, Address> addresses;
@@ -266,6 +292,8 @@ IterationCost costBody(const Body& body, const MachineModel& m, bool inLoop) {
       ad.varying = a.varying;
       ad.ops = a.ops;
       ad.isFloat = a.floatValue;
+      ad.beyondL1 = a.beyondL1;
+      ad.bytes = a.bytes;
     }
     if (a.store) {
       ad.stored = true;
@@ -274,7 +302,7 @@ IterationCost costBody(const Body& body, const MachineModel& m, bool inLoop) {
       ++ad.loads;
     }
   }
-  double loads = 0, stores = 0, setup = 0, chain = 0;
+  double loads = 0, stores = 0, setup = 0, chain = 0, l2Bytes = 0;
   double accumulatorRegisters = 0, hoistedRegisters = 0;
   // Elements a body updates several times (unrolled reductions) live in registers between their
   // accesses while they fit; beyond that every update is a load and a store again. (A value only
@@ -298,6 +326,7 @@ IterationCost costBody(const Body& body, const MachineModel& m, bool inLoop) {
       continue;
     }
     if (ad.loadedFirst) loads += ad.ops;
+    if (ad.loadedFirst && ad.beyondL1 && inLoop) l2Bytes += ad.bytes;
     if (ad.stored) stores += ad.ops;
     if (ad.stored && ad.loads + ad.stores > 1) {
       reusedRegisters += ad.ops;
@@ -322,8 +351,9 @@ IterationCost costBody(const Body& body, const MachineModel& m, bool inLoop) {
   }
   const double ops = body.arith + loads + stores + (inLoop ? 1 : 0);
   const double issue = ops > m.opCacheOps ? m.issuePerCycle / 2 : m.issuePerCycle;
-  double cycles = std::max({body.arith / m.fmaPerCycle, loads / m.loadsPerCycle,
-                            stores / m.storesPerCycle, ops / issue, chain});
+  double cycles =
+      std::max({body.arith / m.fmaPerCycle, loads / m.loadsPerCycle, stores / m.storesPerCycle,
+                ops / issue, chain, l2Bytes / m.l2BytesPerCycle});
   if (inLoop) cycles = std::max(cycles, 1.0);
   return {cycles, setup / m.loadsPerCycle};
 }
@@ -370,13 +400,16 @@ class Estimator {
   double loop(const tir::ForNode* loop) {
     const auto n = static_cast<double>(extentOf(loop));
     double total = 0;
-    BodyCollector collector(m_, loop->loopVar.get());
+    BodyCollector collector(m_, loop->loopVar.get(),
+                            outerLoops_.empty() ? nullptr : outerLoops_.back());
     if (collector.add(loop->body)) {
       const Body& body = collector.body();
       const IterationCost c = costBody(body, m_, /*inLoop=*/true);
       total = iterations(loop, body, n) * c.perIteration + c.setup;
     } else {
+      if (n > 1) outerLoops_.push_back(loop->loopVar.get());
       total = n * (cycles(loop->body) + 1);
+      if (n > 1) outerLoops_.pop_back();
     }
     if (loop->forKind == tir::ForKind::kParallel && m_.cores > 1 && n > 0) {
       const double perCore = std::ceil(n / m_.cores);
@@ -402,6 +435,7 @@ class Estimator {
   }
 
   const MachineModel& m_;
+  std::vector<const tir::VarNode*> outerLoops_;  // loops of more than one iteration around
 };
 
 class AnalyticModel : public CostModel {
