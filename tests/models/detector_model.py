@@ -12,6 +12,7 @@ Writes WORK/NAME.onnx (opset 11, input `images` 3xSxS), WORK/img{0,1}.npy (seede
 PyTorch's detections for each, WORK/ref{0,1}_{boxes,scores,labels}.npy (one thread).
 Usage: /usr/bin/python3 tests/models/detector_model.py WORK NAME SIZE
 """
+import math
 import sys
 
 import numpy as np
@@ -21,11 +22,17 @@ import torchvision
 work, name, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
 torch.manual_seed(0)
 torch.set_num_threads(1)
-model = getattr(torchvision.models.detection, name)(weights=None, weights_backbone=None)
+retinanet = name.startswith("retinanet")
+# RetinaNet's transform resizes to 800 pixels unless told the size.
+extra = {"min_size": size, "max_size": size} if retinanet else {}
+model = getattr(torchvision.models.detection, name)(weights=None, weights_backbone=None, **extra)
 with torch.no_grad():
     for m in model.head.modules():
         if isinstance(m, torch.nn.Conv2d):
-            m.weight.normal_(0.0, 0.05)
+            # RetinaNet's head is four 256-channel convolutions deep: weights scaled by fan-in,
+            # else its logits saturate every sigmoid at 1 and all scores tie.
+            std = 1.0 / math.sqrt(m.weight[0].numel()) if retinanet else 0.05
+            m.weight.normal_(0.0, std)
             if m.bias is not None:
                 m.bias.normal_(0.0, 0.5)
     for bn in model.modules():
@@ -34,8 +41,20 @@ with torch.no_grad():
             bn.momentum = None
     model.train()
     for _ in range(2):
-        features = list(model.backbone(torch.rand(4, 3, size, size)).values())
+        batch = torch.rand(4, 3, size, size)
+        if retinanet:  # its backbone sees normalized images
+            batch = model.transform(list(batch))[0].tensors
+        features = list(model.backbone(batch).values())
         model.head(features)
+    if retinanet:
+        # The FPN's features are a few units wide: the head's first convolutions take them to
+        # unit scale, and the box deltas stay small, so scores and boxes differ as a trained
+        # model's do.
+        scale = torch.cat([f.flatten() for f in features]).std().item()
+        for subnet in (model.head.classification_head, model.head.regression_head):
+            subnet.conv[0][0].weight /= scale
+        model.head.regression_head.bbox_reg.weight *= 0.3
+        model.head.regression_head.bbox_reg.bias *= 0.3
 model.eval()
 
 images = [torch.rand(3, size, size, generator=torch.Generator().manual_seed(10 + k))

@@ -53,6 +53,23 @@ tir::PrimExpr dynamicSliceStart(std::optional<int64_t> begin, const tir::PrimExp
   return tir::max(n + tir::intImm(b), tir::intImm(0));
 }
 
+// The length of a forward slice from `start` over a `?` extent n, as the shape function has it:
+// the end clamped to [0, n] (negative: from the back; none or past int32: n), then
+// ceil((end - start) / stride), at least 0.
+tir::PrimExpr dynamicSliceLength(const tir::PrimExpr& start, std::optional<int64_t> end,
+                                 int64_t stride, const tir::PrimExpr& extent) {
+  const tir::PrimExpr n = tir::cast(DataType::int32(), extent);
+  tir::PrimExpr last = n;
+  if (end && *end < 0)
+    last = tir::max(n + tir::intImm(std::max<int64_t>(*end, -INT32_MAX)), tir::intImm(0));
+  else if (end && *end < INT32_MAX)
+    last = tir::min(tir::intImm(*end), n);
+  const tir::PrimExpr length = tir::max(last - start, tir::intImm(0));
+  const tir::PrimExpr count =
+      stride == 1 ? length : tir::floordiv(length + tir::intImm(stride - 1), tir::intImm(stride));
+  return tir::cast(extent->dtype, count);
+}
+
 Tensor stridedSliceCompute(const Attrs& attrs, const Tensor& x, const Type& outType) {
   const auto& a = attrsOf<StridedSliceAttrs>(attrs);
   const int rank = x.ndim();
@@ -68,6 +85,11 @@ Tensor stridedSliceCompute(const Attrs& attrs, const Tensor& x, const Type& outT
     for (size_t k = 0; k < std::max(begin.size(), end.size()); ++k)
       axes.push_back(static_cast<int>(k));
   }
+  // Each `?` extent of the result in terms of x's, so that a fused consumer reads a bound extent:
+  // an axis not sliced keeps x's; a sliced one has the shape function's length.
+  std::vector<tir::PrimExpr> out = staticShapeOf(outType, "strided_slice");
+  for (size_t ax = 0; ax < out.size() && ax < static_cast<size_t>(rank); ++ax)
+    if (!tir::asConstInt(out[ax])) out[ax] = x.shape()[ax];
   for (size_t j = 0; j < axes.size(); ++j) {
     const size_t ax = static_cast<size_t>(axes[j]);
     const int64_t stride = j < strides.size() ? strides[j] : 1;
@@ -79,13 +101,17 @@ Tensor stridedSliceCompute(const Attrs& attrs, const Tensor& x, const Type& outT
                         "strided_slice: a backward or size-mode slice of a `?` extent");
       first[ax] = dynamicSliceStart(b, x.shape()[ax]);
       step[ax] = stride;
+      if (!tir::asConstInt(out[ax])) {
+        const std::optional<int64_t> e = j < end.size() ? std::optional(end[j]) : std::nullopt;
+        out[ax] = dynamicSliceLength(first[ax], e, stride, x.shape()[ax]);
+      }
       continue;
     }
     auto [start, s] = sliceStart(b, stride, *extent, a.sliceMode == "size");
     first[ax] = tir::intImm(start);
     step[ax] = s;
   }
-  return topi::stridedSlice(x, first, step, staticShapeOf(outType, "strided_slice"));
+  return topi::stridedSlice(x, first, step, out);
 }
 
 Tensors splitCompute(const Attrs& attrs, const Tensors& in, const Type& outType) {
@@ -131,10 +157,12 @@ void registerReductions() {
   }
 }
 
-// The output shape of a reshape that carries each `?` extent of `x` over unchanged and in order
-// (expand_dims, squeeze, reshape by copy codes): constants from the type, each `?` the input's
-// extent, so inside a fused function it stays bound to a buffer; otherwise the type's shape,
-// each `?` a fresh size variable.
+// The output shape of a reshape in terms of `x`'s extents, so that inside a fused function every
+// `?` stays bound to a parameter's buffer: constants from the type; each `?` the input's extent
+// when the reshape carries them over unchanged and in order (expand_dims, squeeze, reshape by
+// copy codes); a single `?` otherwise the element count over the known extents (a reshape to
+// `[-1, 4]` of `?` boxes). Else the type's shape, each `?` a fresh size variable, which only an
+// output buffer can bind (a fused consumer of it would read an unbound extent).
 std::vector<tir::PrimExpr> carriedShape(const Tensor& x, const Type& outType, const char* op,
                                         bool carries) {
   std::vector<tir::PrimExpr> in;
@@ -142,11 +170,33 @@ std::vector<tir::PrimExpr> carriedShape(const Tensor& x, const Type& outType, co
     if (!tir::asConstInt(d)) in.push_back(d);
   std::vector<tir::PrimExpr> out = staticShapeOf(outType, op);
   size_t unknown = 0;
-  for (const tir::PrimExpr& d : out) unknown += tir::asConstInt(d) ? 0 : 1;
-  if (!carries || unknown != in.size()) return out;
-  size_t next = 0;
-  for (tir::PrimExpr& d : out)
-    if (!tir::asConstInt(d)) d = in[next++];
+  int64_t known = 1;
+  for (const tir::PrimExpr& d : out) {
+    const int64_t* c = tir::asConstInt(d);
+    unknown += c ? 0 : 1;
+    known *= c ? *c : 1;
+  }
+  if (carries && unknown == in.size()) {
+    size_t next = 0;
+    for (tir::PrimExpr& d : out)
+      if (!tir::asConstInt(d)) d = in[next++];
+    return out;
+  }
+  if (unknown == 1 && !in.empty() && known > 0) {
+    int64_t constant = 1;  // the product of x's constant extents
+    for (const tir::PrimExpr& d : x.shape())
+      if (const int64_t* c = tir::asConstInt(d)) constant *= *c;
+    tir::PrimExpr count = in[0];
+    for (size_t i = 1; i < in.size(); ++i) count = tir::mul(count, in[i]);
+    if (constant % known == 0) {
+      if (constant != known) count = tir::mul(count, tir::intImm(constant / known, count->dtype));
+    } else {
+      count = tir::floordiv(tir::mul(count, tir::intImm(constant, count->dtype)),
+                            tir::intImm(known, count->dtype));
+    }
+    for (tir::PrimExpr& d : out)
+      if (!tir::asConstInt(d)) d = count;
+  }
   return out;
 }
 

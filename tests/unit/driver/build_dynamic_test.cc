@@ -195,6 +195,30 @@ TEST(BuildDynamic, ReshapeAndConcatenateComputeTheirExtents) {
         << n;
 }
 
+// torchvision's box clipping over `?` boxes, fused into one kernel (RetinaNet's postprocessing):
+// strided slices of the columns, then expand_dims, concatenate and a reshape to [-1, 4], joined
+// with another level's boxes. The intermediates' `?` extents must be expressions of the
+// parameters' (a fresh size variable there was unbound: "variable 'any_dim' is used but not
+// defined").
+TEST(BuildDynamic, SlicedAndReshapedIntermediatesKeepBoundExtents) {
+  const relay::IRModule m =
+      parse(R"(def @main(%a: Tensor[(?, 4), float32], %b: Tensor[(?, 4), float32]) {
+  %0 = strided_slice(%a, begin=[0], end=[9223372036854775807], strides=[2], axes=[1]);
+  %1 = strided_slice(%a, begin=[1], end=[9223372036854775807], strides=[2], axes=[1]);
+  %2 = expand_dims(minimum(maximum(%0, 0f), 1f), axis=2);
+  %3 = expand_dims(minimum(maximum(%1, 0f), 1f), axis=2);
+  %4 = reshape(concatenate((%2, %3), axis=2), newshape=[-1, 4]);
+  %5 = strided_slice(%b, begin=[1], end=[-1], strides=[1], axes=[0]);
+  concatenate((%4, exp(%5)), axis=0)
+})");
+  const Built built = buildVM(m);
+  for (const auto& [na, nb] : {std::pair<int64_t, int64_t>{1, 2}, {3, 1}, {7, 5}})
+    EXPECT_TRUE(test::vmMatchesInterpreter(built, m,
+                                           {randomTensor({na, 4}, DataType::float32(), 3, -1, 2),
+                                            randomTensor({nb, 4}, DataType::float32(), 4)}))
+        << na << " " << nb;
+}
+
 TEST(BuildDynamic, ShapeFunctionsComposeThroughAFusedFunction) {
   const relay::IRModule m = parse(R"(def @main(%x: Tensor[(?, 6), float32]) {
   reshape(transpose(%x, axes=[1, 0]), newshape=[3, -1])
