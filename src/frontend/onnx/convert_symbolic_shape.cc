@@ -233,6 +233,68 @@ void arithmetic(NodeContext& n) {
   setSymbolicOutput(n, std::move(out));
 }
 
+// Equal of shape values, entry by entry: known when both are, and false for an extent against a
+// negative number (PyTorch's `expand(-1, ...)` tests its sizes against -1); unknown otherwise.
+void equal(NodeContext& n) {
+  SymShape a = required(n, 0, "A"), b = required(n, 1, "B");
+  const size_t la = a.entries.size(), lb = b.entries.size();
+  if (la != lb && la != 1 && lb != 1)
+    n.fail("onnx_shape", "cannot broadcast " + entriesText(a) + " with " + entriesText(b));
+  auto at = [&](const SymShape& sh, size_t k) {
+    return sh.entries[sh.entries.size() == 1 ? 0 : k];
+  };
+  SymShape out{.scalar = a.scalar && b.scalar, .dtype = DataType::boolType()};
+  for (size_t k = 0; k < (la == 1 ? lb : la); ++k) {
+    const SymExtent x = at(a, k), y = at(b, k);
+    const bool xKnown = x.kind == Kind::kKnown, yKnown = y.kind == Kind::kKnown;
+    if (xKnown && yKnown)
+      out.entries.push_back(known(x.value == y.value ? 1 : 0));
+    else if ((x.kind == Kind::kDimOf && yKnown && y.value < 0) ||
+             (y.kind == Kind::kDimOf && xKnown && x.value < 0))
+      out.entries.push_back(known(0));
+    else if (x.kind == Kind::kDimOf && y.kind == Kind::kDimOf && x.of.get() == y.of.get() &&
+             x.axis == y.axis)
+      out.entries.push_back(known(1));
+    else
+      out.entries.push_back(unknown());
+  }
+  setSymbolicOutput(n, std::move(out));
+}
+
+// Where over shape values with a condition known at import: each entry picked from X or Y (the
+// rest of PyTorch's `expand(-1, ...)`, which keeps the sizes that are not -1).
+void where(NodeContext& n) {
+  std::optional<NDArray> cond = n.constantInput(0);
+  if (!cond || !cond->dtype().isBool() || cond->ndim() > 1)
+    n.fail("onnx_dynamic", "a Where over shape values needs a condition known at import");
+  SymShape x = required(n, 1, "X"), y = required(n, 2, "Y");
+  const size_t lc = static_cast<size_t>(cond->numel()), lx = x.entries.size(),
+               ly = y.entries.size();
+  const size_t length = std::max({lc, lx, ly});
+  for (size_t l : {lc, lx, ly})
+    if (l != length && l != 1)
+      n.fail("onnx_shape",
+             "cannot broadcast the condition with " + entriesText(x) + " and " + entriesText(y));
+  SymShape out{.scalar = x.scalar && y.scalar && cond->ndim() == 0, .dtype = x.dtype};
+  for (size_t k = 0; k < length; ++k) {
+    const bool pick = cond->getInt(static_cast<int64_t>(lc == 1 ? 0 : k)) != 0;
+    const SymShape& from = pick ? x : y;
+    out.entries.push_back(from.entries[from.entries.size() == 1 ? 0 : k]);
+  }
+  setSymbolicOutput(n, std::move(out));
+}
+
+// Reshape of a 1-D followed value to one axis (`[-1]` or its length): the same entries.
+void reshapeEntries(NodeContext& n) {
+  SymShape data = required(n, 0, "data");
+  const std::vector<int64_t> to = n.constantInts(1, "shape");
+  const auto count = static_cast<int64_t>(data.entries.size());
+  if (to.size() != 1 || (to[0] != -1 && to[0] != count))
+    n.fail("onnx_dynamic", "a shape value is followed through a reshape to one axis only");
+  data.scalar = false;
+  setSymbolicOutput(n, std::move(data));
+}
+
 // Reshape to a symbolic shape, or of a tensor with a `?` extent: Relay's reshape with 0 where
 // the entry is the input's own extent at that position (ONNX's 0 too), -1 for the one entry
 // known only at run time (ONNX's -1 too), which the shape function computes from the element
@@ -374,6 +436,8 @@ Follower followerOf(const std::string& op) {
   if (op == "Cast") return cast;
   if (op == "Identity") return identity;
   if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") return arithmetic;
+  if (op == "Equal") return equal;
+  if (op == "Where") return where;
   return nullptr;
 }
 
@@ -384,6 +448,15 @@ bool convertSymbolicShape(NodeContext& n, Converter ordinary) {
   if (op == "Shape") {
     if (!hasAnyExtent(n.inputType(0))) return false;
     shape(n);
+    return true;
+  }
+  if (op == "Reshape" && n.symbolicInput(0) && !n.symbolicInput(1) &&
+      !hasAnyExtent(n.inputType(0))) {
+    ordinary(n);
+    try {
+      reshapeEntries(n);
+    } catch (const DiagnosticError&) {
+    }
     return true;
   }
   if (op == "Reshape") {

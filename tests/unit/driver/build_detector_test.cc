@@ -162,5 +162,42 @@ TEST(BuildDetector, ShapeValuesOfADynamicBatchAreRunTimeTensors) {
   EXPECT_NE(d.message.find("run-time data"), std::string::npos) << d.str();
 }
 
+// PyTorch's `idx.view(-1, 1).expand(rois.size(0), 5)` as it exports (MultiScaleRoIAlign before
+// its scatter): the sizes joined and flattened to one axis, tested against -1 (Equal with
+// ConstantOfShape * -1), the -1 entries replaced by Where, then Expand. The entries are followed
+// through all of it, so the Expand gets its shape at import.
+TEST(BuildDetector, ExpandWithMinusOneEntriesFollowsTheSizes) {
+  tessera::test::OnnxGraph g(13);
+  g.input("x", {-1, 3});
+  g.initializer("zero", NDArray::scalarInt(0, DataType::int64()));
+  g.initializer("axes0", ints({0}));
+  g.initializer("five", ints({5}));
+  g.initializer("flat", ints({-1}));
+  g.initializer("minus", NDArray::scalarInt(-1, DataType::int64()));
+  g.initializer("column", randomTensor({1, 1}, DataType::float32(), 9));
+  g.node("Shape", {"x"}, {"s"});
+  g.node("Gather", {"s", "zero"}, {"rois"});
+  g.node("Unsqueeze", {"rois", "axes0"}, {"rois1"});
+  g.node("Concat", {"rois1", "five"}, {"sizes"}).i("axis", 0);
+  g.node("Reshape", {"sizes", "flat"}, {"wanted"});
+  g.node("Shape", {"wanted"}, {"count"});
+  g.node("ConstantOfShape", {"count"}, {"ones"}).t("value", ints({1}));
+  g.node("Mul", {"ones", "minus"}, {"minusOnes"});
+  g.node("Equal", {"wanted", "minusOnes"}, {"isMinus"});
+  g.node("Where", {"isMinus", "ones", "wanted"}, {"target"});
+  g.node("Expand", {"column", "target"}, {"expanded"});
+  g.output("expanded");
+  const relay::IRModule m = frontend::onnx::importOnnxBytes(g.bytes(), {.dynamicDims = true});
+  const Built built = buildVM(m);
+  for (int64_t batch : {1, 4}) {
+    const NDArray x = randomTensor({batch, 3}, DataType::float32(), 5);
+    EXPECT_TRUE(test::vmMatchesInterpreter(built, m, {x})) << batch;
+    runtime::vm::VirtualMachine vm(*built.exec);
+    const std::vector<NDArray> got = test::flatten(vm.invoke("main", {x}));
+    ASSERT_EQ(got[0].shape(), (std::vector<int64_t>{batch, 5}));
+    EXPECT_EQ(got[0].getFloat(5 * batch - 1), got[0].getFloat(0));
+  }
+}
+
 }  // namespace
 }  // namespace tessera::driver
