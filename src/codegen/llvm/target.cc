@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include <llvm/ADT/StringMap.h>
@@ -20,16 +21,21 @@ namespace tessera::codegen {
 
 namespace {
 
-std::string hostFeatures() {
-  // Sorted so that the same host always gives the same string (deterministic output).
-  std::vector<std::string> features;
-  for (const auto& entry : llvm::sys::getHostCPUFeatures()) {
-    features.push_back((entry.second ? "+" : "-") + entry.first().str());
-  }
+// "+a,-b,..." sorted, so that the same processor always gives the same string (deterministic
+// output).
+std::string joinSorted(std::vector<std::string> features) {
   std::sort(features.begin(), features.end());
   std::string out;
   for (const std::string& f : features) out += (out.empty() ? "" : ",") + f;
   return out;
+}
+
+std::string hostFeatures() {
+  std::vector<std::string> features;
+  for (const auto& entry : llvm::sys::getHostCPUFeatures()) {
+    features.push_back((entry.second ? "+" : "-") + entry.first().str());
+  }
+  return joinSorted(std::move(features));
 }
 
 // The instruction-set features LLVM enables for the processor `cpu` of the host's architecture,
@@ -54,10 +60,7 @@ std::string cpuFeatures(const std::string& triple, const std::string& cpu) {
     const std::string name = entry.first().str();
     features.push_back((info->checkFeatures("+" + name) ? "+" : "-") + name);
   }
-  std::sort(features.begin(), features.end());
-  std::string out;
-  for (const std::string& f : features) out += (out.empty() ? "" : ",") + f;
-  return out;
+  return joinSorted(std::move(features));
 }
 
 // `base` ("+a,-b,...") with each feature of `changes` replacing its entry (or added), sorted.

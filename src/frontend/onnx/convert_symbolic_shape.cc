@@ -196,6 +196,19 @@ void identity(NodeContext& n) {
   setSymbolicOutput(n, required(n, 0, "input"));
 }
 
+// Entry k of `s` under numpy broadcasting (one entry stands for all).
+const SymExtent& entryAt(const SymShape& s, size_t k) {
+  return s.entries[s.entries.size() == 1 ? 0 : k];
+}
+
+// The length two shape values broadcast to (equal, or one of them a single entry).
+size_t broadcastLength(NodeContext& n, const SymShape& a, const SymShape& b) {
+  const size_t la = a.entries.size(), lb = b.entries.size();
+  if (la != lb && la != 1 && lb != 1)
+    n.fail("onnx_shape", "cannot broadcast " + entriesText(a) + " with " + entriesText(b));
+  return la == 1 ? lb : la;
+}
+
 // Integer Add/Sub/Mul/Div with numpy broadcasting of a scalar or equal lengths: entries known on
 // both sides are computed (Div truncates, as ONNX's integer Div); x * 1, x + 0, x - 0 and x / 1
 // keep `x`; anything else over a `?` is unknown.
@@ -203,15 +216,11 @@ void arithmetic(NodeContext& n) {
   SymShape a = required(n, 0, "A"), b = required(n, 1, "B");
   if (!a.dtype.isInteger() || !b.dtype.isInteger())
     n.fail("onnx_dynamic", "arithmetic of a shape value with a non-integer one is not followed");
-  const size_t la = a.entries.size(), lb = b.entries.size();
-  if (la != lb && la != 1 && lb != 1)
-    n.fail("onnx_shape", "cannot broadcast " + entriesText(a) + " with " + entriesText(b));
-  const size_t length = la == 1 ? lb : la;
-  auto at = [&](const SymShape& s, size_t k) { return s.entries[s.entries.size() == 1 ? 0 : k]; };
+  const size_t length = broadcastLength(n, a, b);
   const std::string& op = n.opType();
   SymShape out{.scalar = a.scalar && b.scalar, .dtype = a.dtype};
   for (size_t k = 0; k < length; ++k) {
-    const SymExtent x = at(a, k), y = at(b, k);
+    const SymExtent x = entryAt(a, k), y = entryAt(b, k);
     if (x.kind == Kind::kKnown && y.kind == Kind::kKnown) {
       if (op == "Div" && y.value == 0) n.fail("onnx_input", "integer division by zero");
       int64_t r = 0;
@@ -237,15 +246,10 @@ void arithmetic(NodeContext& n) {
 // negative number (PyTorch's `expand(-1, ...)` tests its sizes against -1); unknown otherwise.
 void equal(NodeContext& n) {
   SymShape a = required(n, 0, "A"), b = required(n, 1, "B");
-  const size_t la = a.entries.size(), lb = b.entries.size();
-  if (la != lb && la != 1 && lb != 1)
-    n.fail("onnx_shape", "cannot broadcast " + entriesText(a) + " with " + entriesText(b));
-  auto at = [&](const SymShape& sh, size_t k) {
-    return sh.entries[sh.entries.size() == 1 ? 0 : k];
-  };
+  const size_t length = broadcastLength(n, a, b);
   SymShape out{.scalar = a.scalar && b.scalar, .dtype = DataType::boolType()};
-  for (size_t k = 0; k < (la == 1 ? lb : la); ++k) {
-    const SymExtent x = at(a, k), y = at(b, k);
+  for (size_t k = 0; k < length; ++k) {
+    const SymExtent x = entryAt(a, k), y = entryAt(b, k);
     const bool xKnown = x.kind == Kind::kKnown, yKnown = y.kind == Kind::kKnown;
     if (xKnown && yKnown)
       out.entries.push_back(known(x.value == y.value ? 1 : 0));
@@ -278,8 +282,7 @@ void where(NodeContext& n) {
   SymShape out{.scalar = x.scalar && y.scalar && cond->ndim() == 0, .dtype = x.dtype};
   for (size_t k = 0; k < length; ++k) {
     const bool pick = cond->getInt(static_cast<int64_t>(lc == 1 ? 0 : k)) != 0;
-    const SymShape& from = pick ? x : y;
-    out.entries.push_back(from.entries[from.entries.size() == 1 ? 0 : k]);
+    out.entries.push_back(entryAt(pick ? x : y, k));
   }
   setSymbolicOutput(n, std::move(out));
 }

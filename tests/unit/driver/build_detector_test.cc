@@ -114,22 +114,29 @@ TEST(BuildDetector, ThresholdedTopKPerClassCompilesAndMatches) {
   EXPECT_EQ(intValues(got[2]), (std::vector<int64_t>{7, 7, 7}));
 }
 
-// A shape value is a tensor like any other: a graph output; ConstantOfShape of a tensor's own
-// shape (full_like) or of one mixing extents and constants (MultiScaleRoIAlign's
-// `torch.zeros((num_rois, 256, 7, 7))`); Expand to such a shape. An entry computed from two `?`
-// extents is known only as a run-time tensor, which ConstantOfShape cannot read: an error.
-TEST(BuildDetector, ShapeValuesOfADynamicBatchAreRunTimeTensors) {
+// A graph of `x` with a dynamic batch, computing the shape value `other` = [batch, 5] as PyTorch
+// exports `(x.size(0), 5)`: Shape `s`, Gather, Unsqueeze (`batch1`), Concat.
+tessera::test::OnnxGraph batchByFive() {
   tessera::test::OnnxGraph g(13);
   g.input("x", {-1, 3});
   g.initializer("zero", NDArray::scalarInt(0, DataType::int64()));
   g.initializer("axes0", ints({0}));
   g.initializer("five", ints({5}));
-  g.initializer("row", randomTensor({1, 5}, DataType::float32(), 8));
   g.node("Shape", {"x"}, {"s"});
-  g.node("ConstantOfShape", {"s"}, {"filled"}).t("value", ints({2}));
   g.node("Gather", {"s", "zero"}, {"batch"});
   g.node("Unsqueeze", {"batch", "axes0"}, {"batch1"});
   g.node("Concat", {"batch1", "five"}, {"other"}).i("axis", 0);
+  return g;
+}
+
+// A shape value is a tensor like any other: a graph output; ConstantOfShape of a tensor's own
+// shape (full_like) or of one mixing extents and constants (MultiScaleRoIAlign's
+// `torch.zeros((num_rois, 256, 7, 7))`); Expand to such a shape. An entry computed from two `?`
+// extents is known only as a run-time tensor, which ConstantOfShape cannot read: an error.
+TEST(BuildDetector, ShapeValuesOfADynamicBatchAreRunTimeTensors) {
+  tessera::test::OnnxGraph g = batchByFive();
+  g.initializer("row", randomTensor({1, 5}, DataType::float32(), 8));
+  g.node("ConstantOfShape", {"s"}, {"filled"}).t("value", ints({2}));
   g.node("ConstantOfShape", {"other"}, {"zeros"});
   g.node("Expand", {"row", "other"}, {"rows"});
   g.output("s");
@@ -167,19 +174,11 @@ TEST(BuildDetector, ShapeValuesOfADynamicBatchAreRunTimeTensors) {
 // ConstantOfShape * -1), the -1 entries replaced by Where, then Expand. The entries are followed
 // through all of it, so the Expand gets its shape at import.
 TEST(BuildDetector, ExpandWithMinusOneEntriesFollowsTheSizes) {
-  tessera::test::OnnxGraph g(13);
-  g.input("x", {-1, 3});
-  g.initializer("zero", NDArray::scalarInt(0, DataType::int64()));
-  g.initializer("axes0", ints({0}));
-  g.initializer("five", ints({5}));
+  tessera::test::OnnxGraph g = batchByFive();
   g.initializer("flat", ints({-1}));
   g.initializer("minus", NDArray::scalarInt(-1, DataType::int64()));
   g.initializer("column", randomTensor({1, 1}, DataType::float32(), 9));
-  g.node("Shape", {"x"}, {"s"});
-  g.node("Gather", {"s", "zero"}, {"rois"});
-  g.node("Unsqueeze", {"rois", "axes0"}, {"rois1"});
-  g.node("Concat", {"rois1", "five"}, {"sizes"}).i("axis", 0);
-  g.node("Reshape", {"sizes", "flat"}, {"wanted"});
+  g.node("Reshape", {"other", "flat"}, {"wanted"});
   g.node("Shape", {"wanted"}, {"count"});
   g.node("ConstantOfShape", {"count"}, {"ones"}).t("value", ints({1}));
   g.node("Mul", {"ones", "minus"}, {"minusOnes"});
