@@ -129,6 +129,13 @@ tessera::test::OnnxGraph batchByFive() {
   return g;
 }
 
+// `x` through the VM, once the VM's outputs are checked against the interpreter's on it.
+std::vector<NDArray> runChecked(const Built& built, const relay::IRModule& m, const NDArray& x) {
+  EXPECT_TRUE(test::vmMatchesInterpreter(built, m, {x})) << "batch " << x.shape()[0];
+  runtime::vm::VirtualMachine vm(*built.exec);
+  return test::flatten(vm.invoke("main", {x}));
+}
+
 // A shape value is a tensor like any other: a graph output; ConstantOfShape of a tensor's own
 // shape (full_like) or of one mixing extents and constants (MultiScaleRoIAlign's
 // `torch.zeros((num_rois, 256, 7, 7))`); Expand to such a shape. An entry computed from two `?`
@@ -148,9 +155,7 @@ TEST(BuildDetector, ShapeValuesOfADynamicBatchAreRunTimeTensors) {
   const Built built = buildVM(m);
   for (int64_t batch : {1, 4}) {
     const NDArray x = randomTensor({batch, 3}, DataType::float32(), 5);
-    EXPECT_TRUE(test::vmMatchesInterpreter(built, m, {x})) << batch;
-    runtime::vm::VirtualMachine vm(*built.exec);
-    const std::vector<NDArray> got = test::flatten(vm.invoke("main", {x}));
+    const std::vector<NDArray> got = runChecked(built, m, x);
     EXPECT_EQ(intValues(got[0]), (std::vector<int64_t>{batch, 3}));
     EXPECT_EQ(got[1].shape(), (std::vector<int64_t>{batch, 3}));
     EXPECT_EQ(got[1].getInt(0), 2);
@@ -190,9 +195,7 @@ TEST(BuildDetector, ExpandWithMinusOneEntriesFollowsTheSizes) {
   const Built built = buildVM(m);
   for (int64_t batch : {1, 4}) {
     const NDArray x = randomTensor({batch, 3}, DataType::float32(), 5);
-    EXPECT_TRUE(test::vmMatchesInterpreter(built, m, {x})) << batch;
-    runtime::vm::VirtualMachine vm(*built.exec);
-    const std::vector<NDArray> got = test::flatten(vm.invoke("main", {x}));
+    const std::vector<NDArray> got = runChecked(built, m, x);
     ASSERT_EQ(got[0].shape(), (std::vector<int64_t>{batch, 5}));
     EXPECT_EQ(got[0].getFloat(5 * batch - 1), got[0].getFloat(0));
   }
