@@ -10,6 +10,13 @@ cd "$(dirname "$0")/.."
 stage() { echo "== [$(( SECONDS / 60 ))m$(( SECONDS % 60 ))s] $*"; }
 bash scripts/install_deps.sh
 
+# The three builds take about 25 GiB (release 8.5, ASan+UBSan 14, fuzz): say so up front rather
+# than fail in a linker with "No space left on device" (the CI run of 2026-11-30 did).
+free_gib=$(( $(df -Pk . | awk 'NR == 2 {print $4}') / 1024 / 1024 ))
+if [ "$free_gib" -lt 30 ]; then
+  echo "warning: $free_gib GiB free on $(df -P . | awk 'NR == 2 {print $6}'); the builds need about 25 GiB" >&2
+fi
+
 stage "source checks"
 python3 scripts/check_layering.py
 python3 scripts/check_file_sizes.py

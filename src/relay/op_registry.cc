@@ -70,6 +70,7 @@ OpDef& OpRegistry::add(OpDef def) {
   OpDef& ref = *owned;
   ref.node = std::make_shared<OpNode>(ref.name, &ref);
   if (ref.attrs.make) ref.defaultAttrs = ref.attrs.make();
+  ref.vmBuiltin = ref.vmBuiltin || ref.dataDependentShape;
   ops_[ref.name] = std::move(owned);
   return ref;
 }

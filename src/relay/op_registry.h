@@ -146,6 +146,10 @@ struct OpDef {
   /// ("?") dims, the kernel computes the extents, there is no TE compute, and build() refuses the
   /// op (the interpreter runs it).
   bool dataDependentShape = false;
+  /// No TE compute: the VM runs the op as a builtin (runtime/vm/builtins.h) and the graph
+  /// executor refuses it. Set for every dataDependentShape op by the registry, and for ops whose
+  /// shape is static but whose writes go to run-time positions (scatter_elements).
+  bool vmBuiltin = false;
   int supportLevel = 10;
 
   // Filled by the registry:

@@ -2,11 +2,14 @@
 // ScatterElements through ONNX's version converter), as compositions of existing Relay ops. Both
 // view the data as rows of S elements and every update as one such row sent to a destination row
 // (ScatterElements: S = 1). Destinations known at import become gather tables; run-time ones are
-// compared with every row they could reach, a match mask whose size is bounded.
+// compared with every row they could reach, a match mask whose size is bounded. Over `?` extents
+// ScatterElements becomes relay's scatter_elements, a VM builtin.
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "frontend/onnx/context.h"
+#include "relay/op/scatter.h"
 #include "relay/op/tensor.h"
 
 namespace tessera::frontend::onnx {
@@ -189,6 +192,24 @@ int64_t wrapKnown(const NodeContext& n, int64_t index, int64_t extent, int64_t a
   return index < 0 ? index + extent : index;
 }
 
+bool hasDynamicExtent(const NodeContext& n, size_t input) {
+  const std::vector<int64_t> dims = n.inputDims(input);
+  return std::find(dims.begin(), dims.end(), -1) != dims.end();
+}
+
+// ScatterElements over `?` extents (torchvision's MultiScaleRoIAlign writes each level's pooled
+// boxes into rows numbered at run time): relay's scatter_elements, which the VM runs as a builtin
+// in one pass. The masks below need every extent at import, and would be quadratic in the rows.
+void scatterElementsAtRunTime(NodeContext& n) {
+  const int64_t rank = n.inputRank(0);
+  if (n.inputRank(1) != rank || n.inputRank(2) != rank)
+    n.fail("onnx_input", "indices and updates must have the data's rank " + std::to_string(rank));
+  const int64_t axis = n.normalizeAxis(n.attrInt("axis", 0), rank);
+  static constexpr const char* kNames[] = {"update", "add", "mul", "max", "min"};
+  n.setOutput(0, relay::scatterElements(n.input(0), n.input(1), n.input(2), axis,
+                                        kNames[static_cast<int>(reductionOf(n))]));
+}
+
 // ScatterElements. Known indices: update p goes to p's own coordinates with the axis coordinate
 // replaced by indices[p], a flat position of a constant offset (the other coordinates) plus the
 // index times the axis stride. Run-time indices: update p can only reach the line along the axis
@@ -197,6 +218,10 @@ int64_t wrapKnown(const NodeContext& n, int64_t index, int64_t extent, int64_t a
 // do not cover (a smaller extent on another axis) get no destination.
 void scatterElements(NodeContext& n) {
   checkOperands(n);
+  if (hasDynamicExtent(n, 0) || hasDynamicExtent(n, 1)) {
+    scatterElementsAtRunTime(n);
+    return;
+  }
   const std::vector<int64_t> d = n.inputShape(0), q = n.inputShape(1);
   const auto rank = static_cast<int64_t>(d.size());
   const int64_t axis = n.normalizeAxis(n.attrInt("axis", 0), rank);

@@ -81,21 +81,37 @@ void reshape(NodeContext& n) {
 }
 
 // Flatten: (prod(d[:axis]), prod(d[axis:])); axis may equal the rank (then the second extent is 1).
+// With `?` extents past the leading axis, each side is merged one pair of axes at a time by
+// Relay's reshape code -3, whose shape function multiplies the two extents when the module runs.
+Expr flattenDynamic(Expr x, int64_t rank, int64_t axis) {
+  if (axis == 0) x = relay::expandDims(x, 0, 1);
+  if (axis == rank) x = relay::expandDims(x, static_cast<int>(rank), 1);
+  const int64_t prefix = std::max<int64_t>(axis, 1);
+  const int64_t suffix = std::max<int64_t>(rank - axis, 1);
+  for (int64_t k = 1; k < prefix; ++k) x = relay::reshape(x, {-3, -2});
+  for (int64_t k = 1; k < suffix; ++k) x = relay::reshape(x, {0, -3, -2});
+  return x;
+}
+
 void flatten(NodeContext& n) {
-  const std::vector<int64_t> in = n.inputShapeDynamicBatch(0);
-  const int64_t rank = static_cast<int64_t>(in.size());
+  const std::vector<int64_t> dims = n.inputDims(0);
+  const auto rank = static_cast<int64_t>(dims.size());
   int64_t axis = n.attrInt("axis", 1);
   if (axis < -rank || axis > rank)
     n.fail("onnx_axis",
            "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
   if (axis < 0) axis += rank;
+  if (rank > 1 && std::find(dims.begin() + 1, dims.end(), -1) != dims.end()) {
+    n.setOutput(0, flattenDynamic(n.input(0), rank, axis));
+    return;
+  }
   const auto split = static_cast<size_t>(axis);
   // A dynamic batch stays the leading extent: -1, computed when the module runs.
-  const bool dynamic = !in.empty() && in[0] < 0;
+  const bool dynamic = !dims.empty() && dims[0] < 0;
   if (dynamic && split == 0)
     n.fail("onnx_dynamic", "Flatten at axis 0 of a dynamic batch needs the batch's extent");
-  n.setOutput(0, reshapeTo(n.input(0), {dynamic ? -1 : extentProduct(in, 0, split),
-                                        extentProduct(in, split, in.size())}));
+  n.setOutput(0, reshapeTo(n.input(0), {dynamic ? -1 : extentProduct(dims, 0, split),
+                                        extentProduct(dims, split, dims.size())}));
 }
 
 // Transpose: `perm` must be a permutation; without it the axes are reversed.

@@ -301,7 +301,7 @@ void reshapeEntries(NodeContext& n) {
 // Reshape to a symbolic shape, or of a tensor with a `?` extent: Relay's reshape with 0 where
 // the entry is the input's own extent at that position (ONNX's 0 too), -1 for the one entry
 // known only at run time (ONNX's -1 too), which the shape function computes from the element
-// count; two run-time entries are refused.
+// count; with two run-time entries, dyn.reshape of the shape tensor.
 void reshape(NodeContext& n) {
   const Expr data = n.input(0);
   const TensorTypeNode& t = n.inputType(0);
@@ -333,12 +333,23 @@ void reshape(NodeContext& n) {
     if (code == -1) ++runtimeEntries;
     codes.push_back(code);
   }
-  if (runtimeEntries > 1)
-    n.fail("onnx_dynamic",
-           "shape " + entriesText(spec) + " has " + std::to_string(runtimeEntries) +
-               " extents known only at run time (or -1); Relay's reshape infers one; give the "
-               "dynamic graph inputs static shapes with --input-shape NAME=D0,D1,...");
-  n.setOutput(0, relay::reshape(data, codes));
+  if (runtimeEntries <= 1) {
+    n.setOutput(0, relay::reshape(data, codes));
+    return;
+  }
+  // Two or more entries known only when the program runs (a detector's `reshape(num_boxes, -1)`
+  // of a tensor whose own row count is a `?` the importer cannot prove equal): the shape tensor
+  // itself, read by dyn.reshape. The entries known here are then restored to its `?` type by a
+  // reshape that keeps the others (code 0).
+  Expr out = relay::dynReshape(data, n.input(1));
+  bool restores = false;
+  for (size_t k = 0; k < codes.size(); ++k) {
+    if (codes[k] == 0 && k < static_cast<size_t>(t.ndim()) && t.shape[k].isConst())
+      codes[k] = t.shape[k].value();
+    if (codes[k] == -1) codes[k] = 0;
+    restores = restores || codes[k] > 0;
+  }
+  n.setOutput(0, restores ? relay::reshape(out, codes) : out);
 }
 
 bool hasAnyExtent(const TensorTypeNode& t) {

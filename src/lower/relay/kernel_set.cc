@@ -86,16 +86,15 @@ std::vector<const TensorTypeNode*> flattenTensorTypes(const Type& type, const st
   return out;
 }
 
-const relay::OpNode* dataDependentOp(const relay::CallNode& call) {
-  if (const auto* op = call.op->as<relay::OpNode>())
-    return op->def->dataDependentShape ? op : nullptr;
+const relay::OpNode* builtinOp(const relay::CallNode& call) {
+  if (const auto* op = call.op->as<relay::OpNode>()) return op->def->vmBuiltin ? op : nullptr;
   const auto* fn = call.op->as<relay::FunctionNode>();
   if (!fn) return nullptr;
   const relay::OpNode* found = nullptr;
   relay::postOrderVisit(fn->body, [&](const Expr& e) {
     const auto* inner = e->as<relay::CallNode>();
     const auto* op = inner ? inner->op->as<relay::OpNode>() : nullptr;
-    if (!found && op && op->def->dataDependentShape) found = op;
+    if (!found && op && op->def->vmBuiltin) found = op;
   });
   return found;
 }

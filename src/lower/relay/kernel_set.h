@@ -74,9 +74,9 @@ std::string kernelBaseName(const relay::Function& fn);
 /// `where` for anything else.
 std::vector<const TensorTypeNode*> flattenTensorTypes(const Type& type, const std::string& where);
 
-/// The op with a data-dependent output shape (argwhere, unique, ...) that `call` runs, itself or
-/// inside its fused function; null when there is none.
-const relay::OpNode* dataDependentOp(const relay::CallNode& call);
+/// The op that runs as a VM builtin (OpDef::vmBuiltin: argwhere, unique, scatter_elements, ...)
+/// that `call` runs, itself or inside its fused function; null when there is none.
+const relay::OpNode* builtinOp(const relay::CallNode& call);
 
 /// A primitive function wrapping one op call that FuseOps left alone (it does not run at opt
 /// level 0), so every op reaches the code generator through the same path.

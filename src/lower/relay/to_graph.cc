@@ -262,12 +262,15 @@ class GraphBuilder {
 
   void visitCall(const relay::CallNode& call, std::vector<int>& out) {
     // Refused before lowering: the graph executor plans every tensor's size ahead of the run.
-    if (const relay::OpNode* op = dataDependentOp(call))
-      throwDiagnostic("data_dependent_shape",
+    if (const relay::OpNode* op = builtinOp(call))
+      throwDiagnostic(op->def->dataDependentShape ? "data_dependent_shape" : "vm_builtin_op",
                       op->name +
-                          " has a data-dependent output shape, which compiled graphs cannot "
-                          "hold (they need static shapes); run the module on the reference "
-                          "interpreter (`tessera run` falls back to it)",
+                          (op->def->dataDependentShape
+                               ? " has a data-dependent output shape, which compiled graphs "
+                                 "cannot hold (they need static shapes)"
+                               : " has no TE compute; it runs as a VM builtin") +
+                          "; the VM runs it (`tessera compile` and `tessera run` choose the VM for "
+                          "such modules)",
                       call.span, "@main");
     Function fn = relay::exprAs<relay::FunctionNode>(call.op);
     if (const auto* global = call.op->as<relay::GlobalVarNode>())

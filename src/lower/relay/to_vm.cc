@@ -13,6 +13,7 @@
 #include "lower/relay/vm_shapes.h"
 #include "relay/op/dynamic.h"
 #include "relay/op/op_common.h"
+#include "relay/op/scatter.h"
 #include "relay/shape_func.h"
 #include "relay/strategy/packed_weights.h"
 #include "relay/visit.h"
@@ -337,7 +338,7 @@ class FunctionLowering {
       matchResult(registerOperand(inst.dst), call.type(), &call);
       return registerOperand(inst.dst);
     }
-    if (const relay::OpNode* op = dataDependentOp(call)) return compileBuiltin(call, *op);
+    if (const relay::OpNode* op = builtinOp(call)) return compileBuiltin(call, *op);
     Function fn = relay::exprAs<relay::FunctionNode>(call.op);
     if (call.op->as<relay::OpNode>()) fn = wrapOpCall(call);
     if (!fn || !fn->attrs.has("Primitive"))
@@ -484,6 +485,12 @@ class FunctionLowering {
       const int64_t ret = a.retType == "values" ? 1 : (a.retType == "indices" ? 2 : 0);
       values = {a.axis, a.isAscend ? 1 : 0, ret, a.dtype.bits()};
     }
+    if (op == "scatter_elements") {
+      const auto& a = relay::attrsOrDefault<relay::ScatterElementsAttrs>(call.attrs.get());
+      const std::vector<std::string> reductions = {"update", "add", "mul", "min", "max"};
+      const auto it = std::find(reductions.begin(), reductions.end(), a.reduction);
+      values = {a.axis, static_cast<int64_t>(it - reductions.begin())};
+    }
     if (op == "shape_of")
       values = {relay::attrsOrDefault<relay::ShapeOfAttrs>(call.attrs.get()).dtype.bits()};
     NDArray out = NDArray::empty({static_cast<int64_t>(values.size())}, DataType::int64());
@@ -543,8 +550,7 @@ bool needsVM(const relay::IRModule& optimized) {
     const auto* call = e->as<relay::CallNode>();
     if (e->kind == ExprKind::kIf || (call && call->op->as<relay::GlobalVarNode>())) dynamic = true;
     // Extents known only when the program runs: the graph executor plans every tensor before.
-    if (call && (dataDependentOp(*call) || (e->checkedType && hasAnyDim(e->checkedType))))
-      dynamic = true;
+    if (call && (builtinOp(*call) || (e->checkedType && hasAnyDim(e->checkedType)))) dynamic = true;
   });
   return dynamic;
 }

@@ -81,6 +81,9 @@ Expr allClassNonMaxSuppression(Expr boxes, Expr scores, Expr maxOutputBoxesPerCl
 /// The extents of `data` as a 1-D tensor of `dtype` (int64 or int32), computed when the program
 /// runs (the VM builtin `shape_of`); a static shape makes it a constant under FoldConstant.
 Expr shapeOf(Expr data, DataType dtype = DataType::int64());
+/// `data` with the shape read from `newshape` (a 1-D integer tensor) when the program runs, as
+/// ONNX Reshape reads it (0 copies the input's extent, one -1 is inferred): every extent `?`.
+Expr dynReshape(Expr data, Expr newshape);
 /// The `k` (a scalar or 1-element integer tensor, read at run time) largest or smallest slices
 /// of `data` along `axis`, sorted, ties by lower index first: (values, indices) with `?` at `axis`.
 Expr dynTopK(Expr data, Expr k, TopKAttrs attrs = {});

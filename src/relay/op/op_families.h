@@ -29,6 +29,7 @@ void registerArgwhereOps(OpRegistry& r);  // argwhere.cc: argwhere (data-depende
 void registerUniqueOps(OpRegistry& r);    // unique.cc: unique (data-dependent shape)
 void registerTopKOps(OpRegistry& r);      // topk.cc: dyn.topk (data-dependent shape)
 void registerShapeOfOps(OpRegistry& r);   // shape_of.cc: shape_of (a VM builtin)
+void registerScatterOps(OpRegistry& r);   // scatter_elements.cc (a VM builtin)
 void registerVisionOps(OpRegistry& r);    // vision_nms.cc: vision.all_class_non_max_suppression
 
 }  // namespace tessera::relay

@@ -19,6 +19,11 @@ VMValue allClassNms(const std::vector<NDArray>& args);
 /// dyn.topk(data, k, attrs = [axis, is_ascend, ret_type (0 both, 1 values, 2 indices),
 /// index bits]): the k largest (smallest) along axis, ties by lower index.
 VMValue topK(const std::vector<NDArray>& args);
+/// dyn.reshape(data, newshape, attrs = []): data with the shape newshape's values give.
+VMValue dynReshape(const std::vector<NDArray>& args);
+/// scatter_elements(data, indices, updates, attrs = [axis, reduction (0 update, 1 add, 2 mul,
+/// 3 min, 4 max)]): data with the updates combined at the indexed positions.
+VMValue scatterElements(const std::vector<NDArray>& args);
 /// shape_of(data, attrs = [bits]): the extents of data as an int64 (or int32) vector.
 VMValue shapeOf(const std::vector<NDArray>& args);
 

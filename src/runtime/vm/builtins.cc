@@ -15,6 +15,8 @@ const Builtin* findBuiltin(const std::string& name) {
       {"vision.all_class_non_max_suppression", builtin::allClassNms},
       {"dyn.topk", builtin::topK},
       {"shape_of", builtin::shapeOf},
+      {"scatter_elements", builtin::scatterElements},
+      {"dyn.reshape", builtin::dynReshape},
   };
   auto it = table.find(name);
   return it == table.end() ? nullptr : &it->second;

@@ -49,22 +49,24 @@ TEST(OpStrategyTest, EveryCatalogueOpHasAComputeAndADifferentialCase) {
   for (const auto* table : {&elementwiseCases(), &tensorCases(), &nnCases()})
     for (const OpCase& c : *table)
       for (const std::string& op : opsCalled(c.text)) covered.insert(op);
-  // Ops with a data-dependent output shape have no compute by design (op_dynamic_test.cc).
+  // VM builtins have no compute by design (op_dynamic_test.cc, op_scatter_test.cc).
   for (const std::string& op : relay::OpRegistry::global().names())
-    if (!relay::OpRegistry::global().find(op)->dataDependentShape)
+    if (!relay::OpRegistry::global().find(op)->vmBuiltin)
       EXPECT_TRUE(covered.count(op)) << "no differential case calls " << op;
 }
 
-TEST(OpStrategyTest, DataDependentShapesAreExactlyTheOpsWithoutACompute) {
+TEST(OpStrategyTest, VmBuiltinsAreExactlyTheOpsWithoutACompute) {
   relay::strategy::registerComputes();
-  std::set<std::string> dynamic;
-  for (const std::string& op : relay::OpRegistry::global().names())
-    if (relay::OpRegistry::global().find(op)->dataDependentShape) {
-      dynamic.insert(op);
-      EXPECT_EQ(relay::strategy::kComputeMap.get(op), nullptr) << op;
-    }
-  EXPECT_EQ(dynamic, (std::set<std::string>{"argwhere", "dyn.topk", "shape_of", "unique",
-                                            "vision.all_class_non_max_suppression"}));
+  std::set<std::string> builtins;
+  for (const std::string& op : relay::OpRegistry::global().names()) {
+    const relay::OpDef* def = relay::OpRegistry::global().find(op);
+    EXPECT_TRUE(!def->dataDependentShape || def->vmBuiltin) << op;
+    if (def->vmBuiltin) builtins.insert(op);
+    EXPECT_EQ(relay::strategy::kComputeMap.get(op) == nullptr, def->vmBuiltin) << op;
+  }
+  EXPECT_EQ(builtins,
+            (std::set<std::string>{"argwhere", "dyn.reshape", "dyn.topk", "scatter_elements",
+                                   "shape_of", "unique", "vision.all_class_non_max_suppression"}));
 }
 
 TEST(OpStrategyTest, RegisterComputesIsIdempotent) {
