@@ -9,6 +9,7 @@
 
 #include "frontend/onnx/context.h"
 #include "frontend/onnx/tensor_proto.h"
+#include "relay/op/dynamic.h"
 #include "relay/op/tensor.h"
 
 namespace tessera::frontend::onnx {
@@ -104,10 +105,38 @@ void split(NodeContext& n) {
     n.setOutput(static_cast<size_t>(i), relay::makeTupleGetItem(tuple, static_cast<int>(i)));
 }
 
+// Slice with starts, ends or steps known only at run time (a detector's
+// `split(boxes_per_image)`, whose end is a count of boxes): dyn.strided_slice reads them when the
+// program runs. The axes must be known here, since they decide which extents become `?`.
+void sliceAtRunTime(NodeContext& n) {
+  const int64_t rank = n.inputRank(0);
+  std::optional<std::vector<int64_t>> axes;
+  if (n.hasInput(3)) {
+    axes.emplace();
+    for (int64_t a : n.constantInts(3, "axes"))
+      axes->push_back(n.normalizeAxis(a, rank, "axes entry"));
+  }
+  Expr steps = n.hasInput(4) ? n.input(4) : Expr{};
+  if (!steps) {
+    const int64_t count = n.inputType(1).ndim() == 1 && n.inputType(1).shape[0].isConst()
+                              ? n.inputType(1).shape[0].value()
+                              : -1;
+    if (count < 0) n.fail("onnx_input", "starts must be a 1-D tensor of static length");
+    NDArray ones = NDArray::empty({count}, DataType::int64());
+    for (int64_t k = 0; k < count; ++k) ones.setInt(k, 1);
+    steps = relay::makeConstant(ones);
+  }
+  n.setOutput(0, relay::dynStridedSlice(n.input(0), n.input(1), n.input(2), steps, axes));
+}
+
 // Slice (opset 10+ input form): starts, ends, optional axes and steps, all known at import time.
 // strided_slice clamps like ONNX (negative indices count from the end).
 void slice(NodeContext& n) {
   const int64_t rank = n.inputRank(0);
+  if (!n.constantInput(1) || !n.constantInput(2) || (n.hasInput(4) && !n.constantInput(4))) {
+    sliceAtRunTime(n);
+    return;
+  }
   const std::vector<int64_t> starts = n.constantInts(1, "starts");
   const std::vector<int64_t> ends = n.constantInts(2, "ends");
   std::vector<int64_t> axes;

@@ -14,6 +14,7 @@
 #include "relay/op/dynamic.h"
 #include "relay/op/op_common.h"
 #include "relay/op/scatter.h"
+#include "relay/op/tensor.h"
 #include "relay/shape_func.h"
 #include "relay/strategy/packed_weights.h"
 #include "relay/visit.h"
@@ -490,6 +491,11 @@ class FunctionLowering {
       const std::vector<std::string> reductions = {"update", "add", "mul", "min", "max"};
       const auto it = std::find(reductions.begin(), reductions.end(), a.reduction);
       values = {a.axis, static_cast<int64_t>(it - reductions.begin())};
+    }
+    if (op == "dyn.strided_slice") {
+      const auto& axes = relay::attrsOrDefault<relay::StridedSliceAttrs>(call.attrs.get()).axes;
+      values = {axes ? static_cast<int64_t>(axes->size()) : 0};
+      if (axes) values.insert(values.end(), axes->begin(), axes->end());
     }
     if (op == "shape_of")
       values = {relay::attrsOrDefault<relay::ShapeOfAttrs>(call.attrs.get()).dtype.bits()};

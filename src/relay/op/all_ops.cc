@@ -13,7 +13,7 @@ void registerBuiltinOps(OpRegistry& registry) {
       registerReduceOps,     registerShapeOps,         registerSelectOps,   registerCastOps,
       registerCreationOps,   registerQuantizeOps,      registerArgwhereOps, registerUniqueOps,
       registerVisionOps,     registerConvTransposeOps, registerConv3dOps,   registerPool3dOps,
-      registerTopKOps,       registerShapeOfOps,       registerScatterOps,
+      registerTopKOps,       registerShapeOfOps,       registerScatterOps,  registerDynSliceOps,
   };
   for (Family family : kFamilies) family(registry);
 }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "relay/expr.h"
 
@@ -84,6 +85,11 @@ Expr shapeOf(Expr data, DataType dtype = DataType::int64());
 /// `data` with the shape read from `newshape` (a 1-D integer tensor) when the program runs, as
 /// ONNX Reshape reads it (0 copies the input's extent, one -1 is inferred): every extent `?`.
 Expr dynReshape(Expr data, Expr newshape);
+/// A strided slice of `data` along `axes` (None: the leading axes) whose begin, end and strides
+/// are 1-D integer tensors read when the program runs, clamped as ONNX Slice clamps: the sliced
+/// extents are `?`.
+Expr dynStridedSlice(Expr data, Expr begin, Expr end, Expr strides,
+                     std::optional<std::vector<int64_t>> axes = std::nullopt);
 /// The `k` (a scalar or 1-element integer tensor, read at run time) largest or smallest slices
 /// of `data` along `axis`, sorted, ties by lower index first: (values, indices) with `?` at `axis`.
 Expr dynTopK(Expr data, Expr k, TopKAttrs attrs = {});

@@ -30,6 +30,7 @@ void registerUniqueOps(OpRegistry& r);    // unique.cc: unique (data-dependent s
 void registerTopKOps(OpRegistry& r);      // topk.cc: dyn.topk (data-dependent shape)
 void registerShapeOfOps(OpRegistry& r);   // shape_of.cc: shape_of (a VM builtin)
 void registerScatterOps(OpRegistry& r);   // scatter_elements.cc (a VM builtin)
+void registerDynSliceOps(OpRegistry& r);  // dyn_slice.cc: dyn.strided_slice (data-dependent shape)
 void registerVisionOps(OpRegistry& r);    // vision_nms.cc: vision.all_class_non_max_suppression
 
 }  // namespace tessera::relay

@@ -21,6 +21,9 @@ VMValue allClassNms(const std::vector<NDArray>& args);
 VMValue topK(const std::vector<NDArray>& args);
 /// dyn.reshape(data, newshape, attrs = []): data with the shape newshape's values give.
 VMValue dynReshape(const std::vector<NDArray>& args);
+/// dyn.strided_slice(data, begin, end, strides, attrs = [count, axes...] or [0]): the slice
+/// ONNX Slice reads, along `axes` or the leading axes.
+VMValue dynStridedSlice(const std::vector<NDArray>& args);
 /// scatter_elements(data, indices, updates, attrs = [axis, reduction (0 update, 1 add, 2 mul,
 /// 3 min, 4 max)]): data with the updates combined at the indexed positions.
 VMValue scatterElements(const std::vector<NDArray>& args);

@@ -1,4 +1,4 @@
-// The VM builtins dyn.topk, shape_of and dyn.reshape (runtime/vm/builtin_ops.h). topk selects with
+// The VM builtins dyn.topk and shape_of (runtime/vm/builtin_ops.h). topk selects with
 // a partial sort whose order breaks ties by index, where the reference kernel (relay/op/topk.cc)
 // stable-sorts the whole axis: two ways to the same answer, compared by the tests.
 #include <algorithm>
@@ -89,35 +89,6 @@ VMValue shapeOf(const std::vector<NDArray>& args) {
   NDArray out = NDArray::empty({static_cast<int64_t>(x.ndim())}, intOfBits(attrs[0]));
   for (int64_t k = 0; k < x.ndim(); ++k) out.setInt(k, x.shape()[k]);
   return VMValue{out, nullptr};
-}
-
-// ONNX Reshape's reading (0 copies the input's extent, one -1 is inferred), into a buffer of
-// its own: the VM may reuse the argument's storage once it is dead.
-VMValue dynReshape(const std::vector<NDArray>& args) {
-  const NDArray& x = argAt(args, 0, "dyn.reshape");
-  const NDArray& spec = argAt(args, 1, "dyn.reshape");
-  std::vector<int64_t> shape(static_cast<size_t>(spec.numel()));
-  int64_t known = 1;
-  int inferred = -1;
-  for (int64_t k = 0; k < spec.numel(); ++k) {
-    int64_t e = spec.getInt(k);
-    if (e == 0 && k < x.ndim()) e = x.shape()[k];
-    if (e == -1 && inferred < 0)
-      inferred = static_cast<int>(k);
-    else if (e < 0)
-      throwDiagnostic("vm_builtin", "dyn.reshape: newshape " + spec.describe() +
-                                        " has the extent " + std::to_string(e));
-    else
-      known *= e;
-    shape[k] = e;
-  }
-  if (inferred >= 0) shape[inferred] = known > 0 ? x.numel() / known : -1;
-  int64_t numel = 1;
-  for (int64_t e : shape) numel *= e;
-  if (numel != x.numel() || (inferred >= 0 && shape[inferred] < 0))
-    throwDiagnostic("vm_builtin", "dyn.reshape: cannot reshape " + x.describe() +
-                                      " to the values of " + spec.describe());
-  return VMValue{x.copy().reshaped(shape), nullptr};
 }
 
 }  // namespace tessera::runtime::vm::builtin

@@ -17,6 +17,7 @@ const Builtin* findBuiltin(const std::string& name) {
       {"shape_of", builtin::shapeOf},
       {"scatter_elements", builtin::scatterElements},
       {"dyn.reshape", builtin::dynReshape},
+      {"dyn.strided_slice", builtin::dynStridedSlice},
   };
   auto it = table.find(name);
   return it == table.end() ? nullptr : &it->second;

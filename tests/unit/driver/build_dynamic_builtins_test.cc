@@ -115,6 +115,52 @@ TEST(BuildDynamicBuiltins, OnnxScatterElementsOverAnyRowsIsTheBuiltin) {
         << rows;
 }
 
+TEST(BuildDynamicBuiltins, DynStridedSliceReadsItsBoundsWhenTheProgramRuns) {
+  const relay::IRModule m = parse(
+      R"(def @main(%x: Tensor[(?, 5), float32], %b: Tensor[(2), int64], %e: Tensor[(2), int64], %s: Tensor[(2), int64]) {
+  %0 = dyn.strided_slice(%x, %b, %e, %s, axes=[1, 0]);
+  add(%0, 1f)
+})");
+  const Built built = buildVM(m);
+  auto ints = [](std::vector<int64_t> v) {
+    NDArray a = NDArray::empty({static_cast<int64_t>(v.size())}, DataType::int64());
+    for (size_t k = 0; k < v.size(); ++k) a.setInt(static_cast<int64_t>(k), v[k]);
+    return a;
+  };
+  const NDArray x = randomTensor({6, 5}, DataType::float32(), 12, -1, 1);
+  // Columns 1, 3 of rows 0-1; columns from the last back by 2 of rows from 3 back; nothing.
+  EXPECT_TRUE(
+      test::vmMatchesInterpreter(built, m, {x, ints({1, 0}), ints({100, 2}), ints({2, 1})}));
+  EXPECT_TRUE(
+      test::vmMatchesInterpreter(built, m, {x, ints({-1, 3}), ints({-100, -100}), ints({-2, -1})}));
+  EXPECT_TRUE(test::vmMatchesInterpreter(built, m, {x, ints({4, 0}), ints({2, 6}), ints({1, 1})}));
+}
+
+// torchvision's `split(boxes_per_image)`: a Slice whose end is another tensor's row count.
+TEST(BuildDynamicBuiltins, OnnxSliceToARunTimeEnd) {
+  tessera::test::OnnxGraph g(13);
+  g.input("x", {-1, 4}).input("p", {-1, 2});
+  NDArray zero = NDArray::empty({1}, DataType::int64());
+  zero.setInt(0, 0);
+  NDArray index = NDArray::scalarInt(0, DataType::int64());
+  g.initializer("zero", zero).initializer("index", index);
+  g.node("Shape", {"p"}, {"ps"});
+  g.node("Gather", {"ps", "index"}, {"rows"});
+  g.node("Unsqueeze", {"rows", "zero"}, {"end"});
+  g.node("Slice", {"x", "zero", "end", "zero"}, {"y"});
+  g.output("y");
+  const relay::IRModule m = frontend::onnx::importOnnxBytes(g.bytes(), {.dynamicDims = true});
+  const std::string printed = relay::printModule(m);
+  EXPECT_NE(printed.find("dyn.strided_slice"), std::string::npos) << printed;
+  const Built built = buildVM(m);
+  for (auto [rows, keep] : {std::pair<int64_t, int64_t>{5, 3}, {2, 2}, {3, 6}, {4, 0}})
+    EXPECT_TRUE(
+        test::vmMatchesInterpreter(built, m,
+                                   {randomTensor({rows, 4}, DataType::float32(), 10, -1, 1),
+                                    randomTensor({keep, 2}, DataType::float32(), 11, -1, 1)}))
+        << rows << " rows, " << keep << " kept";
+}
+
 // Flatten of a tensor whose `?` extents are past the leading axis, at every axis.
 TEST(BuildDynamicBuiltins, OnnxFlattenMergesAnyExtents) {
   tessera::test::OnnxGraph g(13);

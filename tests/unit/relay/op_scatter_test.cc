@@ -1,4 +1,4 @@
-// scatter_elements and dyn.reshape: type relations (each constraint label of
+// scatter_elements, dyn.reshape and dyn.strided_slice: type relations (each constraint label of
 // docs/spec/ops/dynamic.md has a negative test named after it), reference kernels against
 // hand-computed results, out-of-range indices as clean errors, and the printed calls parsing back.
 // Their VM builtins are compared with these kernels in build_dynamic_builtins_test.cc.
@@ -7,6 +7,7 @@
 #include "relay/op/dynamic.h"
 #include "relay/op/op_common.h"
 #include "relay/op/scatter.h"
+#include "relay/op/tensor.h"
 #include "relay/structural_equal.h"
 #include "relay/text/parser.h"
 #include "relay/text/printer.h"
@@ -135,6 +136,52 @@ TEST(OpDynReshape, dyn_reshape_c1_OneDimensionalIntegerShape) {
                              inferCallType("dyn.reshape", {tt({4}, kF32), tt({2}, kF32)});
                            }).code;
   EXPECT_EQ(code, "dyn.reshape_c1");
+}
+
+// ONNX Slice's clamping: negative positions from the end, ends past the axis clamped, a negative
+// step walking back from a clamped begin.
+TEST(OpDynStridedSlice, ClampsAsOnnxSliceDoes) {
+  EXPECT_EQ(typeToString(inferCallType("dyn.strided_slice", {tt({4, 3}, kF32), tt({1}, kI64),
+                                                             tt({1}, kI64), tt({1}, kI64)})),
+            "Tensor[(?, 3), float32]");
+  const NDArray x = t({4, 3}, kF32, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+  auto slice = [&](std::vector<double> b, std::vector<double> e, std::vector<double> s,
+                   std::optional<std::vector<int64_t>> axes) {
+    const auto n = static_cast<int64_t>(b.size());
+    StridedSliceAttrs attrs;
+    attrs.axes = std::move(axes);
+    return evalOp("dyn.strided_slice", {x, t({n}, kI64, b), t({n}, kI64, e), t({n}, kI64, s)},
+                  makeAttrs(std::move(attrs)))
+        .tensor();
+  };
+  const NDArray rows = slice({1}, {100}, {2}, std::nullopt);
+  EXPECT_EQ(rows.shape(), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(test::valuesOf(rows), (std::vector<double>{3, 4, 5, 9, 10, 11}));
+  const NDArray back = slice({-1}, {-100}, {-2}, std::vector<int64_t>{1});
+  EXPECT_EQ(test::valuesOf(back), (std::vector<double>{2, 0, 5, 3, 8, 6, 11, 9}));
+  EXPECT_EQ(slice({3}, {1}, {1}, std::vector<int64_t>{0}).shape(), (std::vector<int64_t>{0, 3}));
+  EXPECT_EQ(test::diagnosticOf([&] { slice({0}, {1}, {0}, std::nullopt); }).code,
+            "dyn.strided_slice");
+}
+
+TEST(OpDynStridedSlice, dyn_strided_slice_c1_OneLengthOfIntegers) {
+  const std::string code = test::diagnosticOf([] {
+                             inferCallType("dyn.strided_slice", {tt({4}, kF32), tt({1}, kI64),
+                                                                 tt({2}, kI64), tt({1}, kI64)});
+                           }).code;
+  EXPECT_EQ(code, "dyn.strided_slice_c1");
+}
+
+TEST(OpDynStridedSlice, dyn_strided_slice_c2_AxesFitTheRank) {
+  StridedSliceAttrs attrs;
+  attrs.axes = std::vector<int64_t>{2};
+  const Attrs a = makeAttrs(std::move(attrs));
+  const std::string code =
+      test::diagnosticOf([&] {
+        inferCallType("dyn.strided_slice",
+                      {tt({4, 2}, kF32), tt({1}, kI64), tt({1}, kI64), tt({1}, kI64)}, a);
+      }).code;
+  EXPECT_EQ(code, "dyn.strided_slice_c2");
 }
 
 TEST(OpScatterElements, PrintedCallsParseBack) {
