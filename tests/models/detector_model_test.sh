@@ -22,7 +22,11 @@ for k in 0 1; do
 import sys
 import numpy as np
 out = np.load(sys.argv[1])
-boxes, scores, labels = (out[f"output_{i}"] for i in range(3))
+# SSD and RetinaNet return boxes, scores, labels; Faster R-CNN boxes, labels, scores.
+fields = [out[f"output_{i}"] for i in range(3)]
+boxes = next(f for f in fields if f.ndim == 2)
+labels = next(f for f in fields if f.dtype.kind == "i")
+scores = next(f for f in fields if f.ndim == 1 and f.dtype.kind == "f")
 ref = [np.load(f"{sys.argv[2]}_{key}.npy") for key in ("boxes", "scores", "labels")]
 assert boxes.shape == ref[0].shape and scores.shape == ref[1].shape, (boxes.shape, ref[0].shape)
 # Scores within float rounding of each other may come out in either order (and, at the cut of

@@ -6,61 +6,70 @@
 #include "relay/op/tensor.h"
 
 namespace tessera::relay {
-namespace {
-
-tir::PrimExpr constDim(int64_t v) {
-  return tir::intImm(v, DataType::int64());
-}
-
-}  // namespace
-
 // Mirrors inferNewShape (transform_shape.cc): the input position advances on every value but -2,
 // -3 and -4, and the dims copied from the input take no part in the -1 division.
-std::optional<SymValue> reshapeShapeFunc(const CallNode& call, const std::vector<SymValue>& in) {
-  if (in.empty() || in[0].isTuple) return std::nullopt;
-  const auto& a = attrsOrDefault<ReshapeAttrs>(call.attrs.get());
-  const SymShape& x = in[0].shape;
-  SymShape out;
-  std::vector<bool> copied;
-  std::vector<bool> used(x.size(), false);
+std::optional<std::vector<tir::PrimExpr>> reshapeExtents(const std::vector<tir::PrimExpr>& in,
+                                                         const std::vector<int64_t>& newshape,
+                                                         bool allowzero, DataType dtype) {
+  const auto constant = [&](int64_t v) { return tir::intImm(v, dtype); };
+  std::vector<tir::PrimExpr> out;
+  std::vector<bool> copied;  // per output dim: taken from input dims, out of the -1 division
+  std::vector<bool> used(in.size(), false);
   std::optional<size_t> inferAt;
   size_t s = 0;
-  for (int64_t v : a.newshape) {
-    if (v > 0 || (v == 0 && a.allowzero)) {
-      out.push_back(constDim(v));
-      copied.push_back(false);
+  const auto emit = [&](tir::PrimExpr d, bool isCopy) {
+    out.push_back(std::move(d));
+    copied.push_back(isCopy);
+  };
+  for (size_t i = 0; i < newshape.size(); ++i) {
+    const int64_t v = newshape[i];
+    if (v > 0 || (v == 0 && allowzero)) {
+      emit(constant(v), false);
       ++s;
     } else if (v == 0 || v == -2) {
-      const size_t end = v == 0 ? s + 1 : x.size();
-      if (s >= x.size() && v == 0) return std::nullopt;
+      const size_t end = v == 0 ? s + 1 : in.size();
+      if (end > in.size()) return std::nullopt;
       for (; s < end; ++s) {
         used[s] = true;
-        out.push_back(x[s]);
-        copied.push_back(true);
+        emit(in[s], true);
       }
     } else if (v == -1) {
       inferAt = out.size();
-      out.push_back(constDim(1));
-      copied.push_back(false);
+      emit(constant(1), false);
       ++s;
-    } else if (v == -3 && s + 1 < x.size()) {
+    } else if (v == -3 && s + 1 < in.size()) {
       used[s] = used[s + 1] = true;
-      out.push_back(x[s] * x[s + 1]);
-      copied.push_back(true);
+      emit(in[s] * in[s + 1], true);
       s += 2;
+    } else if (v == -4 && s < in.size() && i + 2 < newshape.size()) {
+      const tir::PrimExpr d0 = in[s];
+      used[s++] = true;
+      const int64_t f0 = newshape[++i], f1 = newshape[++i];
+      const tir::PrimExpr rest = tir::floordiv(d0, constant(f0 == -1 ? f1 : f0));
+      emit(f0 == -1 ? rest : constant(f0), true);
+      emit(f1 == -1 ? rest : constant(f1), true);
     } else {
       return std::nullopt;
     }
   }
   if (inferAt) {
-    tir::PrimExpr numer = constDim(1), denom = constDim(1);
-    for (size_t k = 0; k < x.size(); ++k)
-      if (!used[k]) numer = numer * x[k];
+    tir::PrimExpr numer = constant(1), denom = constant(1);
+    for (size_t k = 0; k < in.size(); ++k)
+      if (!used[k]) numer = numer * in[k];
     for (size_t k = 0; k < out.size(); ++k)
       if (!copied[k] && k != *inferAt) denom = denom * out[k];
     out[*inferAt] = tir::floordiv(numer, denom);
   }
-  return SymValue{.shape = std::move(out)};
+  return out;
+}
+
+std::optional<SymValue> reshapeShapeFunc(const CallNode& call, const std::vector<SymValue>& in) {
+  if (in.empty() || in[0].isTuple) return std::nullopt;
+  const auto& a = attrsOrDefault<ReshapeAttrs>(call.attrs.get());
+  std::optional<SymShape> out =
+      reshapeExtents(in[0].shape, a.newshape, a.allowzero, DataType::int64());
+  if (!out) return std::nullopt;
+  return SymValue{.shape = std::move(*out)};
 }
 
 std::optional<SymValue> concatenateShapeFunc(const CallNode& call,

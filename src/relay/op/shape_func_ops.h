@@ -10,8 +10,14 @@
 
 namespace tessera::relay {
 
-/// reshape: 0 copies an input dim, -1 is the remaining elements over the emitted dims, -2 copies
-/// the rest, -3 multiplies two input dims; -4 (a split of one dim) is left to the relation.
+/// reshape's extents as expressions of the input's `in` (constants of `dtype`): 0 copies an input
+/// dim, -1 is the remaining elements over the emitted dims, -2 copies the rest, -3 multiplies two
+/// input dims, -4 splits one; nullopt when the codes do not fit the rank (the relation reports it).
+/// The shape function and the TE compute (inside a fused kernel) both use it.
+std::optional<std::vector<tir::PrimExpr>> reshapeExtents(const std::vector<tir::PrimExpr>& in,
+                                                         const std::vector<int64_t>& newshape,
+                                                         bool allowzero, DataType dtype);
+/// reshape's shape function: reshapeExtents of the input's symbolic shape.
 std::optional<SymValue> reshapeShapeFunc(const CallNode& call, const std::vector<SymValue>& in);
 /// concatenate: the sum of the inputs' extents along the axis, the first input's elsewhere.
 std::optional<SymValue> concatenateShapeFunc(const CallNode& call, const std::vector<SymValue>& in);

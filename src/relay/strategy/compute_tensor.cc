@@ -5,6 +5,7 @@
 #include <climits>
 
 #include "relay/op/quantize.h"
+#include "relay/op/shape_func_ops.h"
 #include "relay/op/tensor.h"
 #include "relay/strategy/strategy_util.h"
 #include "support/check.h"
@@ -159,10 +160,10 @@ void registerReductions() {
 
 // The output shape of a reshape in terms of `x`'s extents, so that inside a fused function every
 // `?` stays bound to a parameter's buffer: constants from the type; each `?` the input's extent
-// when the reshape carries them over unchanged and in order (expand_dims, squeeze, reshape by
-// copy codes); a single `?` otherwise the element count over the known extents (a reshape to
-// `[-1, 4]` of `?` boxes). Else the type's shape, each `?` a fresh size variable, which only an
-// output buffer can bind (a fused consumer of it would read an unbound extent).
+// when the op carries them over unchanged and in order (expand_dims, squeeze); a single `?`
+// otherwise the element count over the known extents (batch_flatten). Else the type's shape, each
+// `?` a fresh size variable, which only an output buffer can bind (a fused consumer of it would
+// read an unbound extent).
 std::vector<tir::PrimExpr> carriedShape(const Tensor& x, const Type& outType, const char* op,
                                         bool carries) {
   std::vector<tir::PrimExpr> in;
@@ -200,21 +201,55 @@ std::vector<tir::PrimExpr> carriedShape(const Tensor& x, const Type& outType, co
   return out;
 }
 
+// reshape's extents in terms of x's (the shape function's expressions), so that a `?` extent
+// inside a fused function is computed from a parameter's buffer rather than a fresh variable
+// nothing binds: a constant of the type stays a constant.
+std::vector<tir::PrimExpr> reshapeExtentsOf(const Tensor& x, const ReshapeAttrs& a,
+                                            const Type& outType) {
+  std::vector<tir::PrimExpr> out = staticShapeOf(outType, "reshape");
+  const DataType dtype = x.shape().empty() ? DataType::int32() : x.shape()[0]->dtype;
+  const std::optional<std::vector<tir::PrimExpr>> computed =
+      reshapeExtents(x.shape(), a.newshape, a.allowzero, dtype);
+  TS_CHECK(computed && computed->size() == out.size())
+      << "reshape: the newshape codes disagree with the typed rank";
+  for (size_t k = 0; k < out.size(); ++k)
+    if (!tir::asConstInt(out[k])) out[k] = (*computed)[k];
+  return out;
+}
+
 // Ops that keep the row-major element order: the relay type already has the new shape.
 void registerReshapes() {
   for (const char* op : {"reshape", "expand_dims", "squeeze", "nn.batch_flatten"}) {
     setUnary(op, [op](const Attrs& attrs, const Tensor& x, const Type& outType) {
       const std::string name = op;
-      bool carries = name == "expand_dims" || name == "squeeze";
-      if (name == "reshape") {
-        const auto& codes = attrsOf<ReshapeAttrs>(attrs).newshape;
-        carries = std::all_of(codes.begin(), codes.end(), [](int64_t c) { return c >= 0; });
-      }
+      if (name == "reshape")
+        return topi::reshape(x, reshapeExtentsOf(x, attrsOf<ReshapeAttrs>(attrs), outType));
+      const bool carries = name == "expand_dims" || name == "squeeze";
       return topi::reshape(x, carriedShape(x, outType, op, carries));
     });
   }
-  setCompute("reshape_like", [](const Attrs&, const Tensors& in, const Type& outType) {
-    return Tensors{topi::reshape(in.at(0), staticShapeOf(outType, "reshape_like"))};
+  // lhs[:lhs_begin] + rhs[rhs_begin:rhs_end] + lhs[lhs_end:], from the tensors' extents so that a
+  // `?` stays bound inside a fused function; the type's constants win.
+  setCompute("reshape_like", [](const Attrs& attrs, const Tensors& in, const Type& outType) {
+    const auto& a = attrsOf<ReshapeLikeAttrs>(attrs);
+    const std::vector<tir::PrimExpr>& lhs = in.at(0).shape();
+    const std::vector<tir::PrimExpr>& rhs = in.at(1).shape();
+    const auto at = [](std::optional<int64_t> v, size_t rank, size_t whenAbsent) {
+      if (!v) return whenAbsent;
+      const int64_t r = static_cast<int64_t>(rank);
+      return static_cast<size_t>(std::clamp<int64_t>(*v < 0 ? *v + r : *v, 0, r));
+    };
+    const size_t lb = at(a.lhsBegin, lhs.size(), 0), le = at(a.lhsEnd, lhs.size(), lhs.size());
+    const size_t rb = at(a.rhsBegin, rhs.size(), 0), re = at(a.rhsEnd, rhs.size(), rhs.size());
+    std::vector<tir::PrimExpr> dims(lhs.begin(), lhs.begin() + static_cast<long>(lb));
+    dims.insert(dims.end(), rhs.begin() + static_cast<long>(rb),
+                rhs.begin() + static_cast<long>(std::max(rb, re)));
+    dims.insert(dims.end(), lhs.begin() + static_cast<long>(std::max(lb, le)), lhs.end());
+    std::vector<tir::PrimExpr> out = staticShapeOf(outType, "reshape_like");
+    TS_CHECK(dims.size() == out.size()) << "reshape_like: extents disagree with the typed rank";
+    for (size_t k = 0; k < out.size(); ++k)
+      if (!tir::asConstInt(out[k])) out[k] = dims[k];
+    return Tensors{topi::reshape(in.at(0), out)};
   });
 }
 

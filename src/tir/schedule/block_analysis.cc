@@ -1,7 +1,10 @@
 // Block property checks shared by the primitives.
 #include "tir/schedule/block_analysis.h"
 
+#include <unordered_map>
+
 #include "tir/functor.h"
+#include "tir/schedule/schedule.h"
 
 namespace tessera::tir {
 
@@ -72,6 +75,76 @@ bool writesBuffer(const BlockNode* block, const BufferNode* buffer) {
     if (r.buffer.get() == buffer) return true;
   }
   return false;
+}
+
+namespace {
+
+// The direct operands of an expression (its field list: operands, indices, arguments).
+class DirectChildren : public IRVisitor {
+ public:
+  std::vector<PrimExpr> of(const PrimExprNode& e) {
+    out_.clear();
+    visitChildren(e);
+    return std::move(out_);
+  }
+  void visitExpr(const PrimExpr& e) override {
+    if (e) out_.push_back(e);
+  }
+
+ private:
+  std::vector<PrimExpr> out_;
+};
+
+// Tree sizes of expressions (memoized per node, so a shared subexpression costs one visit), with
+// loads of the producer's buffer counted as the producer's value they would become.
+class InlinedTreeSize {
+ public:
+  explicit InlinedTreeSize(const BufferStoreNode* producer) : producer_(producer) {
+    if (producer_ == nullptr) return;
+    postOrderVisitExpr(producer_->value, [&](const PrimExpr& x) {
+      ++valueSize_;
+      if (const auto* v = x->as<VarNode>()) ++uses_[v];
+    });
+  }
+  int64_t of(const PrimExpr& e) {
+    if (const auto it = size_.find(e.get()); it != size_.end()) return it->second;
+    int64_t n = 1;
+    const auto* load = e->as<BufferLoadNode>();
+    if (producer_ != nullptr && load != nullptr && load->buffer == producer_->buffer &&
+        load->indices.size() == producer_->indices.size()) {
+      n = valueSize_;
+      for (size_t i = 0; i < load->indices.size(); ++i) {
+        const auto* var = producer_->indices[i]->as<VarNode>();
+        const auto it = var ? uses_.find(var) : uses_.end();
+        if (it != uses_.end()) n += it->second * (of(load->indices[i]) - 1);
+      }
+    } else {
+      for (const PrimExpr& c : DirectChildren().of(*e)) n += of(c);
+    }
+    size_[e.get()] = n;
+    return n;
+  }
+
+ private:
+  const BufferStoreNode* producer_;
+  int64_t valueSize_ = 0;
+  std::unordered_map<const VarNode*, int64_t> uses_;
+  std::unordered_map<const PrimExprNode*, int64_t> size_;
+};
+
+}  // namespace
+
+int64_t inlinedValueSize(const BlockNode* producer, const BlockNode* consumer) {
+  const auto* pstore = producer->body ? producer->body->as<BufferStoreNode>() : nullptr;
+  const auto* cstore = consumer->body ? consumer->body->as<BufferStoreNode>() : nullptr;
+  if (cstore == nullptr) return 0;
+  return InlinedTreeSize(pstore).of(cstore->value);
+}
+
+bool inliningStaysSmall(Schedule& sch, const BlockRV& producer) {
+  for (const BlockRV& c : sch.getConsumers(producer))
+    if (inlinedValueSize(sch.get(producer), sch.get(c)) > kMaxInlinedValueSize) return false;
+  return true;
 }
 
 bool isCompleteBlock(const BlockNode* block) {

@@ -9,6 +9,9 @@
 
 namespace tessera::tir {
 
+class Schedule;
+struct BlockRV;
+
 /// The variables `e` mentions.
 std::unordered_set<const VarNode*> varsOf(const PrimExpr& e);
 /// Whether any binding of `realize` for an iter var of `type` mentions `v`.
@@ -27,5 +30,16 @@ std::vector<const BlockRealizeNode*> realizesUnder(const Stmt& root);
 /// Whether `block` reads (resp. writes) `buffer`.
 bool readsBuffer(const BlockNode* block, const BufferNode* buffer);
 bool writesBuffer(const BlockNode* block, const BufferNode* buffer);
+/// The number of expression nodes, counted as a tree (a shared subexpression once per use), of
+/// `consumer`'s stored value once `producer` (a single store) is inlined into it; the current size
+/// when either body is not a single store. Inlining over symbolic extents keeps every index's
+/// floordiv/floormod, so chains of reshapes grow the value multiplicatively: schedules use this to
+/// keep a producer materialized instead.
+int64_t inlinedValueSize(const BlockNode* producer, const BlockNode* consumer);
+/// The largest value, in expression nodes, that the default schedules and the tuner's AutoInline
+/// let inlining leave in a consumer (the kernels of ResNet, MobileNet and BERT stay under 100).
+constexpr int64_t kMaxInlinedValueSize = 2048;
+/// Whether inlining `producer` leaves every consumer's value within kMaxInlinedValueSize.
+bool inliningStaysSmall(Schedule& sch, const BlockRV& producer);
 
 }  // namespace tessera::tir

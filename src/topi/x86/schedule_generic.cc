@@ -6,6 +6,7 @@
 
 #include "tir/functor.h"
 #include "tir/schedule/attempt.h"
+#include "tir/schedule/block_analysis.h"
 #include "tir/stmt.h"
 #include "topi/x86/schedule.h"
 #include "topi/x86/schedule_util.h"
@@ -97,6 +98,10 @@ void inlineElementwise(tir::Schedule& sch, const std::vector<std::string>& keep)
       if (writesOutput(sch, b) || isReduction(sch, b)) continue;
       const bool copyOnly = name == "pad_temp" && !padsSomething(sch, b);
       if (contains(keep, name) && !copyOnly) continue;
+      // A stage read several times by each consumer is copied into every read, so chains of them
+      // grow multiplicatively (Faster R-CNN's proposal decoding reads one concatenation through
+      // four slices, each read again by several ops: its compile never ended in simplification).
+      if (!tir::inliningStaysSmall(sch, b)) continue;
       // Not inlinable (e.g. read at an index it cannot be substituted into): it stays a stage.
       progress = bool(tir::attempt(sch, [&](tir::Schedule& s) {
         s.computeInline(b);

@@ -57,7 +57,10 @@ std::vector<tir::Schedule> apply(tir::Schedule sch, const tir::BlockRV& block, c
   if (!constTensor && !isSpatialPrimFunc(sch.func()) &&
       (hasDisallowedExpr(b) || !readsAreInjectiveAndOrdered(b)))
     return unchanged(std::move(sch));
-  if (hasConsumers(sch, block) && tir::attempt(sch, [&](tir::Schedule& s) {
+  // A producer read many times by its consumers would be copied into every read: past the size
+  // bound it stays a stage (as in the default schedule).
+  if (tir::inliningStaysSmall(sch, block) && hasConsumers(sch, block) &&
+      tir::attempt(sch, [&](tir::Schedule& s) {
         s.computeInline(block);
         return Applicability::yes();
       }))

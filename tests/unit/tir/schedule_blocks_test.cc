@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "schedule_blocks_test_util.h"
+#include "tir/functor.h"
+#include "tir/schedule/block_analysis.h"
 #include "tir/schedule/primitive/block_primitives.h"
 #include "tir/schedule/trace.h"
 
@@ -247,6 +249,30 @@ TEST(ComputeInline, InlinesProducerIntoConsumer) {
   EXPECT_TRUE(contains(s, "C[vi, vj] = A[vi, vj] * T.float32(2.0) + T.float32(1.0)")) << s;
   EXPECT_TRUE(contains(s, "T.reads(A[vi, vj])")) << s;
   EXPECT_FALSE(contains(s, "alloc_buffer")) << s;
+  expectSameResults(f, sch.func());
+}
+
+TEST(ComputeInline, InlinedValueSizeCountsTheTreeInliningLeaves) {
+  // B = A[i, j] * A[i, j] uses each index var twice; C reads B at (floormod(i + j, 8), j), so
+  // inlining copies the 5-node first index into both uses of i: 7 + 2 * (5 - 1) nodes for the
+  // load, 17 for C's value.
+  Buffer a = makeBuffer("A", {intImm(8), intImm(8)});
+  Buffer b = makeBuffer("B", {intImm(8), intImm(8)});
+  Buffer c = makeBuffer("C", {intImm(8), intImm(8)});
+  Stmt sb = spatialStage("B", b, {8, 8}, {"i", "j"},
+                         [&](const auto& v) { return bufferLoad(a, v) * bufferLoad(a, v); });
+  Stmt sc = spatialStage("C", c, {8, 8}, {"i", "j"}, [&](const auto& v) {
+    return bufferLoad(b, {floormod(v[0] + v[1], intImm(8)), v[1]}) + floatImm(1);
+  });
+  const PrimFunc f = withRootAlloc({a, c}, {b}, seq({sb, sc}));
+  Schedule sch(f, 1);
+  const BlockRV bb = sch.getBlock("B"), cc = sch.getBlock("C");
+  EXPECT_EQ(inlinedValueSize(sch.get(bb), sch.get(cc)), 17);
+  sch.computeInline(bb);
+  int64_t nodes = 0;
+  postOrderVisitExpr(sch.get(cc)->body->as<BufferStoreNode>()->value,
+                     [&](const PrimExpr&) { ++nodes; });
+  EXPECT_EQ(nodes, 17);
   expectSameResults(f, sch.func());
 }
 
