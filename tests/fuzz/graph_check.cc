@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <exception>
 #include <functional>
+#include <iostream>
 #include <sstream>
 
 #include "codegen/llvm/target.h"
@@ -29,6 +31,35 @@ namespace tessera::fuzz {
 
 std::string Finding::str() const {
   return "graph fuzzer finding at stage " + stage + ": " + symptom + "\n--- module ---\n" + module;
+}
+
+std::optional<relay::IRModule> withUnknownExtents(const relay::IRModule& module, bool leadingOnly) {
+  const relay::Function& main = module.main();
+  std::vector<relay::Var> params;
+  std::unordered_map<const relay::ExprNode*, relay::Expr> fresh;
+  bool anyExtent = false;
+  for (const relay::Var& p : main->params) {
+    const auto* t = p->typeAnnotation->as<TensorTypeNode>();
+    TS_CHECK(t) << "parameter %" << p->nameHint << " is not a tensor";
+    // An extent of 1 stays: it may broadcast, and `?` against `?` is taken as equal extents.
+    Shape shape;
+    for (const Dim& d : t->shape) {
+      const bool unknown = (!leadingOnly || shape.empty()) && (!d.isConst() || d.value() != 1);
+      anyExtent = anyExtent || unknown;
+      shape.push_back(unknown ? Dim::any() : d);
+    }
+    params.push_back(relay::makeVar(p->nameHint, tensorType(shape, t->dtype)));
+    fresh[p.get()] = params.back();
+  }
+  if (!anyExtent) return std::nullopt;
+  relay::IRModule out;
+  out.add("main", relay::makeFunction(params, relay::replaceNodes(main->body, fresh)));
+  // Through text, so that every call is typed afresh from the new parameters.
+  try {
+    return relay::inferTypes(relay::parseModule(relay::printRoundTrip(out), "graph-fuzz"));
+  } catch (const DiagnosticError&) {
+    return std::nullopt;  // a relation that needs a constant extent refuses, cleanly
+  }
 }
 
 std::vector<relay::Value> graphInputs(const relay::IRModule& module, uint64_t seed) {
@@ -297,6 +328,45 @@ std::optional<Finding> checkGraph(const relay::IRModule& module, uint64_t dataSe
       if (problem)
         return Finding{std::string("build for the VM (branch ") + (branch ? "true" : "false") + ")",
                        *problem, relay::printModule(wrapped)};
+    }
+  }
+  if (options.dynamic) {
+    for (bool leadingOnly : {true, false}) {
+      ++s.stagesRun;
+      std::optional<relay::IRModule> unknown;
+      auto problem = guarded([&]() -> std::optional<std::string> {
+        unknown = withUnknownExtents(module, leadingOnly);
+        if (!unknown) {
+          ++s.dynamicRefused;
+          return std::nullopt;
+        }
+        std::optional<driver::Built> built;
+        try {
+          built.emplace(driver::build(*unknown, codegen::hostTarget(), {},
+                                      {.executor = driver::Executor::kVM}));
+        } catch (const DiagnosticError& e) {
+          ++s.dynamicRefused;  // an op whose compute needs constant extents, said cleanly
+          if (std::getenv("TESSERA_GRAPH_FUZZ_VERBOSE")) std::cerr << e.diagnostic().str() << "\n";
+          return std::nullopt;
+        }
+        ++s.dynamicCompiled;
+        std::vector<NDArray> got;
+        try {
+          got = runVM(*built, inputs);
+        } catch (const DiagnosticError& e) {
+          // Two extents the types took as equal (TVM's assumption for `?` dims) differ: a 1 that
+          // the static graph broadcast. The VM refuses it cleanly; anything else is a finding.
+          if (e.diagnostic().code != "vm_shape") throw;
+          ++s.dynamicRefusedWhenRun;
+          return std::nullopt;
+        }
+        return compareOutputs(got, expected, options);
+      });
+      if (problem)
+        return Finding{
+            std::string("build for the VM with ") +
+                (leadingOnly ? "each input's leading extent" : "every input extent") + " `?`",
+            *problem, unknown ? relay::printModule(*unknown) : relay::printModule(module)};
     }
   }
   if (options.plainBuild)

@@ -1,7 +1,8 @@
 // The graph fuzzer's differential check: a generated module runs on the reference interpreter (the
 // oracle), then after a text round trip, after each graph pass of the pass table on its own, after
 // the default optimization pipeline, and compiled by build() for the host on the graph executor;
-// and built by build() inside control flow on the VM (withControlFlow);
+// and built by build() inside control flow on the VM (withControlFlow), and with every input
+// extent `?` on the VM (withUnknownExtents);
 // every result must match the oracle's (integers and bools exactly, floats within a tolerance).
 // A mismatch, a crash, an internal error or a DiagnosticError on a well-typed graph is a finding.
 #pragma once
@@ -24,6 +25,10 @@ struct CheckOptions {
   /// Also the graph inside control flow (withControlFlow) through build() on the VM, both
   /// branches.
   bool vm = false;
+  /// Also the graph with its parameters' leading extents `?`, then all of them
+  /// (withUnknownExtents), each compiled once for the VM and run on the same inputs; a clean
+  /// refusal (type inference or a compute that needs constant extents) is counted, not a finding.
+  bool dynamic = false;
   double rtol = 1e-3;
   double atol = 1e-4;  ///< scaled by 1 + the largest magnitude of the oracle's tensor
 };
@@ -43,6 +48,9 @@ struct CheckStats {
   int graphs = 0;
   int stagesRun = 0;
   std::map<std::string, int> opCalls;  ///< calls per op name over the checked graphs
+  int dynamicCompiled = 0;             ///< graphs compiled with `?` input extents
+  int dynamicRefused = 0;              ///< ... and refused with a diagnostic
+  int dynamicRefusedWhenRun = 0;       ///< ... compiled, then refused when run (`vm_shape`)
 };
 
 /// `module` behind control flow, for the VM: @main(%branch: bool, params...) tail-calls a recursive
@@ -50,6 +58,11 @@ struct CheckStats {
 /// with its first float (or signed integer) parameter negated }`. With %branch true it computes
 /// what `module` does.
 relay::IRModule withControlFlow(const relay::IRModule& module);
+
+/// `module` with every extent but 1 of every parameter unknown (`?`), or only each parameter's
+/// leading one, typed afresh; nullopt when no parameter has such an extent or type inference
+/// refuses with a diagnostic.
+std::optional<relay::IRModule> withUnknownExtents(const relay::IRModule& module, bool leadingOnly);
 
 /// Seeded random arguments for @main's parameters: floats in [-1, 1), integers in [-64, 64).
 std::vector<relay::Value> graphInputs(const relay::IRModule& module, uint64_t seed);

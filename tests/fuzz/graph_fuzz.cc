@@ -21,6 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   CheckOptions options;
   options.plainBuild = choices.chance(25);
+  options.dynamic = choices.chance(25);
   if (auto finding = checkGraph(module, choices.dataSeed(), options)) {
     std::fprintf(stderr, "%s\n", finding->str().c_str());
     std::abort();

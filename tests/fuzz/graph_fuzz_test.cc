@@ -32,13 +32,16 @@ TEST(GraphFuzz, Seeds) {
     CheckOptions options;
     options.plainBuild = seed % 4 == 0;
     options.vm = seed % 3 == 0;
+    options.dynamic = seed % 2 == 1;
     if (auto f = checkSeed(seed, options, &stats)) {
       ADD_FAILURE() << f->str();
       ++findings;
     }
   }
   std::cout << stats.graphs << " graphs, " << stats.stagesRun << " stages, " << stats.opCalls.size()
-            << " distinct ops:";
+            << " distinct ops; with `?` extents " << stats.dynamicCompiled << " compiled, "
+            << stats.dynamicRefused << " refused, " << stats.dynamicRefusedWhenRun
+            << " refused when run;";
   for (const auto& [op, n] : stats.opCalls) std::cout << " " << op << "=" << n;
   std::cout << "\n";
   // The checks compile every graph: ops with data-dependent output shapes (argwhere, unique, ...)

@@ -3,6 +3,7 @@
 // type is the batched type with a leading 1.
 #include "lower/relay/row_kernels.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "relay/type_infer.h"
@@ -36,11 +37,23 @@ Rows rowsOf(const Type& type) {
   return tensor->shape[0].isAny() ? Rows::kLeading : Rows::kOther;
 }
 
-Type oneRow(const Type& type) {
+Type withRows(const Type& type, int64_t rows) {
   const auto* tensor = type->as<TensorTypeNode>();
   Shape shape = tensor->shape;
-  shape[0] = Dim(1);
+  shape[0] = Dim(rows);
   return tensorType(std::move(shape), tensor->dtype);
+}
+
+// The largest constant extent of `type`.
+int64_t largestExtent(const Type& type) {
+  int64_t out = 0;
+  if (const auto* tuple = type ? type->as<TupleTypeNode>() : nullptr) {
+    for (const Type& f : tuple->fields) out = std::max(out, largestExtent(f));
+  } else if (const auto* tensor = type ? type->as<TensorTypeNode>() : nullptr) {
+    for (const Dim& d : tensor->shape)
+      if (d.isConst()) out = std::max(out, d.value());
+  }
+  return out;
 }
 
 bool hasField(const AttrsNode& attrs, const std::string& name) {
@@ -76,22 +89,22 @@ bool worksAlongRows(const relay::CallNode& call, int64_t rank) {
   return false;
 }
 
-// The row's type is the batched type with 1 for the leading `?`.
-bool isRowOf(const Type& batched, const Type& row) {
+// The rows' type is the batched type with `rows` for the leading `?`.
+bool isRowOf(const Type& batched, const Type& row, int64_t rows) {
   if (!batched || !row) return batched == row;
   const auto* bt = batched->as<TupleTypeNode>();
   const auto* rt = row->as<TupleTypeNode>();
   if (bt || rt) {
     if (!bt || !rt || bt->fields.size() != rt->fields.size()) return false;
     for (size_t i = 0; i < bt->fields.size(); ++i)
-      if (!isRowOf(bt->fields[i], rt->fields[i])) return false;
+      if (!isRowOf(bt->fields[i], rt->fields[i], rows)) return false;
     return true;
   }
   const auto* b = batched->as<TensorTypeNode>();
   const auto* r = row->as<TensorTypeNode>();
   if (!b || !r || b->dtype != r->dtype || b->shape.size() != r->shape.size()) return false;
   for (size_t k = 0; k < b->shape.size(); ++k) {
-    const Dim want = k == 0 && b->shape[0].isAny() ? Dim(1) : b->shape[k];
+    const Dim want = k == 0 && b->shape[0].isAny() ? Dim(rows) : b->shape[k];
     if (!(r->shape[k] == want)) return false;
   }
   return true;
@@ -117,21 +130,18 @@ std::optional<RowSplit> splitByRows(const relay::Function& fn, std::string* why)
     return std::nullopt;
   };
   RowSplit split;
-  std::vector<relay::Var> params;
-  std::unordered_map<const relay::ExprNode*, Expr> retyped;
+  int64_t largest = 0;
+  relay::postOrderVisit(
+      fn->body, [&](const Expr& e) { largest = std::max(largest, largestExtent(typeOf(e))); });
   for (const relay::Var& p : fn->params) {
     const Rows r = rowsOf(p->type());
     if (r == Rows::kOther || (r == Rows::kLeading && !p->type()->as<TensorTypeNode>()))
       return fail("parameter %" + p->nameHint + " has a `?` that is not a leading axis");
     split.slicedParams.push_back(r == Rows::kLeading);
-    if (r == Rows::kNone) {
-      params.push_back(p);
-      continue;
-    }
-    params.push_back(relay::makeVar(p->nameHint, oneRow(p->type()), p->span));
-    retyped[p.get()] = params.back();
+    largest = std::max(largest, largestExtent(p->type()));
   }
-  if (retyped.empty()) return fail("no parameter has a leading `?`");
+  if (std::none_of(split.slicedParams.begin(), split.slicedParams.end(), [](bool b) { return b; }))
+    return fail("no parameter has a leading `?`");
   if (rowsOf(fn->body->type()) != Rows::kLeading) return fail("a result is not batched by rows");
   std::string reason;
   relay::postOrderVisit(fn->body, [&](const Expr& e) {
@@ -147,28 +157,42 @@ std::optional<RowSplit> splitByRows(const relay::Function& fn, std::string* why)
     if (!keepsRows) reason = relay::exprSummary(call->op) + " does not keep the rows apart";
   });
   if (!reason.empty()) return fail(reason);
-  const Expr body = relay::rewriteBottomUp(
-      fn->body, [&](const Expr& node, const std::vector<Expr>& children) -> Expr {
-        if (auto it = retyped.find(node.get()); it != retyped.end()) return it->second;
-        return relay::withChildren(node, children);
-      });
-  relay::Function perRow;
-  try {
-    perRow = relay::exprAs<relay::FunctionNode>(
-        relay::inferExprTypes(relay::makeFunction(params, body, nullptr, fn->attrs)));
-  } catch (const DiagnosticError& e) {
-    return fail("one row does not type: " + e.diagnostic().message);
+  // Retyped for one row (the kernel compiled), and for more rows than any constant extent of the
+  // function: a `?` that broadcasts against another axis (a 1-D `?` added to the columns of a
+  // `(?, 3)`) types with one row but not with that many, as it is not a row axis.
+  for (const int64_t rows : {int64_t{1}, largest + 2}) {
+    std::vector<relay::Var> params;
+    std::unordered_map<const relay::ExprNode*, Expr> retyped;
+    for (size_t i = 0; i < fn->params.size(); ++i) {
+      const relay::Var& p = fn->params[i];
+      params.push_back(split.slicedParams[i]
+                           ? relay::makeVar(p->nameHint, withRows(p->type(), rows), p->span)
+                           : p);
+      if (split.slicedParams[i]) retyped[p.get()] = params.back();
+    }
+    const Expr body = relay::rewriteBottomUp(
+        fn->body, [&](const Expr& node, const std::vector<Expr>& children) -> Expr {
+          if (auto it = retyped.find(node.get()); it != retyped.end()) return it->second;
+          return relay::withChildren(node, children);
+        });
+    relay::Function typed;
+    try {
+      typed = relay::exprAs<relay::FunctionNode>(
+          relay::inferExprTypes(relay::makeFunction(params, body, nullptr, fn->attrs)));
+    } catch (const DiagnosticError& e) {
+      return fail(std::to_string(rows) + " rows do not type: " + e.diagnostic().message);
+    }
+    // Value by value, the rows are the batch's leading slice.
+    const std::vector<Expr> batched = nodesInPostOrder(fn->body),
+                            sliced = nodesInPostOrder(typed->body);
+    if (batched.size() != sliced.size()) return fail("the retyped function differs in structure");
+    for (size_t k = 0; k < batched.size(); ++k) {
+      if (batched[k]->as<relay::OpNode>()) continue;
+      if (!isRowOf(typeOf(batched[k]), typeOf(sliced[k]), rows))
+        return fail(relay::exprSummary(batched[k]) + " is not computed row by row");
+    }
+    if (rows == 1) split.perRow = typed;
   }
-  // Value by value, the row is the batch's leading slice.
-  const std::vector<Expr> batched = nodesInPostOrder(fn->body),
-                          rows = nodesInPostOrder(perRow->body);
-  if (batched.size() != rows.size()) return fail("the retyped function differs in structure");
-  for (size_t k = 0; k < batched.size(); ++k) {
-    if (batched[k]->as<relay::OpNode>()) continue;
-    if (!isRowOf(typeOf(batched[k]), typeOf(rows[k])))
-      return fail(relay::exprSummary(batched[k]) + " is not computed row by row");
-  }
-  split.perRow = perRow;
   return split;
 }
 

@@ -312,6 +312,15 @@ std::optional<Type> broadcastToRel(const TypeReporter& r) {
   for (size_t k = 0; ok && k < t->shape.size(); ++k) {
     const Dim& d = t->shape[t->shape.size() - 1 - k];
     const int64_t want = target[rank - 1 - k];
+    if (!d.isConst() && !d.isAny()) {
+      // A symbolic extent (a shape function running): assumed equal to the target's, checked
+      // when the program runs (an extent of 1 there is refused, not broadcast, as for the
+      // binary ops); the kernel reads it at the target's indices.
+      r.assumeEqual(d, Dim(want),
+                    "dimension " + std::to_string(t->shape.size() - 1 - k) +
+                        " of the data and the target shape");
+      continue;
+    }
     ok = want >= 0 && (d.isAny() || (d.isConst() && (d.value() == 1 || d.value() == want)));
   }
   for (int64_t want : target) ok = ok && want >= 0;

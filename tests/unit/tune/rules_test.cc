@@ -6,6 +6,8 @@
 
 #include "codegen/llvm/target.h"
 #include "rule_kernels.h"
+#include "tir/functor.h"
+#include "tir/schedule/block_analysis.h"
 #include "tune/mutator.h"
 #include "tune/rules/post_order_apply.h"
 
@@ -102,6 +104,41 @@ TEST(TuneRules, AutoInlineFoldsAnElementwiseChainIntoOneBlock) {
   ASSERT_EQ(spaces.size(), 1u);
   EXPECT_EQ(spaces[0].trace.str().find("sample_categorical"), std::string::npos);
   expectSpacesCorrect(chain, spaces);
+}
+
+TEST(TuneRules, AutoInlineKeepsAProducerWhoseCopiesWouldPassTheSizeBound) {
+  // Each stage reads the previous one twice (at i and at the next row), so inlining all twelve
+  // into the last would copy the first stage's value 2^12 times: AutoInline stops inlining where
+  // a consumer's value would pass kMaxInlinedValueSize, and the result is unchanged.
+  using namespace te;
+  const Tensor a = placeholder({16}, DataType::float32(), "A");
+  Tensor t = a;
+  for (int k = 0; k < 12; ++k) {
+    const Tensor prev = t;
+    t = compute(
+        {16},
+        [&](Var i) {
+          return prev(i) * tir::floatImm(0.5) +
+                 prev(tir::floormod(i + tir::intImm(1), tir::intImm(16)));
+        },
+        "T" + std::to_string(k));
+  }
+  const tir::PrimFunc doubling = createPrimFunc({a, t});
+  std::vector<tir::Schedule> made =
+      rules::postOrderApply(doubling, {rules::autoInline()}, rules::RuleContext{}, 0);
+  ASSERT_EQ(made.size(), 1u);
+  const std::string text = tir::toScript(made[0].func());
+  EXPECT_GT(count(text, "with T.block(") - count(text, "# with T.block("), 1u) << text;
+  EXPECT_LT(count(text, "with T.block(") - count(text, "# with T.block("), 12u) << text;
+  tir::preOrderVisit(made[0].func()->body, [&](const tir::Stmt& st) {
+    if (const auto* store = st->as<tir::BufferStoreNode>()) {
+      int64_t nodes = 0;
+      tir::postOrderVisitExpr(store->value, [&](const tir::PrimExpr&) { ++nodes; });
+      EXPECT_LE(nodes, tir::kMaxInlinedValueSize) << store->buffer->name;
+    }
+    return true;
+  });
+  tir::testing::expectSameResults(doubling, made[0].func());
 }
 
 TEST(TuneRules, AutoInlineKeepsPaddingAndRandomComputeLocationPlacesIt) {
