@@ -111,13 +111,13 @@ TEST(GraphFuzzRegression, ChainedReflectPadsInlineLinearly) {
   expectNoFinding(text);
 }
 
-// Open (found 2026-11-30 by the `?`-extent stage): seed 447 with each input's leading extent `?`
-// fails when run with codegen_call "T_strided_slice.shape[0] has an unsatisfied constraint": a
-// size-mode strided_slice of the leading `?` after conv2d, layer_norm over axis 0, concatenate and
-// layout_transform gets an output extent from the shape function that its kernel does not
-// expect. By seed, so a generator change moves it; the fixed findings of that stage have modules
-// of their own in BuildDynamicFusion.*.
-TEST(GraphFuzzRegression, DISABLED_Seed447SizeModeSliceOfALeadingUnknown) {
+// Found 2026-11-30 by the `?`-extent stage, seed 447 with each input's leading extent `?`: after
+// SimplifyInference a `?` broadcast against a constant 2 made the slice's input static while its
+// type kept `?` for the sliced axis; the compute copied the input's extent (2) for that axis
+// instead of the slice's length (1), and the VM's call failed "T_strided_slice.shape[0] has an
+// unsatisfied constraint". By seed, so a generator change moves it; BuildDynamicFusion.* has the
+// module itself.
+TEST(GraphFuzzRegression, Seed447SizeModeSliceOfALeadingUnknown) {
   CheckOptions options;
   options.dynamic = true;
   const std::optional<Finding> f = checkSeed(447, options);

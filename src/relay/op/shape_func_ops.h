@@ -3,6 +3,7 @@
 // row (OpDef::shapeFunc) beside the type relation; relay/shape_func.h says how they are used.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -17,6 +18,14 @@ namespace tessera::relay {
 std::optional<std::vector<tir::PrimExpr>> reshapeExtents(const std::vector<tir::PrimExpr>& in,
                                                          const std::vector<int64_t>& newshape,
                                                          bool allowzero, DataType dtype);
+/// One axis of a strided slice over a known extent, resolved as numpy does (negative indices from
+/// the end, clamped; in size mode `end` is a count, negative for the rest): the first index, the
+/// step and the element count. The type relation and the TE compute both use it.
+struct ResolvedSlice {
+  int64_t first = 0, step = 1, length = 0;
+};
+ResolvedSlice resolveSliceAxis(std::optional<int64_t> begin, std::optional<int64_t> end,
+                               int64_t stride, int64_t extent, bool sizeMode);
 /// reshape's shape function: reshapeExtents of the input's symbolic shape.
 std::optional<SymValue> reshapeShapeFunc(const CallNode& call, const std::vector<SymValue>& in);
 /// concatenate: the sum of the inputs' extents along the axis, the first input's elsewhere.

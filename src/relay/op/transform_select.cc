@@ -224,21 +224,10 @@ struct SliceAxis {
   int64_t first = 0, length = 0;
 };
 
-// Clamps like numpy: negative indices count from the end; the range is [0, extent] for forward
-// and [-1, extent - 1] for backward steps.
 void resolveSlice(SliceAxis& s, int64_t extent, bool sizeMode) {
-  auto canon = [&](int64_t index) {
-    if (index < 0) index += extent;
-    const int64_t lo = s.stride < 0 ? -1 : 0;
-    const int64_t hi = s.stride < 0 ? extent - 1 : extent;
-    return std::min(std::max(index, lo), hi);
-  };
-  const int64_t b = s.begin ? canon(*s.begin) : (s.stride > 0 ? 0 : extent - 1);
-  int64_t e = s.end ? canon(*s.end) : (s.stride > 0 ? extent : -1);
-  if (sizeMode) e = (!s.end || *s.end < 0) ? extent : std::min(b + *s.end, extent);
-  s.first = b;
-  s.length = s.stride > 0 ? std::max<int64_t>(0, (e - b + s.stride - 1) / s.stride)
-                          : std::max<int64_t>(0, (b - e - s.stride - 1) / -s.stride);
+  const ResolvedSlice r = resolveSliceAxis(s.begin, s.end, s.stride, extent, sizeMode);
+  s.first = r.first;
+  s.length = r.length;
 }
 
 // The sliced axes of a call; reports strided_slice_c1..c4 when `r` is set.
@@ -302,6 +291,25 @@ std::optional<Type> stridedSliceRel(const TypeReporter& r) {
 }
 
 }  // namespace
+
+// Clamps like numpy: negative indices count from the end; the range is [0, extent] for forward
+// and [-1, extent - 1] for backward steps.
+ResolvedSlice resolveSliceAxis(std::optional<int64_t> begin, std::optional<int64_t> end,
+                               int64_t stride, int64_t extent, bool sizeMode) {
+  if (sizeMode) stride = 1;
+  auto canon = [&](int64_t index) {
+    if (index < 0) index += extent;
+    const int64_t lo = stride < 0 ? -1 : 0;
+    const int64_t hi = stride < 0 ? extent - 1 : extent;
+    return std::min(std::max(index, lo), hi);
+  };
+  const int64_t b = begin ? canon(*begin) : (stride > 0 ? 0 : extent - 1);
+  int64_t e = end ? canon(*end) : (stride > 0 ? extent : -1);
+  if (sizeMode) e = (!end || *end < 0) ? extent : std::min(b + *end, extent);
+  const int64_t length = stride > 0 ? std::max<int64_t>(0, (e - b + stride - 1) / stride)
+                                    : std::max<int64_t>(0, (b - e - stride - 1) / -stride);
+  return {.first = b, .step = stride, .length = length};
+}
 
 // A `?` axis sliced with a forward step (a detector's `keep[:300]`): numpy's clamping written
 // over the run-time extent n, begin and end each min(i, n) when non-negative, max(i + n, 0)

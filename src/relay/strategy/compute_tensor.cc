@@ -29,20 +29,6 @@ void setUnary(const std::string& op,
   });
 }
 
-// numpy-style slice resolution of one axis (the reference's rules): the first index and the step.
-std::pair<int64_t, int64_t> sliceStart(std::optional<int64_t> begin, int64_t stride, int64_t extent,
-                                       bool sizeMode) {
-  if (sizeMode) stride = 1;
-  auto canon = [&](int64_t index) {
-    if (index < 0) index += extent;
-    const int64_t lo = stride < 0 ? -1 : 0;
-    const int64_t hi = stride < 0 ? extent - 1 : extent;
-    return std::min(std::max(index, lo), hi);
-  };
-  const int64_t b = begin ? canon(*begin) : (stride > 0 ? 0 : extent - 1);
-  return {b, stride};
-}
-
 // The first index of a forward slice over a `?` extent n, as the shape function clamps it
 // (stridedSliceShapeFunc): begin when non-negative (past n the slice is empty), else
 // max(begin + n, 0).
@@ -88,7 +74,8 @@ Tensor stridedSliceCompute(const Attrs& attrs, const Tensor& x, const Type& outT
   }
   // Each `?` extent of the result in terms of x's, so that a fused consumer reads a bound extent:
   // an axis not sliced keeps x's; a sliced one has the shape function's length.
-  std::vector<tir::PrimExpr> out = staticShapeOf(outType, "strided_slice");
+  const std::vector<tir::PrimExpr> typed = staticShapeOf(outType, "strided_slice");
+  std::vector<tir::PrimExpr> out = typed;
   for (size_t ax = 0; ax < out.size() && ax < static_cast<size_t>(rank); ++ax)
     if (!tir::asConstInt(out[ax])) out[ax] = x.shape()[ax];
   for (size_t j = 0; j < axes.size(); ++j) {
@@ -108,9 +95,14 @@ Tensor stridedSliceCompute(const Attrs& attrs, const Tensor& x, const Type& outT
       }
       continue;
     }
-    auto [start, s] = sliceStart(b, stride, *extent, a.sliceMode == "size");
-    first[ax] = tir::intImm(start);
-    step[ax] = s;
+    const std::optional<int64_t> e = j < end.size() ? std::optional(end[j]) : std::nullopt;
+    const ResolvedSlice r = resolveSliceAxis(b, e, stride, *extent, a.sliceMode == "size");
+    first[ax] = tir::intImm(r.first);
+    step[ax] = r.step;
+    // The type left the axis `?` while this kernel's input extent is known (its function was
+    // specialised, e.g. a `?` taken as equal to a constant upstream): the slice's own length,
+    // not the input's extent copied above.
+    if (!tir::asConstInt(typed[ax])) out[ax] = tir::intImm(r.length, out[ax]->dtype);
   }
   return topi::stridedSlice(x, first, step, out);
 }

@@ -115,5 +115,21 @@ def @main(%x: Tensor[(?, 7), float32]) {
   EXPECT_EQ(d.code, "vm_shape") << d.message;
 }
 
+TEST(BuildDynamicFusion, ASliceOfAnExtentKnownOnlyAfterSimplificationHasItsOwnLength) {
+  // layer_norm over axis 0 with 2 gammas makes the rows 2 after SimplifyInference (a `?`
+  // broadcast against 2), while the slice's type keeps `?` for axis 0: its kernel must produce
+  // the slice's 1 row, not copy the input's 2 (the graph fuzzer's seed 447).
+  const relay::IRModule m = parse(R"(
+def @main(%x: Tensor[(?, 6, 4, 3), float32], %g: Tensor[(2), float32], %b: Tensor[(2), float32]) {
+  %0 = nn.layer_norm(%x, %g, %b, axis=0, epsilon=0.001f, center=False);
+  %1 = layout_transform(%0, src_layout="NCHW", dst_layout="NHWC");
+  strided_slice(%1, begin=[0, 2], end=[1, 2], strides=[1, 1], slice_mode="size", axes=None)
+})");
+  EXPECT_TRUE(test::vmMatchesInterpreter(buildVM(m), m,
+                                         {randomTensor({2, 6, 4, 3}, DataType::float32(), 1, -1, 1),
+                                          randomTensor({2}, DataType::float32(), 2, -1, 1),
+                                          randomTensor({2}, DataType::float32(), 3, -1, 1)}));
+}
+
 }  // namespace
 }  // namespace tessera::driver
