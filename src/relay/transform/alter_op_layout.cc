@@ -1,7 +1,10 @@
 #include "relay/transform/alter_op_layout.h"
 
+#include <unordered_map>
+
 #include "relay/transform/layout_rewriter.h"
 #include "relay/type_infer.h"
+#include "relay/visit.h"
 #include "support/check.h"
 
 namespace tessera::relay {
@@ -18,8 +21,53 @@ const AlterOpLayoutFn* ruleFor(const std::string& op, const target::Target& targ
   return nullptr;
 }
 
+/// The argument through which a layout-carrying call passes its data on: the only one, or of a
+/// binary broadcast the operand of the result's shape (the other is a bias or a scale).
+const Expr& carriedArgument(const CallNode& call) {
+  const auto resultShaped = [&call](const Expr& arg) {
+    return call.checkedType && arg->checkedType && typeEqual(arg->checkedType, call.checkedType);
+  };
+  if (call.args.size() == 2 && !resultShaped(call.args[0]) && resultShaped(call.args[1]))
+    return call.args[1];
+  return call.args[0];
+}
+
+/// Per call with a rule: the layout its consumers ask of its result (AlterOpLayoutFn's
+/// `consumerLayout`). Every call with a rule is asked, with its inputs in their original layouts,
+/// which layouts it takes them in; each argument it wants in another layout is followed up through
+/// the layout-carrying calls to the call with a rule that produced it. The first demand wins.
+std::unordered_map<const CallNode*, std::string> consumerLayouts(const Function& fn,
+                                                                 const target::Target& target) {
+  std::unordered_map<const CallNode*, std::string> wanted;
+  postOrderVisit(fn->body, [&](const Expr& e) {
+    const auto* call = e->as<CallNode>();
+    const auto* op = call ? call->op->as<OpNode>() : nullptr;
+    const AlterOpLayoutFn* rule = op ? ruleFor(op->name, target) : nullptr;
+    if (!rule) return;
+    const std::optional<LayoutAlteration> alone =
+        (*rule)(*call, std::vector<std::string>(call->args.size()), "", target);
+    if (!alone) return;
+    for (size_t i = 0; i < call->args.size() && i < alone->argLayouts.size(); ++i) {
+      if (alone->argLayouts[i] == alone->argOriginals.at(i)) continue;
+      const CallNode* producer = call->args[i]->as<CallNode>();
+      while (producer) {
+        const auto* producerOp = producer->op->as<OpNode>();
+        if (!producerOp) break;
+        if (ruleFor(producerOp->name, target)) {
+          wanted.try_emplace(producer, alone->argLayouts[i]);
+          break;
+        }
+        if (!carriesLayout(producerOp->name, producer->args.size())) break;
+        producer = carriedArgument(*producer)->as<CallNode>();
+      }
+    }
+  });
+  return wanted;
+}
+
 Expr alterCall(const target::Target& target, const CallNode& call,
-               const std::vector<Expr>& children, LayoutRewriter& rewriter) {
+               const std::vector<Expr>& children, const std::string& consumerLayout,
+               LayoutRewriter& rewriter) {
   const auto* op = call.op->as<OpNode>();
   const AlterOpLayoutFn* rule = ruleFor(op->name, target);
   if (!rule) return nullptr;
@@ -29,7 +77,7 @@ Expr alterCall(const target::Target& target, const CallNode& call,
     const HeldLayout* held = rewriter.heldLayout(children[i]);
     heldLayouts.push_back(held ? held->layout : "");
   }
-  std::optional<LayoutAlteration> alteration = (*rule)(call, heldLayouts, target);
+  std::optional<LayoutAlteration> alteration = (*rule)(call, heldLayouts, consumerLayout, target);
   if (!alteration) return nullptr;
   const size_t arity = call.args.size();
   TS_CHECK(alteration->argLayouts.size() == arity && alteration->argOriginals.size() == arity)
@@ -58,10 +106,13 @@ void registerAlterOpLayout(const std::string& op, const std::string& targetKey,
 
 Function alterOpLayout(const Function& fn, const target::Target& target) {
   const Function typed = fn->body->checkedType ? fn : exprAs<FunctionNode>(inferExprTypes(fn));
-  LayoutRewriter rewriter(
-      [&target](const CallNode& call, const std::vector<Expr>& children, LayoutRewriter& self) {
-        return alterCall(target, call, children, self);
-      });
+  const std::unordered_map<const CallNode*, std::string> wanted = consumerLayouts(typed, target);
+  LayoutRewriter rewriter([&target, &wanted](const CallNode& call,
+                                             const std::vector<Expr>& children,
+                                             LayoutRewriter& self) {
+    const auto it = wanted.find(&call);
+    return alterCall(target, call, children, it == wanted.end() ? "" : it->second, self);
+  });
   return exprAs<FunctionNode>(rewriter.run(typed));
 }
 

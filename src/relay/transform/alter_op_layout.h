@@ -36,9 +36,13 @@ struct LayoutAlteration {
 /// nullopt to leave it alone. `heldLayouts` has, per argument, the layout its rewritten value is
 /// already held in ("" when it is in its original layout): a rule may prefer to keep a chain in
 /// the layout its producers chose (TVM's InferCorrectLayout gets the same information).
+/// `consumerLayout` looks the other way: the layout in which a consumer of the call's result
+/// (reached through the layout-agnostic ops the rewriter carries layouts through) takes it when
+/// that consumer is altered on its own, with its inputs in their original layouts ("" when no
+/// consumer asks). A rule may produce that layout to save the transform on the way there.
 using AlterOpLayoutFn = std::function<std::optional<LayoutAlteration>(
     const CallNode& call, const std::vector<std::string>& heldLayouts,
-    const target::Target& target)>;
+    const std::string& consumerLayout, const target::Target& target)>;
 /// Target key -> rule.
 using AlterOpLayoutRules = std::map<std::string, AlterOpLayoutFn>;
 inline constexpr OpAttrMap<AlterOpLayoutRules> kAlterOpLayoutMap{"FTVMAlterOpLayout"};

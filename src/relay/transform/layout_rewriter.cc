@@ -91,6 +91,11 @@ Expr broadcastOperand(Expr operand, const TensorTypeNode& type, const HeldLayout
 
 }  // namespace
 
+bool carriesLayout(const std::string& op, size_t arity) {
+  return (arity == 1 && (isUnaryElemwise(op) || isPool(op))) ||
+         (arity == 2 && isBroadcastArith(op));
+}
+
 Expr LayoutRewriter::run(const Function& fn) {
   return rewriteBottomUp(fn, [this](const Expr& node, const std::vector<Expr>& children) {
     return visit(node, children);

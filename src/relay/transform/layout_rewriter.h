@@ -21,6 +21,10 @@ struct HeldLayout {
   std::string original;
 };
 
+/// Whether the rewriter carries a held layout through a call of `op` with `arity` arguments
+/// (unary elementwise ops, binary broadcast arithmetic, pools) instead of restoring its inputs.
+bool carriesLayout(const std::string& op, size_t arity);
+
 class LayoutRewriter {
  public:
   /// Rewrites an anchor call given its rewritten children (children[0] is the op); returns null

@@ -108,6 +108,66 @@ TEST(X86AlterOpLayout, PlainConvChainIsLeftAlone) {
   EXPECT_TRUE(matchesInterpreter(mod, 6));
 }
 
+// MobileNet's stem (3 input channels) feeds a depthwise conv, which is blocked on its own: the
+// stem takes its input as one block of 3 channels and hands the depthwise conv NCHW16c directly.
+TEST(X86AlterOpLayout, StemFeedingABlockedConsumerComesOutBlocked) {
+  Expr y = convUnit(relay::var("x", {1, 3, 24, 24}), 3, 32, 3, 2, 1, 80);
+  y = convUnit(y, 32, 32, 3, 1, 32, 90);
+  const relay::IRModule mod = moduleOf(y);
+  EXPECT_TRUE(matchesInterpreter(mod, 8));
+  EXPECT_EQ(convImplementations(build(mod, codegen::hostTarget())),
+            (std::vector<std::string>{"conv2d_NCHWc.x86", "depthwise_conv2d_NCHWc.x86"}));
+}
+
+// The rewrite of a stem whose consumer is blocked: one transform of the 3-channel input, none
+// between the stem and the depthwise conv (whose bias is added before the clip, operand first).
+TEST(X86AlterOpLayout, StemRewriteGolden) {
+  relay::strategy::registerStrategies();
+  const relay::IRModule before = relay::parseModule(
+      R"(def @main(%x: Tensor[(1, 3, 8, 8), float32], %w1: Tensor[(32, 3, 3, 3), float32], %b: Tensor[(32, 1, 1), float32], %w2: Tensor[(32, 1, 3, 3), float32]) {
+  %0 = nn.conv2d(%x, %w1, strides=[2, 2], padding=[1, 1, 1, 1]);
+  %1 = add(%b, %0);
+  %2 = clip(%1, a_min=0f, a_max=6f);
+  nn.conv2d(%2, %w2, padding=[1, 1, 1, 1], groups=32)
+})");
+  relay::PassContext ctx;
+  ctx.optLevel = 3;
+  ctx.target = codegen::withHostDefaults(target::Target::parse(
+      "llvm -mcpu=skylake-avx512 -mattr=+avx512f,+avx512bw,+avx512dq,+avx512vl,+avx2,+fma"));
+  const relay::IRModule after = (*relay::alterOpLayoutPass())(before, ctx);
+  EXPECT_EQ(
+      tessera::test::printBare(after),
+      R"(def @main(%x: Tensor[(1, 3, 8, 8), float32], %w1: Tensor[(32, 3, 3, 3), float32], %b: Tensor[(32, 1, 1), float32], %w2: Tensor[(32, 1, 3, 3), float32]) -> Tensor[(1, 32, 4, 4), float32] {
+  %0 = expand_dims(%b, axis=0);
+  %1 = layout_transform(%x, src_layout="NCHW", dst_layout="NCHW3c");
+  %2 = layout_transform(%w1, src_layout="OIHW", dst_layout="OIHW3i16o");
+  %3 = layout_transform(%0, src_layout="NCHW", dst_layout="NCHW16c");
+  %4 = nn.conv2d(%1, %2, strides=[2, 2], padding=[1, 1, 1, 1], data_layout="NCHW3c", kernel_layout="OIHW3i16o", out_layout="NCHW16c");
+  %5 = add(%3, %4);
+  %6 = clip(%5, a_min=0f, a_max=6f);
+  %7 = layout_transform(%w2, src_layout="OIHW", dst_layout="OIHW1i16o");
+  %8 = nn.conv2d(%6, %7, padding=[1, 1, 1, 1], groups=32, data_layout="NCHW16c", kernel_layout="OIHW1i16o");
+  layout_transform(%8, src_layout="NCHW16c", dst_layout="NCHW")
+}
+)");
+  EXPECT_TRUE(tessera::test::sameBehaviour(before, after, 3, 1e-5, 1e-5));
+}
+
+// ResNet's stem feeds a max pool and plain convolutions, which stay NCHW: so does the stem.
+TEST(X86AlterOpLayout, StemFeedingPlainConvsStaysNCHW) {
+  Expr y = convUnit(relay::var("x", {1, 3, 32, 32}), 3, 16, 7, 2, 1, 100);
+  relay::nn::MaxPool2DAttrs pool;
+  pool.poolSize = {3, 3};
+  pool.strides = {2, 2};
+  pool.padding = {1, 1, 1, 1};
+  y = relay::nn::maxPool2d(y, pool);
+  y = convUnit(y, 16, 16, 3, 1, 1, 110);
+  const relay::IRModule mod = moduleOf(y);
+  EXPECT_TRUE(matchesInterpreter(mod, 9));
+  for (const std::string& name : convImplementations(build(mod, codegen::hostTarget())))
+    EXPECT_EQ(name.find("NCHWc"), std::string::npos) << name;
+}
+
 struct DepthwiseCase {
   int64_t c, h, w, stride, k, next;  // next: output channels of a following 1x1 conv (0: none)
 };

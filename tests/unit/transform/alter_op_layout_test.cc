@@ -18,7 +18,7 @@ using test::printBare;
 
 // Every groups-1 NCHW conv2d to NCHW4c data and OIHW4i4o weights.
 std::optional<LayoutAlteration> blockBy4(const CallNode& call, const std::vector<std::string>&,
-                                         const target::Target&) {
+                                         const std::string&, const target::Target&) {
   const auto& a = strategy::attrsOf<nn::Conv2DAttrs>(call.attrs);
   if (a.groups != 1 || a.dataLayout != "NCHW") return std::nullopt;
   nn::Conv2DAttrs altered = a;
@@ -101,7 +101,8 @@ TEST_F(AlterOpLayoutTest, FirstTargetKeyWithARuleDecides) {
 TEST_F(AlterOpLayoutTest, AnotherBlockingIsOneTransformAway) {
   registerAlterOpLayout(
       "nn.max_pool2d", "test-block4",
-      [](const CallNode& call, const std::vector<std::string>&, const target::Target&) {
+      [](const CallNode& call, const std::vector<std::string>&, const std::string&,
+         const target::Target&) {
         nn::MaxPool2DAttrs a = strategy::attrsOf<nn::MaxPool2DAttrs>(call.attrs);
         a.layout = "NCHW2c";
         return std::optional<LayoutAlteration>(
@@ -119,6 +120,50 @@ TEST_F(AlterOpLayoutTest, AnotherBlockingIsOneTransformAway) {
       << text;
   EXPECT_TRUE(test::sameBehaviour(before, after, 3, 1e-5, 1e-5));
   kAlterOpLayoutMap.reset("nn.max_pool2d");
+}
+
+// A rule sees the layout its result's consumers ask for: depthwise convs are always blocked by 4,
+// dense ones only when a consumer asks. The demand reaches the first conv through a max pool and
+// a relu; the second conv's result goes through softmax, which restores its input, so it is left.
+TEST_F(AlterOpLayoutTest, RulesSeeTheLayoutTheirConsumersAskFor) {
+  registerAlterOpLayout(
+      "nn.conv2d", "test-demand",
+      [](const CallNode& call, const std::vector<std::string>&, const std::string& consumerLayout,
+         const target::Target&) -> std::optional<LayoutAlteration> {
+        const auto& a = strategy::attrsOf<nn::Conv2DAttrs>(call.attrs);
+        if (a.groups == 1 && consumerLayout != "NCHW4c") return std::nullopt;
+        nn::Conv2DAttrs altered = a;
+        altered.dataLayout = "NCHW4c";
+        altered.kernelLayout = a.groups == 1 ? "OIHW4i4o" : "OIHW1i4o";
+        return LayoutAlteration{makeAttrs(altered),
+                                {"NCHW4c", altered.kernelLayout},
+                                {"NCHW", "OIHW"},
+                                "NCHW4c",
+                                "NCHW"};
+      });
+  IRModule before = parseModule(
+      R"(def @main(%x: Tensor[(1, 4, 6, 6), float32], %w1: Tensor[(8, 4, 1, 1), float32], %w2: Tensor[(8, 1, 3, 3), float32], %w3: Tensor[(8, 4, 1, 1), float32]) {
+  %0 = nn.conv2d(%x, %w1, padding=[0, 0, 0, 0]);
+  %1 = nn.relu(%0);
+  %2 = nn.max_pool2d(%1, pool_size=[2, 2], strides=[2, 2]);
+  %3 = nn.conv2d(%2, %w2, padding=[1, 1, 1, 1], groups=8);
+  %4 = nn.conv2d(%x, %w3, padding=[0, 0, 0, 0]);
+  %5 = nn.softmax(%4, axis=1);
+  %6 = nn.conv2d(%5, %w2, padding=[1, 1, 1, 1], groups=8);
+  (%3, %6)
+})");
+  IRModule after = runWithTarget(before, targetWithKey("test-demand"));
+  const std::string text = printBare(after);
+  EXPECT_NE(text.find(R"(nn.conv2d(%0, %1, padding=[0, 0, 0, 0], data_layout="NCHW4c")"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(R"(nn.conv2d(%x, %w3, padding=[0, 0, 0, 0]))"), std::string::npos) << text;
+  size_t blocked = 0;
+  for (size_t at = text.find("data_layout=\"NCHW4c\""); at != std::string::npos;
+       at = text.find("data_layout=\"NCHW4c\"", at + 1))
+    ++blocked;
+  EXPECT_EQ(blocked, 3u) << text;
+  EXPECT_TRUE(test::sameBehaviour(before, after, 3, 1e-5, 1e-5));
 }
 
 }  // namespace

@@ -7,7 +7,11 @@
 //   shifts the row; in NCHW16c a tap is one vector multiply-add of whole channel blocks;
 // - a dense (groups 1) convolution only when its input already arrives blocked (its producer was
 //   altered): then staying blocked saves two transforms, while a chain of NCHW convolutions
-//   (ResNet's Winograd and packed kernels, which are faster there) is left as it is.
+//   (ResNet's Winograd and packed kernels, which are faster there) is left as it is;
+// - an image stem (fewer than 8 input channels) whose consumer is blocked on its own (MobileNet's
+//   first depthwise convolution): its input, all channels one block, is the smaller of the two
+//   tensors to transform, and its blocked kernel is faster too (MobileNetV2's stem with its
+//   transform: 0.46 -> 0.16 ms on Zen 5). ResNet's stem, whose consumers stay NCHW, is left.
 // Blocks are one vector register of float32 channels (16 with AVX-512), else 8; a dense
 // convolution's input block is the one its producer chose.
 #include <algorithm>
@@ -19,6 +23,9 @@
 
 namespace tessera::relay::strategy {
 namespace {
+
+/// Fewer input channels than this make a convolution an image stem (RGB, gray).
+constexpr int64_t kStemChannels = 8;
 
 // One vector register of float32 channels (16 with AVX-512), else 8.
 int64_t channelBlock(int64_t channels, const target::Target& target) {
@@ -37,6 +44,7 @@ int64_t nchwcBlock(const std::string& layout) {
 
 std::optional<LayoutAlteration> alterConv2d(const CallNode& call,
                                             const std::vector<std::string>& heldLayouts,
+                                            const std::string& consumerLayout,
                                             const target::Target& target) {
   const auto& a = attrsOf<Conv2DAttrs>(call.attrs);
   if (a.dataLayout != "NCHW" || a.kernelLayout != "OIHW" || !a.outLayout.empty()) return {};
@@ -59,8 +67,15 @@ std::optional<LayoutAlteration> alterConv2d(const CallNode& call,
     altered.dataLayout = "NCHW" + b + "c";
     altered.kernelLayout = "OIHW1i" + b + "o";
   } else {
-    const int64_t inBlock = nchwcBlock(heldLayouts.at(0));
-    const int64_t outBlock = channelBlock(outChannels, target);
+    int64_t inBlock = nchwcBlock(heldLayouts.at(0));
+    int64_t outBlock = channelBlock(outChannels, target);
+    const int64_t wantedBlock = nchwcBlock(consumerLayout);
+    if (inBlock == 0 && channels < kStemChannels && wantedBlock > 0 &&
+        outChannels % wantedBlock == 0) {
+      // An image stem whose consumer takes its result blocked: all its channels are one block.
+      inBlock = channels;
+      outBlock = wantedBlock;
+    }
     if (a.groups != 1 || inBlock == 0 || channels % inBlock != 0 || outBlock == 0) return {};
     const auto [dataLayout, kernelLayout] = topi::nchwcLayouts(inBlock, outBlock);
     altered.dataLayout = dataLayout;
