@@ -162,7 +162,7 @@ void vectorizeReductions(tir::Schedule& sch, const ScheduleOptions& options) {
 }
 
 void vectorizeWindows(tir::Schedule& sch, const ScheduleOptions& options) {
-  constexpr int64_t kMaxWindow = 64, kMaxLanes = 64;
+  constexpr int64_t kMaxWindow = 64, kMaxLanes = 64, kUnrolledWindow = 9;
   for (const tir::BlockRV& b : rootBlocks(sch)) {
     std::vector<tir::LoopRV> loops = sch.getLoops(b);
     const tir::BlockNode* block = sch.get(b);
@@ -200,6 +200,8 @@ void vectorizeWindows(tir::Schedule& sch, const ScheduleOptions& options) {
       order.push_back(lane);
       s.reorder(order);
       s.vectorize(lane);
+      if (window <= kUnrolledWindow)
+        for (size_t i = spatial; i < loops.size(); ++i) s.unroll(loops[i]);
       parallelizeLeading(s, s.getLoops(b), spatial, work, options);
       return Applicability::yes();
     });

