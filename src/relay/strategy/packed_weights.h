@@ -8,6 +8,7 @@
 
 #include "relay/expr.h"
 #include "runtime/ndarray.h"
+#include "target/target.h"
 #include "te/tensor.h"
 
 namespace tessera::relay::strategy {
@@ -38,8 +39,8 @@ bool mixedInt8(DataType data, DataType weight);
 /// How the weight (argument 1) of a call would be packed, were it constant: an nn.dense, or an
 /// nn.conv2d in NCHW/OIHW with groups 1 (Winograd for 3x3 stride-1 ones with enough channels),
 /// whose weight dtype equals the data's; kNone otherwise. Decided from the arguments' types (they
-/// must be type-checked).
-WeightPacking packingOf(const CallNode& call);
+/// must be type-checked) and, for the block of a conv2d's channels, the target's vector width.
+WeightPacking packingOf(const CallNode& call, const target::Target& target);
 /// The weight repacked as `packing` says.
 NDArray packWeight(const NDArray& weight, const WeightPacking& packing);
 /// packWeight of a weight the caller gives up: dense and conv2d packings rewrite it in place when

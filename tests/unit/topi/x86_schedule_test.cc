@@ -108,7 +108,27 @@ INSTANTIATE_TEST_SUITE_P(
                       ConvCase{6, 8, 8, 10, 3, 1, 1, 1, true},      // 10 channels: not packed
                       ConvCase{16, 8, 8, 24, 1, 1, 0, 1, true},     // pointwise, 64 pixels
                       ConvCase{24, 28, 28, 36, 1, 1, 0, 1, false},  // pointwise, 784 pixels
-                      ConvCase{40, 4, 12, 13, 1, 1, 0, 1, true}));  // pointwise, odd channels
+                      ConvCase{40, 4, 12, 13, 1, 1, 0, 1, true},    // pointwise, odd channels
+                      ConvCase{24, 7, 7, 64, 1, 1, 0, 1, true},     // 1x1 at 7x7: 32-blocks
+                      ConvCase{32, 15, 15, 96, 1, 2, 0, 1, true},   // strided 1x1, 3 blocks
+                      ConvCase{16, 11, 11, 64, 3, 2, 1, 1, false}));  // strided 3x3
+
+// The packed conv2d's channel block is two vector registers when they divide the output channels
+// (32 with AVX-512, 16 with AVX2), else one, else 8.
+TEST(X86Schedule, PackedConvBlocksAreTwoVectorsWide) {
+  const relay::IRModule mod = moduleOf(relay::nn::conv2d(
+      relay::var("x", {1, 16, 9, 9}), constantOf({64, 16, 3, 3}, 9), convAttrs(64, 3, 2, 1)));
+  auto block = [&](const std::string& target) {
+    const Built built = build(mod, codegen::withHostDefaults(target::Target::parse(target)));
+    for (const auto& [name, value] : built.params)
+      if (value.ndim() == 5) return value.shape()[4];
+    return int64_t{0};
+  };
+  EXPECT_EQ(block("llvm -mcpu=skylake-avx512 -mattr=+avx512f,+avx512bw,+avx512dq,+avx512vl,+avx2,"
+                  "+fma"),
+            32);
+  EXPECT_EQ(block("llvm -mcpu=haswell -mattr=+avx2,+fma"), 16);
+}
 
 // Winograd F(2x2, 3x3): the weight is transformed at compile time into (4, 4, O/ob, I, ob).
 TEST(X86Schedule, Winograd3x3UsesTransformedWeights) {

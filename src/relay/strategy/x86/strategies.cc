@@ -45,7 +45,7 @@ Applicability weightPackedAs(const StrategyCall& c, PackKind kind, const std::st
   if (c.weight) return Applicability::no("the weight is packed for another implementation");
   if (!c.weightConstant)
     return Applicability::no("the weight is not a constant that can be packed at compile time");
-  if (packingOf(c.call).kind != kind) return Applicability::no("needs " + needs);
+  if (packingOf(c.call, c.target).kind != kind) return Applicability::no("needs " + needs);
   return Applicability::yes();
 }
 
@@ -135,7 +135,7 @@ Applicability blockedDepthwiseConv(const StrategyCall& c) {
 }
 
 WeightPacking packingOfCall(const StrategyCall& c) {
-  return packingOf(c.call);
+  return packingOf(c.call, c.target);
 }
 
 // The packed-product schedule, shared by dense (either packing) and batch_matmul.
