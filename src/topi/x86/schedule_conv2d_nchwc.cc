@@ -21,10 +21,13 @@ struct BlockedTile {
 };
 
 /// Splits the output's columns into register tiles, computes `conv` per tile and puts its
-/// reduction loops outside the tile's; nullopt when the kernel is not of that shape.
+/// reduction loops outside the tile's; nullopt when the kernel is not of that shape. With
+/// `sharedInputs` (the dense conv, whose reduction step broadcasts one input value per column)
+/// a tile spans up to two vector registers of channels (three 8-channel blocks with AVX-512), so
+/// each broadcast feeds several FMAs.
 std::optional<BlockedTile> tileBlocked(tir::Schedule& sch, const tir::BlockRV& conv,
                                        const tir::BlockRV& out, size_t reductionLoops,
-                                       const ScheduleOptions& options) {
+                                       bool sharedInputs, const ScheduleOptions& options) {
   int64_t reduction = 1;  // read before the block changes
   for (const tir::IterVar& iv : sch.get(conv)->iterVars)
     if (iv.type != tir::IterVarType::kDataPar)
@@ -37,23 +40,39 @@ std::optional<BlockedTile> tileBlocked(tir::Schedule& sch, const tir::BlockRV& c
   if (!chunks || !height || !width || !block) return std::nullopt;
   const int64_t lanes = std::max<int64_t>(1, options.vectorBytes / 4);
   const int64_t vectorsPerPixel = (*block + lanes - 1) / lanes;
-  const int64_t owb = largestDivisorAtMost(*width, std::max<int64_t>(1, 14 / vectorsPerPixel));
+  int64_t tileChunks = 1;
+  if (sharedInputs && vectorsPerPixel == 1)
+    tileChunks = largestDivisorAtMost(*chunks, *block * 2 >= lanes ? 2 : 3);
+  const int64_t owb =
+      largestDivisorAtMost(*width, std::max<int64_t>(1, 14 / (vectorsPerPixel * tileChunks)));
   std::vector<tir::LoopRV> ow = sch.split(loops[3], {std::monostate{}, owb});
+  tir::LoopRV chunk = loops[1];
+  if (tileChunks > 1) {
+    std::vector<tir::LoopRV> c = sch.split(loops[1], {*chunks / tileChunks, tileChunks});
+    sch.reorder({c[0], loops[2], ow[0], c[1], ow[1], loops[4]});
+    chunk = c[0];
+    vectorizeTile(sch, {c[1], ow[1], loops[4]});  // the epilogue
+  } else {
+    vectorizeTile(sch, {ow[1], loops[4]});  // the epilogue
+  }
   sch.computeAt(conv, ow[0], /*preserveUnitLoops=*/true);
-  vectorizeTile(sch, {ow[1], loops[4]});  // the epilogue
 
   // Below the tile loops (n, chunk, row, ow[0]): the five spatial loops, then the reduction.
   std::vector<tir::LoopRV> tile = sch.getLoops(conv);
   if (tile.size() != 4 + 5 + reductionLoops) return std::nullopt;
-  BlockedTile t{{loops[0], loops[1], loops[2]}, tile[7], tile[8], {}, 0};
+  BlockedTile t{{loops[0], chunk, loops[2]}, tile[7], tile[8], {}, 0};
   t.reduction.assign(tile.begin() + 9, tile.end());
   t.work = *chunks * *height * *width * *block * reduction;
   std::vector<tir::LoopRV> order = t.reduction;
+  if (tileChunks > 1) order.push_back(tile[5]);
   order.push_back(t.column);
   order.push_back(t.lane);
   sch.reorder(order);
   tir::BlockRV init = sch.decomposeReduction(conv, t.reduction.front());
-  vectorizeTile(sch, {t.column, t.lane});
+  if (tileChunks > 1)
+    vectorizeTile(sch, {tile[5], t.column, t.lane});
+  else
+    vectorizeTile(sch, {t.column, t.lane});
   vectorizeTile(sch, innerLoops(sch, init, 4));  // below the tile loops
   return t;
 }
@@ -66,7 +85,7 @@ Applicability scheduleConv2dNCHWc(tir::Schedule& sch, const ScheduleOptions& opt
   std::optional<tir::BlockRV> out = soleOutputBlock(sch);
   if (!conv || !out)
     return notApplicable("conv2d_NCHWc", "the kernel needs one conv and one output");
-  std::optional<BlockedTile> t = tileBlocked(sch, *conv, *out, 4, options);
+  std::optional<BlockedTile> t = tileBlocked(sch, *conv, *out, 4, /*sharedInputs=*/true, options);
   if (!t) return notApplicable("conv2d_NCHWc", "the output is not a static NCHW[x]c tensor");
   if (t->work >= options.minParallelWork) parallelTiles(sch, t->outer, options.numCores);
   return Applicability::yes();
@@ -78,7 +97,7 @@ Applicability scheduleDepthwiseConv2dNCHWc(tir::Schedule& sch, const ScheduleOpt
   std::optional<tir::BlockRV> conv = findBlock(sch, anchor);
   std::optional<tir::BlockRV> out = soleOutputBlock(sch);
   if (!conv || !out) return notApplicable(anchor, "the kernel needs one conv and one output");
-  std::optional<BlockedTile> t = tileBlocked(sch, *conv, *out, 2, options);
+  std::optional<BlockedTile> t = tileBlocked(sch, *conv, *out, 2, /*sharedInputs=*/false, options);
   if (!t) return notApplicable(anchor, "the output is not a static NCHW[x]c tensor");
   std::vector<tir::LoopRV> parallel = t->outer;
   if (std::optional<tir::BlockRV> pad = findBlock(sch, "data_pad")) {

@@ -189,12 +189,14 @@ TEST_P(X86BlockedDepthwise, MatchesInterpreter) {
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, X86BlockedDepthwise,
-    ::testing::Values(DepthwiseCase{32, 14, 14, 1, 3, 16},   // MobileNetV2's units
-                      DepthwiseCase{16, 15, 15, 2, 3, 0},    // stride 2, odd size
-                      DepthwiseCase{24, 9, 7, 1, 3, 24},     // 8-channel blocks
-                      DepthwiseCase{48, 7, 7, 2, 3, 40},     // 7 columns, 16 -> 8 blocks
-                      DepthwiseCase{64, 6, 6, 1, 5, 20},     // 5x5 window, unblockable next
-                      DepthwiseCase{16, 20, 29, 1, 1, 0}));  // 1x1 depthwise (no padding)
+    ::testing::Values(DepthwiseCase{32, 14, 14, 1, 3, 16},  // MobileNetV2's units
+                      DepthwiseCase{16, 15, 15, 2, 3, 0},   // stride 2, odd size
+                      DepthwiseCase{24, 9, 7, 1, 3, 24},    // 8-channel blocks
+                      DepthwiseCase{48, 7, 7, 2, 3, 40},    // 7 columns, 16 -> 8 blocks
+                      DepthwiseCase{64, 6, 6, 1, 5, 20},    // 5x5 window, unblockable next
+                      DepthwiseCase{16, 20, 29, 1, 1, 0},   // 1x1 depthwise (no padding)
+                      DepthwiseCase{32, 14, 14, 1, 3, 64},  // tiles of two channel blocks
+                      DepthwiseCase{16, 7, 9, 1, 3, 96}));  // 6 blocks, 9 columns
 
 }  // namespace
 }  // namespace tessera::driver::test

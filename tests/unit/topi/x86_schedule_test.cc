@@ -100,17 +100,17 @@ TEST_P(X86Conv2d, MatchesInterpreter) {
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, X86Conv2d,
-    ::testing::Values(ConvCase{3, 17, 17, 16, 7, 2, 3, 1, true},    // ResNet stem, odd size
-                      ConvCase{16, 14, 14, 32, 3, 1, 1, 1, true},   // 3x3, 14 columns per tile
-                      ConvCase{8, 13, 11, 24, 3, 2, 1, 1, false},   // odd width, 8-lane blocks
-                      ConvCase{16, 9, 9, 16, 1, 1, 0, 1, true},     // 1x1, no padding
-                      ConvCase{4, 12, 12, 16, 3, 1, 2, 2, false},   // dilation
-                      ConvCase{6, 8, 8, 10, 3, 1, 1, 1, true},      // 10 channels: not packed
-                      ConvCase{16, 8, 8, 24, 1, 1, 0, 1, true},     // pointwise, 64 pixels
-                      ConvCase{24, 28, 28, 36, 1, 1, 0, 1, false},  // pointwise, 784 pixels
-                      ConvCase{40, 4, 12, 13, 1, 1, 0, 1, true},    // pointwise, odd channels
-                      ConvCase{24, 7, 7, 64, 1, 1, 0, 1, true},     // 1x1 at 7x7: 32-blocks
-                      ConvCase{32, 15, 15, 96, 1, 2, 0, 1, true},   // strided 1x1, 3 blocks
+    ::testing::Values(ConvCase{3, 17, 17, 16, 7, 2, 3, 1, true},      // ResNet stem, odd size
+                      ConvCase{16, 14, 14, 32, 3, 1, 1, 1, true},     // 3x3, 14 columns per tile
+                      ConvCase{8, 13, 11, 24, 3, 2, 1, 1, false},     // odd width, 8-lane blocks
+                      ConvCase{16, 9, 9, 16, 1, 1, 0, 1, true},       // 1x1, no padding
+                      ConvCase{4, 12, 12, 16, 3, 1, 2, 2, false},     // dilation
+                      ConvCase{6, 8, 8, 10, 3, 1, 1, 1, true},        // 10 channels: not packed
+                      ConvCase{16, 8, 8, 24, 1, 1, 0, 1, true},       // pointwise, 64 pixels
+                      ConvCase{24, 28, 28, 36, 1, 1, 0, 1, false},    // pointwise, 784 pixels
+                      ConvCase{40, 4, 12, 13, 1, 1, 0, 1, true},      // pointwise, odd channels
+                      ConvCase{24, 7, 7, 64, 1, 1, 0, 1, true},       // 1x1 at 7x7: 32-blocks
+                      ConvCase{32, 15, 15, 96, 1, 2, 0, 1, true},     // strided 1x1, 3 blocks
                       ConvCase{16, 11, 11, 64, 3, 2, 1, 1, false}));  // strided 3x3
 
 // The packed conv2d's channel block is two vector registers when they divide the output channels
@@ -274,6 +274,40 @@ std::string genericSchedule(const relay::IRModule& mod) {
       codegen::withHostDefaults(target::Target::parse("llvm -mattr=+avx512f -num-cores=2"));
   const lower::LoweredFunction lowered = lower::lowerPrimitive(primitive, {.target = &target});
   return tir::toScript(relay::strategy::scheduleKernel(lowered.func, target, nullptr));
+}
+
+// The blocked conv2d's tile spans two channel blocks (one broadcast input value feeds two FMAs):
+// 7 columns x 2 blocks of 16 lanes with AVX-512, the block loop unrolled inside the reduction.
+TEST(X86Schedule, BlockedConvTileSpansTwoChannelBlocks) {
+  relay::Conv2DAttrs attrs = convAttrs(64, 1);
+  attrs.dataLayout = "NCHW16c";
+  attrs.kernelLayout = "OIHW16i16o";
+  const relay::IRModule mod =
+      moduleOf(relay::clip(relay::nn::conv2d(relay::var("x", {1, 2, 14, 14, 16}),
+                                             constantOf({4, 2, 1, 1, 16, 16}, 4), attrs),
+                           0, 6));
+  EXPECT_TRUE(matchesInterpreter(mod, 10));
+  relay::PassContext ctx;
+  const relay::IRModule fused = driver::optimize(mod, ctx);
+  relay::Function primitive;
+  relay::postOrderVisit(fused.main(), [&](const Expr& e) {
+    if (const auto* f = e->as<relay::FunctionNode>(); f && f->attrs.has("Primitive"))
+      primitive = relay::exprAs<relay::FunctionNode>(e);
+  });
+  ASSERT_TRUE(primitive);
+  const target::Target target =
+      codegen::withHostDefaults(target::Target::parse("llvm -mattr=+avx512f -num-cores=1"));
+  const lower::LoweredFunction lowered = lower::lowerPrimitive(primitive, {.target = &target});
+  relay::strategy::AnchorReport report;
+  const std::string s =
+      tir::toScript(relay::strategy::scheduleKernel(lowered.func, target, &report));
+  EXPECT_TRUE(report.answer.applies) << report.answer.reason;
+  const size_t update = s.find("conv2d_NCHWc_update");
+  ASSERT_NE(update, std::string::npos) << s;
+  const std::string above = s.substr(0, update);
+  EXPECT_NE(above.rfind("T.unroll(2)"), std::string::npos) << s;
+  EXPECT_NE(above.rfind("T.unroll(7)"), std::string::npos) << s;
+  EXPECT_NE(above.rfind("T.vectorized(16)"), std::string::npos) << s;
 }
 
 // Elementwise kernels over short rows (14 columns: LLVM unrolls such a loop and leaves it scalar)

@@ -99,15 +99,14 @@ TEST_F(AlterOpLayoutTest, FirstTargetKeyWithARuleDecides) {
 
 // A value that a consumer needs in another blocking is transformed directly between the two.
 TEST_F(AlterOpLayoutTest, AnotherBlockingIsOneTransformAway) {
-  registerAlterOpLayout(
-      "nn.max_pool2d", "test-block4",
-      [](const CallNode& call, const std::vector<std::string>&, const std::string&,
-         const target::Target&) {
-        nn::MaxPool2DAttrs a = strategy::attrsOf<nn::MaxPool2DAttrs>(call.attrs);
-        a.layout = "NCHW2c";
-        return std::optional<LayoutAlteration>(
-            LayoutAlteration{makeAttrs(a), {"NCHW2c"}, {"NCHW"}, "NCHW2c", "NCHW"});
-      });
+  registerAlterOpLayout("nn.max_pool2d", "test-block4",
+                        [](const CallNode& call, const std::vector<std::string>&,
+                           const std::string&, const target::Target&) {
+                          nn::MaxPool2DAttrs a = strategy::attrsOf<nn::MaxPool2DAttrs>(call.attrs);
+                          a.layout = "NCHW2c";
+                          return std::optional<LayoutAlteration>(LayoutAlteration{
+                              makeAttrs(a), {"NCHW2c"}, {"NCHW"}, "NCHW2c", "NCHW"});
+                        });
   IRModule before = parseModule(
       R"(def @main(%x: Tensor[(1, 4, 4, 4), float32], %w: Tensor[(4, 4, 1, 1), float32]) {
   %0 = nn.conv2d(%x, %w, padding=[0, 0, 0, 0]);
