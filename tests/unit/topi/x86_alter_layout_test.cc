@@ -67,6 +67,16 @@ TEST(X86AlterOpLayout, InvertedResidualBlockIsBlockedAfterTheDepthwiseConv) {
                                       "conv2d_NCHWc.x86"}));
 }
 
+// AlterOpLayout for an AVX-512 CPU (16 float lanes) whatever the host: the blocks depend on the
+// vector width.
+relay::IRModule alterForAvx512(const relay::IRModule& before) {
+  relay::PassContext ctx;
+  ctx.optLevel = 3;
+  ctx.target = codegen::withHostDefaults(target::Target::parse(
+      "llvm -mcpu=skylake-avx512 -mattr=+avx512f,+avx512bw,+avx512dq,+avx512vl,+avx2,+fma"));
+  return (*relay::alterOpLayoutPass())(before, ctx);
+}
+
 // The rule's rewrite, printed: OIHW1i16o depthwise weights, NCHW16c -> NCHW8c for 24 outputs.
 TEST(X86AlterOpLayout, RuleRewriteGolden) {
   relay::strategy::registerStrategies();
@@ -76,12 +86,7 @@ TEST(X86AlterOpLayout, RuleRewriteGolden) {
   %1 = clip(%0, a_min=0f, a_max=6f);
   nn.conv2d(%1, %w2, padding=[0, 0, 0, 0])
 })");
-  relay::PassContext ctx;
-  ctx.optLevel = 3;
-  // An AVX-512 CPU (16 float lanes) whatever the host: the blocks depend on the vector width.
-  ctx.target = codegen::withHostDefaults(target::Target::parse(
-      "llvm -mcpu=skylake-avx512 -mattr=+avx512f,+avx512bw,+avx512dq,+avx512vl,+avx2,+fma"));
-  const relay::IRModule after = (*relay::alterOpLayoutPass())(before, ctx);
+  const relay::IRModule after = alterForAvx512(before);
   EXPECT_EQ(
       tessera::test::printBare(after),
       R"(def @main(%x: Tensor[(1, 32, 8, 8), float32], %w1: Tensor[(32, 1, 3, 3), float32], %w2: Tensor[(24, 32, 1, 1), float32]) -> Tensor[(1, 24, 8, 8), float32] {
@@ -130,11 +135,7 @@ TEST(X86AlterOpLayout, StemRewriteGolden) {
   %2 = clip(%1, a_min=0f, a_max=6f);
   nn.conv2d(%2, %w2, padding=[1, 1, 1, 1], groups=32)
 })");
-  relay::PassContext ctx;
-  ctx.optLevel = 3;
-  ctx.target = codegen::withHostDefaults(target::Target::parse(
-      "llvm -mcpu=skylake-avx512 -mattr=+avx512f,+avx512bw,+avx512dq,+avx512vl,+avx2,+fma"));
-  const relay::IRModule after = (*relay::alterOpLayoutPass())(before, ctx);
+  const relay::IRModule after = alterForAvx512(before);
   EXPECT_EQ(
       tessera::test::printBare(after),
       R"(def @main(%x: Tensor[(1, 3, 8, 8), float32], %w1: Tensor[(32, 3, 3, 3), float32], %b: Tensor[(32, 1, 1), float32], %w2: Tensor[(32, 1, 3, 3), float32]) -> Tensor[(1, 32, 4, 4), float32] {

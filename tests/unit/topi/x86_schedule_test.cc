@@ -227,11 +227,10 @@ TEST(X86Schedule, ConvWithWeightInputIsNotPacked) {
   EXPECT_EQ(packedParams(build(mod, codegen::hostTarget()), 5), 0u);
 }
 
-// The schedule itself: the packed dense becomes a register tile (init + update blocks, k
-// outermost, the lanes vectorized) and runs its tiles in parallel.
-TEST(X86Schedule, DenseTileShape) {
-  const relay::IRModule mod = moduleOf(
-      relay::nn::relu(relay::nn::dense(relay::var("x", {16, 64}), constantOf({64, 64}, 2))));
+// The last primitive function of `mod` after the graph passes, lowered for `target` with the
+// given parameters constant (a null func when the module has none).
+lower::LoweredFunction lowerOnlyKernel(const relay::IRModule& mod, const target::Target& target,
+                                       std::vector<size_t> constantParams) {
   relay::PassContext ctx;
   const relay::IRModule fused = driver::optimize(mod, ctx);
   relay::Function primitive;
@@ -239,11 +238,20 @@ TEST(X86Schedule, DenseTileShape) {
     if (const auto* f = e->as<relay::FunctionNode>(); f && f->attrs.has("Primitive"))
       primitive = relay::exprAs<relay::FunctionNode>(e);
   });
-  ASSERT_TRUE(primitive);
+  if (!primitive) return {};
+  return lower::lowerPrimitive(primitive,
+                               {.target = &target, .constantParams = std::move(constantParams)});
+}
+
+// The schedule itself: the packed dense becomes a register tile (init + update blocks, k
+// outermost, the lanes vectorized) and runs its tiles in parallel.
+TEST(X86Schedule, DenseTileShape) {
+  const relay::IRModule mod = moduleOf(
+      relay::nn::relu(relay::nn::dense(relay::var("x", {16, 64}), constantOf({64, 64}, 2))));
   const target::Target target =
       codegen::withHostDefaults(target::Target::parse("llvm -mattr=+avx512f -num-cores=2"));
-  const lower::LoweredFunction lowered =
-      lower::lowerPrimitive(primitive, {.target = &target, .constantParams = {1}});
+  const lower::LoweredFunction lowered = lowerOnlyKernel(mod, target, {1});
+  ASSERT_TRUE(lowered.func);
   ASSERT_EQ(lowered.packedParams.size(), 1u);
   EXPECT_EQ(lowered.packedParams[0].packing.block, 32);
   EXPECT_EQ(lowered.packedParams[0].packing.kind, relay::strategy::PackKind::kDense);
@@ -287,17 +295,10 @@ TEST(X86Schedule, BlockedConvTileSpansTwoChannelBlocks) {
                                              constantOf({4, 2, 1, 1, 16, 16}, 4), attrs),
                            0, 6));
   EXPECT_TRUE(matchesInterpreter(mod, 10));
-  relay::PassContext ctx;
-  const relay::IRModule fused = driver::optimize(mod, ctx);
-  relay::Function primitive;
-  relay::postOrderVisit(fused.main(), [&](const Expr& e) {
-    if (const auto* f = e->as<relay::FunctionNode>(); f && f->attrs.has("Primitive"))
-      primitive = relay::exprAs<relay::FunctionNode>(e);
-  });
-  ASSERT_TRUE(primitive);
   const target::Target target =
       codegen::withHostDefaults(target::Target::parse("llvm -mattr=+avx512f -num-cores=1"));
-  const lower::LoweredFunction lowered = lower::lowerPrimitive(primitive, {.target = &target});
+  const lower::LoweredFunction lowered = lowerOnlyKernel(mod, target, {});
+  ASSERT_TRUE(lowered.func);
   relay::strategy::AnchorReport report;
   const std::string s =
       tir::toScript(relay::strategy::scheduleKernel(lowered.func, target, &report));
