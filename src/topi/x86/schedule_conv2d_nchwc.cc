@@ -47,14 +47,14 @@ std::optional<BlockedTile> tileBlocked(tir::Schedule& sch, const tir::BlockRV& c
       largestDivisorAtMost(*width, std::max<int64_t>(1, 14 / (vectorsPerPixel * tileChunks)));
   std::vector<tir::LoopRV> ow = sch.split(loops[3], {std::monostate{}, owb});
   tir::LoopRV chunk = loops[1];
+  std::vector<tir::LoopRV> epilogue = {ow[1], loops[4]};
   if (tileChunks > 1) {
     std::vector<tir::LoopRV> c = sch.split(loops[1], {*chunks / tileChunks, tileChunks});
     sch.reorder({c[0], loops[2], ow[0], c[1], ow[1], loops[4]});
     chunk = c[0];
-    vectorizeTile(sch, {c[1], ow[1], loops[4]});  // the epilogue
-  } else {
-    vectorizeTile(sch, {ow[1], loops[4]});  // the epilogue
+    epilogue.insert(epilogue.begin(), c[1]);
   }
+  vectorizeTile(sch, epilogue);
   sch.computeAt(conv, ow[0], /*preserveUnitLoops=*/true);
 
   // Below the tile loops (n, chunk, row, ow[0]): the five spatial loops, then the reduction.
@@ -63,16 +63,14 @@ std::optional<BlockedTile> tileBlocked(tir::Schedule& sch, const tir::BlockRV& c
   BlockedTile t{{loops[0], chunk, loops[2]}, tile[7], tile[8], {}, 0};
   t.reduction.assign(tile.begin() + 9, tile.end());
   t.work = *chunks * *height * *width * *block * reduction;
+  // The accumulators: the tile's channel blocks (when more than one), columns and lanes.
+  std::vector<tir::LoopRV> accumulators = {t.column, t.lane};
+  if (tileChunks > 1) accumulators.insert(accumulators.begin(), tile[5]);
   std::vector<tir::LoopRV> order = t.reduction;
-  if (tileChunks > 1) order.push_back(tile[5]);
-  order.push_back(t.column);
-  order.push_back(t.lane);
+  order.insert(order.end(), accumulators.begin(), accumulators.end());
   sch.reorder(order);
   tir::BlockRV init = sch.decomposeReduction(conv, t.reduction.front());
-  if (tileChunks > 1)
-    vectorizeTile(sch, {tile[5], t.column, t.lane});
-  else
-    vectorizeTile(sch, {t.column, t.lane});
+  vectorizeTile(sch, accumulators);
   vectorizeTile(sch, innerLoops(sch, init, 4));  // below the tile loops
   return t;
 }
