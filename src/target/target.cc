@@ -149,4 +149,8 @@ int Target::vectorBytes() const {
   return 16;
 }
 
+int Target::vectorRegisters() const {
+  return hasFeature("avx512f") ? 32 : 16;
+}
+
 }  // namespace tessera::target

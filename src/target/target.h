@@ -43,6 +43,9 @@ struct Target {
   /// Bytes in a vector register per the features (+avx512f: 64, +avx/+avx2: 32, else 16);
   /// schedules size register tiles with it.
   int vectorBytes() const;
+  /// Vector registers per the features (+avx512f: 32, else 16); register tiles that fit in
+  /// AVX-512's 32 spill with AVX2's 16.
+  int vectorRegisters() const;
   /// Whether the feature list enables `feature` (without its sign: "avx512vnni").
   bool hasFeature(const std::string& feature) const;
   /// The canonical string: the kind, then the options that are set, in a fixed order; parsing it

@@ -10,6 +10,7 @@
 #include "topi/nn_int8.h"
 #include "topi/nn_int8_amx.h"
 #include "topi/transform.h"
+#include "topi/x86/schedule.h"
 
 namespace tessera::relay::strategy {
 namespace {
@@ -18,12 +19,40 @@ namespace {
 // else 8. With AVX-512 (32 channels) each step of the reduction then broadcasts one input value
 // for two FMAs instead of one: ResNet-50's 1x1 and strided layers on Zen 5, 0.51-0.76x the time
 // of 16-channel blocks (2048 -> 512 at 7x7: 0.75 -> 0.52 ms; strided 1x1 256 -> 512: 1.90 ->
-// 1.16 ms). With AVX2 that is 16, the block measured best there.
-int64_t convBlock(int64_t channels, const target::Target& target) {
+// 1.16 ms). Unless a narrower block gives the register tile more accumulators: `tile(block)` is
+// the tile's columns (rows of the Winograd products), a divisor of the output's, and with AVX2's
+// 16 registers two-vector columns of a 7-column row fit one column per tile, one-vector ones
+// seven (ResNet-18's 256 -> 512 stride-2 layer on Zen 3: 31 GFLOP/s with 7 columns of 16 channels,
+// which spilled, 23 with one, 62 with 7 columns of 8).
+template <typename Tile>
+int64_t convBlock(int64_t channels, const target::Target& target, Tile tile) {
   const int64_t lanes = std::max(8, target.vectorBytes() / 4);
-  for (int64_t b : {2 * lanes, lanes, int64_t{8}})
-    if (channels % b == 0) return b;
-  return 0;
+  int64_t best = 0, bestAccumulators = 0;
+  for (int64_t b : {2 * lanes, lanes, int64_t{8}}) {
+    if (channels % b != 0) continue;
+    const int64_t accumulators = std::max<int64_t>(1, b / lanes) * tile(b);
+    if (accumulators > bestAccumulators) best = b, bestAccumulators = accumulators;
+  }
+  return best;
+}
+
+topi::x86::ScheduleOptions tileOptions(const target::Target& target) {
+  topi::x86::ScheduleOptions options;
+  options.vectorBytes = target.vectorBytes();
+  options.vectorRegisters = target.vectorRegisters();
+  return options;
+}
+
+// (OH, OW) of an NCHW/OIHW conv2d.
+std::array<int64_t, 2> convOutputSize(const std::vector<int64_t>& data,
+                                      const std::vector<int64_t>& weight,
+                                      const topi::Conv2DParams& p) {
+  std::array<int64_t, 2> out{};
+  for (int i = 0; i < 2; ++i) {
+    const int64_t span = (weight[2 + i] - 1) * p.dilation[i] + 1;
+    out[i] = (data[2 + i] + p.padding[i] + p.padding[i + 2] - span) / p.strides[i] + 1;
+  }
+  return out;
 }
 
 }  // namespace
@@ -61,14 +90,23 @@ WeightPacking packingOf(const CallNode& call, const target::Target& target) {
   const topi::Conv2DParams params = convParams(a, data->dtype);
   // Pointwise convolutions are computed as matrix products over pixels, on the weight as it is.
   if (topi::conv2d1x1AsMatmul(*d, *w, params)) return {};
-  const int64_t block = convBlock((*w)[0], target);
-  if (block == 0) return {};
   const bool winograd =
       data->dtype == DataType::float32() && topi::conv2dWinogradApplies(*d, *w, params);
-  if (!winograd) return {PackKind::kConv2d, block};
-  // Winograd's products are dense tiles: two vectors of channels per row when they divide
-  // (measured: 512 channels at 7x7 1.54 -> 1.33 ms; the direct kernel is better at 16).
-  return {PackKind::kWinograd, (*w)[0] % 32 == 0 ? 32 : block};
+  const topi::x86::ScheduleOptions options = tileOptions(target);
+  const std::array<int64_t, 2> out = convOutputSize(*d, *w, params);
+  if (!winograd) {
+    const int64_t block = convBlock((*w)[0], target, [&](int64_t b) {
+      return topi::x86::packedConvColumns(out[1], b, options);
+    });
+    return block ? WeightPacking{PackKind::kConv2d, block} : WeightPacking{};
+  }
+  // Winograd's products are dense tiles, a row per 2x2 output tile: two vectors of channels per
+  // row when they divide (AVX-512, 512 channels at 7x7: 1.54 -> 1.33 ms with 32 rather than 16).
+  // A fixed 32 was four vectors with AVX2, whose 16 registers then spilled the tile.
+  const int64_t tiles = ((out[0] + 1) / 2) * ((out[1] + 1) / 2);
+  const int64_t block = convBlock(
+      (*w)[0], target, [&](int64_t b) { return topi::x86::packedDenseRows(tiles, b, options); });
+  return block ? WeightPacking{PackKind::kWinograd, block} : WeightPacking{};
 }
 
 NDArray packWeight(const NDArray& weight, const WeightPacking& packing) {

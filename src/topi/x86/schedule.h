@@ -16,6 +16,7 @@ namespace tessera::topi::x86 {
 struct ScheduleOptions {
   int numCores = 1;            ///< parallel loops are made when this is above 1
   int vectorBytes = 64;        ///< width of a vector register (AVX-512: 64)
+  int vectorRegisters = 32;    ///< vector registers (AVX-512: 32, AVX2: 16)
   int minParallelWork = 4096;  ///< loops with fewer iterations in total stay serial
 };
 
@@ -49,6 +50,12 @@ Applicability scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& opt
 Applicability scheduleConv2dWinograd(tir::Schedule& sch, const ScheduleOptions& options);
 /// Tiles the packed conv2d `conv2d_nchw_pack` into its output stage (same contract).
 Applicability scheduleConv2dPacked(tir::Schedule& sch, const ScheduleOptions& options);
+/// The register tiles of the two schedules above, which the weight packing also asks for to
+/// choose its block (relay/strategy/packed_weights.cc): output columns per tile of the packed
+/// conv2d for `block` output channels on rows of `width` columns, and rows per tile of the packed
+/// dense for `rows` rows of `block` lanes.
+int64_t packedConvColumns(int64_t width, int64_t block, const ScheduleOptions& options);
+int64_t packedDenseRows(int64_t rows, int64_t block, const ScheduleOptions& options);
 /// The pointwise conv2d as a product over pixels, `conv2d_1x1`: tiles of channels x pixel
 /// vectors (same contract).
 Applicability scheduleConv2d1x1(tir::Schedule& sch, const ScheduleOptions& options);

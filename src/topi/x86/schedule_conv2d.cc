@@ -11,6 +11,14 @@
 
 namespace tessera::topi::x86 {
 
+// owb columns x ob lanes: at most 14 vector accumulators, beside the weight panel and the
+// broadcast input.
+int64_t packedConvColumns(int64_t width, int64_t block, const ScheduleOptions& options) {
+  const int64_t vectors = vectorsOf(block, options);
+  const int64_t budget = accumulatorBudget(options.vectorRegisters, vectors + 1, 14);
+  return largestDivisorAtMost(width, std::max<int64_t>(1, budget / vectors));
+}
+
 Applicability scheduleConv2dPacked(tir::Schedule& sch, const ScheduleOptions& options) {
   inlineElementwise(sch, {"conv2d_nchw_pack", "pad_temp"});
   std::optional<tir::BlockRV> conv = findBlock(sch, "conv2d_nchw_pack");
@@ -33,10 +41,7 @@ Applicability scheduleConv2dPacked(tir::Schedule& sch, const ScheduleOptions& op
   if (!channels || !width || *channels % ob != 0)
     return notApplicable("conv2d_nchw_pack", "channels are not whole blocks");
 
-  // owb columns x ob lanes: at most 14 vector accumulators.
-  const int64_t lanes = std::max<int64_t>(1, options.vectorBytes / 4);
-  const int64_t vectorsPerColumn = (ob + lanes - 1) / lanes;
-  const int64_t owb = largestDivisorAtMost(*width, 14 / vectorsPerColumn);
+  const int64_t owb = packedConvColumns(*width, ob, options);
   std::vector<tir::LoopRV> oc = sch.split(loops[1], {std::monostate{}, ob});
   std::vector<tir::LoopRV> ow = sch.split(loops[3], {std::monostate{}, owb});
   sch.reorder({oc[0], loops[2], ow[0], oc[1], ow[1]});

@@ -29,7 +29,9 @@ Applicability scheduleConv2d1x1(tir::Schedule& sch, const ScheduleOptions& optio
   const int64_t lanes = std::max<int64_t>(1, options.vectorBytes / 4);
   const int64_t nr = pixels % (2 * lanes) == 0 ? 2 * lanes : lanes;
   if (pixels % nr != 0) return notApplicable("conv2d_1x1", "pixels are not whole vectors");
-  const int64_t mr = largestDivisorAtMost(*channels, std::min<int64_t>(8, 16 / (nr / lanes)));
+  const int64_t budget = accumulatorBudget(options.vectorRegisters, nr / lanes + 1, 16);
+  const int64_t mr = largestDivisorAtMost(
+      *channels, std::min<int64_t>(8, std::max<int64_t>(1, budget / (nr / lanes))));
   tir::LoopRV pixel = sch.fuse({loops[2], loops[3]});
   std::vector<tir::LoopRV> p = sch.split(pixel, {std::monostate{}, nr});
   std::vector<tir::LoopRV> c = sch.split(loops[1], {std::monostate{}, mr});

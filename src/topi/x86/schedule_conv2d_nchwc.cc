@@ -40,11 +40,21 @@ std::optional<BlockedTile> tileBlocked(tir::Schedule& sch, const tir::BlockRV& c
   if (!chunks || !height || !width || !block) return std::nullopt;
   const int64_t lanes = std::max<int64_t>(1, options.vectorBytes / 4);
   const int64_t vectorsPerPixel = (*block + lanes - 1) / lanes;
+  // Beside the accumulators: the weight vectors of a step and the broadcast input (dense), or one
+  // weight and one input vector (depthwise). Several channel blocks per tile unless a single one
+  // gets more accumulators into the registers (a 7-column row with AVX2's 16: 7 against 2).
+  auto columnsFor = [&](int64_t tileChunks) {
+    const int64_t perColumn = vectorsPerPixel * tileChunks;
+    const int64_t budget =
+        accumulatorBudget(options.vectorRegisters, sharedInputs ? perColumn + 1 : 2, 14);
+    return largestDivisorAtMost(*width, std::max<int64_t>(1, budget / perColumn));
+  };
   int64_t tileChunks = 1;
-  if (sharedInputs && vectorsPerPixel == 1)
-    tileChunks = largestDivisorAtMost(*chunks, *block * 2 >= lanes ? 2 : 3);
-  const int64_t owb =
-      largestDivisorAtMost(*width, std::max<int64_t>(1, 14 / (vectorsPerPixel * tileChunks)));
+  if (sharedInputs && vectorsPerPixel == 1) {
+    const int64_t wide = largestDivisorAtMost(*chunks, *block * 2 >= lanes ? 2 : 3);
+    if (wide * columnsFor(wide) >= columnsFor(1)) tileChunks = wide;
+  }
+  const int64_t owb = columnsFor(tileChunks);
   std::vector<tir::LoopRV> ow = sch.split(loops[3], {std::monostate{}, owb});
   tir::LoopRV chunk = loops[1];
   std::vector<tir::LoopRV> epilogue = {ow[1], loops[4]};

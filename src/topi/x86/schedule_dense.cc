@@ -9,6 +9,14 @@
 
 namespace tessera::topi::x86 {
 
+// mr rows of nr lanes: at most 16 vector accumulators (beside the weight vectors and the
+// broadcast input), at most 8 rows.
+int64_t packedDenseRows(int64_t rows, int64_t block, const ScheduleOptions& options) {
+  const int64_t vectors = vectorsOf(block, options);
+  const int64_t budget = accumulatorBudget(options.vectorRegisters, vectors + 1, 16);
+  return largestDivisorAtMost(rows, std::min<int64_t>(8, std::max<int64_t>(1, budget / vectors)));
+}
+
 Applicability scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& options,
                                   const std::string& tileBlock) {
   if (tileBlock.empty()) inlineElementwise(sch, {"T_dense_pack", "T_pack_b"});
@@ -42,10 +50,7 @@ Applicability scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& opt
   if (!n || *n % nr != 0)
     return notApplicable("dense_pack", "the output columns are not whole weight blocks");
 
-  // mr rows of nr lanes: at most 16 vector accumulators, at most 8 rows.
-  const int64_t lanes = std::max<int64_t>(1, options.vectorBytes / 4);
-  const int64_t vectorsPerRow = (nr + lanes - 1) / lanes;
-  const int64_t mr = largestDivisorAtMost(rows, std::min<int64_t>(8, 16 / vectorsPerRow));
+  const int64_t mr = packedDenseRows(rows, nr, options);
   tir::LoopRV row = loops[rank - 2];
   if (rank - 1 - batch > 1)
     row = sch.fuse({loops.begin() + static_cast<long>(batch), loops.end() - 1});

@@ -2,6 +2,7 @@
 #include "topi/x86/schedule_util.h"
 
 #include "tir/stmt.h"
+#include "topi/x86/schedule.h"
 
 namespace tessera::topi::x86 {
 
@@ -49,6 +50,15 @@ int64_t largestDivisorAtMost(int64_t n, int64_t limit) {
   for (int64_t d = std::min(n, limit); d > 1; --d)
     if (n % d == 0) return d;
   return 1;
+}
+
+int64_t vectorsOf(int64_t lanes, const ScheduleOptions& options) {
+  const int64_t perVector = std::max(1, options.vectorBytes / 4);
+  return std::max<int64_t>(1, (lanes + perVector - 1) / perVector);
+}
+
+int64_t accumulatorBudget(int registers, int64_t operands, int64_t cap) {
+  return std::max<int64_t>(1, std::min(cap, registers - operands - 1));
 }
 
 std::vector<tir::BlockRV> rootBlocks(tir::Schedule& sch) {

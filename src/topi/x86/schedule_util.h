@@ -10,6 +10,8 @@
 
 namespace tessera::topi::x86 {
 
+struct ScheduleOptions;
+
 /// The answer of an anchor schedule that does not fit its kernel: `anchor` is the block it tiles,
 /// `why` what did not match.
 Applicability notApplicable(const std::string& anchor, const std::string& why);
@@ -23,6 +25,13 @@ std::optional<int64_t> extentOf(const tir::Schedule& sch, const tir::LoopRV& loo
 int64_t workOf(const tir::Schedule& sch, const std::vector<tir::LoopRV>& loops);
 /// The largest divisor of `n` that is at most `limit` (1 when none is larger).
 int64_t largestDivisorAtMost(int64_t n, int64_t limit);
+/// Vector registers of `lanes` float32 lanes (at least one).
+int64_t vectorsOf(int64_t lanes, const ScheduleOptions& options);
+/// The vector accumulators a register tile may hold: `cap`, or fewer when `registers` less the
+/// tile's other live vectors (`operands`: weight vectors, a broadcast input) and one spare cannot
+/// hold that many. With AVX2's 16 registers a tile of 14 accumulators spilled in its inner loop;
+/// AVX-512's 32 hold every cap the schedules use.
+int64_t accumulatorBudget(int registers, int64_t operands, int64_t cap);
 /// The blocks directly under the root block, in program order.
 std::vector<tir::BlockRV> rootBlocks(tir::Schedule& sch);
 /// The block named `name`, if the function has exactly one.

@@ -113,21 +113,78 @@ INSTANTIATE_TEST_SUITE_P(
                       ConvCase{32, 15, 15, 96, 1, 2, 0, 1, true},     // strided 1x1, 3 blocks
                       ConvCase{16, 11, 11, 64, 3, 2, 1, 1, false}));  // strided 3x3
 
+const char* const kAvx512Target =
+    "llvm -mcpu=skylake-avx512 -mattr=+avx512f,+avx512bw,+avx512dq,+avx512vl,+avx2,+fma";
+const char* const kAvx2Target = "llvm -mcpu=haswell -mattr=+avx2,+fma";
+
+// The channel block of a build's packed weight (its last dim), 0 when nothing was packed.
+int64_t packedBlock(const relay::IRModule& mod, const std::string& target) {
+  const Built built = build(mod, codegen::withHostDefaults(target::Target::parse(target)));
+  for (const auto& [name, value] : built.params)
+    if (value.ndim() == 5) return value.shape()[4];
+  return 0;
+}
+
 // The packed conv2d's channel block is two vector registers when they divide the output channels
 // (32 with AVX-512, 16 with AVX2), else one, else 8.
 TEST(X86Schedule, PackedConvBlocksAreTwoVectorsWide) {
   const relay::IRModule mod = moduleOf(relay::nn::conv2d(
       relay::var("x", {1, 16, 9, 9}), constantOf({64, 16, 3, 3}, 9), convAttrs(64, 3, 2, 1)));
-  auto block = [&](const std::string& target) {
-    const Built built = build(mod, codegen::withHostDefaults(target::Target::parse(target)));
-    for (const auto& [name, value] : built.params)
-      if (value.ndim() == 5) return value.shape()[4];
-    return int64_t{0};
+  EXPECT_EQ(packedBlock(mod, kAvx512Target), 32);
+  EXPECT_EQ(packedBlock(mod, kAvx2Target), 16);
+}
+
+// Register tiles count AVX2's 16 vector registers: accumulators, weight vectors and the broadcast
+// input of a tile fit, so a tile of two-vector columns holds at most 6 columns there (7 with 32
+// registers). Where the output's width has no such divisor, the weight gets a one-vector block.
+TEST(X86Schedule, Avx2TilesFitSixteenRegisters) {
+  topi::x86::ScheduleOptions avx2;
+  avx2.vectorBytes = 32;
+  avx2.vectorRegisters = 16;
+  const topi::x86::ScheduleOptions avx512;
+  EXPECT_EQ(topi::x86::packedConvColumns(56, 16, avx2), 4);
+  EXPECT_EQ(topi::x86::packedConvColumns(7, 16, avx2), 1);
+  EXPECT_EQ(topi::x86::packedConvColumns(7, 8, avx2), 7);
+  EXPECT_EQ(topi::x86::packedConvColumns(56, 32, avx512), 7);
+  EXPECT_EQ(topi::x86::packedDenseRows(49, 16, avx2), 1);
+  EXPECT_EQ(topi::x86::packedDenseRows(49, 8, avx2), 7);
+  EXPECT_EQ(topi::x86::packedDenseRows(64, 16, avx2), 4);
+  EXPECT_EQ(topi::x86::packedDenseRows(64, 32, avx512), 8);
+
+  // A strided 3x3 conv to 7 columns: 8-channel blocks with AVX2, 32 with AVX-512.
+  const relay::IRModule strided = moduleOf(relay::nn::conv2d(
+      relay::var("x", {1, 16, 14, 14}), constantOf({32, 16, 3, 3}, 9), convAttrs(32, 3, 2, 1)));
+  EXPECT_EQ(packedBlock(strided, kAvx2Target), 8);
+  EXPECT_EQ(packedBlock(strided, kAvx512Target), 32);
+  // Winograd at 14x14 has 49 tiles (rows of its products): 8 with AVX2; at 28x28, 196: 16.
+  auto winograd = [](int64_t size) {
+    return moduleOf(relay::nn::conv2d(relay::var("x", {1, 16, size, size}),
+                                      constantOf({32, 16, 3, 3}, 9), convAttrs(32, 3, 1, 1)));
   };
-  EXPECT_EQ(block("llvm -mcpu=skylake-avx512 -mattr=+avx512f,+avx512bw,+avx512dq,+avx512vl,+avx2,"
-                  "+fma"),
-            32);
-  EXPECT_EQ(block("llvm -mcpu=haswell -mattr=+avx2,+fma"), 16);
+  EXPECT_EQ(packedBlock(winograd(14), kAvx2Target), 8);
+  EXPECT_EQ(packedBlock(winograd(28), kAvx2Target), 16);
+  EXPECT_EQ(packedBlock(winograd(14), kAvx512Target), 32);
+}
+
+// The AVX2 tiles compute what the interpreter does, on any host that runs AVX2 code.
+TEST(X86Schedule, Avx2TilesMatchInterpreter) {
+  if (!codegen::hostTarget().hasFeature("avx2") || !codegen::hostTarget().hasFeature("fma"))
+    GTEST_SKIP() << "the host cannot run AVX2 code";
+  const target::Target avx2 = codegen::withHostDefaults(target::Target::parse(kAvx2Target));
+  auto convRelu = [](int64_t c, int64_t size, int64_t oc, int64_t k, int64_t stride) {
+    return moduleOf(relay::nn::relu(relay::nn::biasAdd(
+        relay::nn::conv2d(relay::var("x", {1, c, size, size}), constantOf({oc, c, k, k}, 3),
+                          convAttrs(oc, k, stride, k / 2)),
+        constantOf({oc}, 4))));
+  };
+  EXPECT_TRUE(matchesInterpreter(convRelu(16, 14, 32, 3, 2), 5, 1e-4, 1e-5, 3, avx2));
+  EXPECT_TRUE(matchesInterpreter(convRelu(16, 14, 32, 3, 1), 5, 1e-4, 1e-5, 3, avx2));
+  EXPECT_TRUE(matchesInterpreter(convRelu(16, 28, 32, 3, 1), 5, 1e-4, 1e-5, 3, avx2));
+  EXPECT_TRUE(matchesInterpreter(convRelu(24, 14, 48, 1, 2), 5, 1e-4, 1e-5, 3, avx2));
+  EXPECT_TRUE(matchesInterpreter(convRelu(16, 16, 64, 1, 1), 5, 1e-4, 1e-5, 3, avx2));
+  EXPECT_TRUE(matchesInterpreter(
+      moduleOf(relay::nn::dense(relay::var("x", {12, 40}), constantOf({48, 40}, 7))), 5, 1e-4, 1e-5,
+      3, avx2));
 }
 
 // Winograd F(2x2, 3x3): the weight is transformed at compile time into (4, 4, O/ob, I, ob).

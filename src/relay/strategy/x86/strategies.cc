@@ -20,6 +20,7 @@ topi::x86::ScheduleOptions x86ScheduleOptions(const target::Target& target) {
                          ? target.numCores
                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   options.vectorBytes = target.vectorBytes();
+  options.vectorRegisters = target.vectorRegisters();
   return options;
 }
 
