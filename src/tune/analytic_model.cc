@@ -20,7 +20,7 @@ namespace tessera::tune {
 MachineModel MachineModel::of(const target::Target& target) {
   MachineModel m;
   m.vectorBytes = target.vectorBytes();
-  m.vectorRegisters = target.hasFeature("avx512f") ? 32 : 16;
+  m.vectorRegisters = target.vectorRegisters();
   m.cores = std::max(target.numCores, 1);
   return m;
 }
