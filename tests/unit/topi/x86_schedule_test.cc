@@ -368,6 +368,34 @@ TEST(X86Schedule, BlockedConvTileSpansTwoChannelBlocks) {
   EXPECT_NE(above.rfind("T.vectorized(16)"), std::string::npos) << s;
 }
 
+// With AVX2's 16 registers two 8-channel blocks of a 7-column row would leave one column per
+// tile: the tile spans one block and all seven columns.
+TEST(X86Schedule, Avx2BlockedConvTileTakesOneBlockOnSevenColumns) {
+  relay::Conv2DAttrs attrs = convAttrs(32, 1);
+  attrs.dataLayout = "NCHW8c";
+  attrs.kernelLayout = "OIHW8i8o";
+  const relay::IRModule mod = moduleOf(relay::clip(
+      relay::nn::conv2d(relay::var("x", {1, 4, 7, 7, 8}), constantOf({4, 4, 1, 1, 8, 8}, 4), attrs),
+      0, 6));
+  const target::Target target =
+      codegen::withHostDefaults(target::Target::parse(std::string(kAvx2Target) + " -num-cores=1"));
+  const lower::LoweredFunction lowered = lowerOnlyKernel(mod, target, {});
+  ASSERT_TRUE(lowered.func);
+  relay::strategy::AnchorReport report;
+  const std::string s =
+      tir::toScript(relay::strategy::scheduleKernel(lowered.func, target, &report));
+  EXPECT_TRUE(report.answer.applies) << report.answer.reason;
+  const size_t update = s.find("conv2d_NCHWc_update");
+  ASSERT_NE(update, std::string::npos) << s;
+  const std::string above = s.substr(0, update);
+  EXPECT_EQ(above.rfind("T.unroll(2)"), std::string::npos) << s;
+  EXPECT_NE(above.rfind("T.unroll(7)"), std::string::npos) << s;
+  EXPECT_NE(above.rfind("T.vectorized(8)"), std::string::npos) << s;
+  if (codegen::hostTarget().hasFeature("avx2") && codegen::hostTarget().hasFeature("fma")) {
+    EXPECT_TRUE(matchesInterpreter(mod, 10, 1e-4, 1e-5, 3, target));
+  }
+}
+
 // Elementwise kernels over short rows (14 columns: LLVM unrolls such a loop and leaves it scalar)
 // run the trailing dimensions that every operand reads elementwise, or broadcasts over, as one
 // loop, which LLVM vectorizes; an operand that reads them otherwise keeps the rows apart.
