@@ -341,6 +341,17 @@ std::string genericSchedule(const relay::IRModule& mod) {
   return tir::toScript(relay::strategy::scheduleKernel(lowered.func, target, nullptr));
 }
 
+// The only kernel of `mod` scheduled for `target` by its anchor schedule, as TVMScript (empty
+// when that schedule does not apply).
+std::string scheduledKernel(const relay::IRModule& mod, const target::Target& target) {
+  const lower::LoweredFunction lowered = lowerOnlyKernel(mod, target, {});
+  if (!lowered.func) return "";
+  relay::strategy::AnchorReport report;
+  const std::string s =
+      tir::toScript(relay::strategy::scheduleKernel(lowered.func, target, &report));
+  return report.answer.applies ? s : "";
+}
+
 // The blocked conv2d's tile spans two channel blocks (one broadcast input value feeds two FMAs):
 // 7 columns x 2 blocks of 16 lanes with AVX-512, the block loop unrolled inside the reduction.
 TEST(X86Schedule, BlockedConvTileSpansTwoChannelBlocks) {
@@ -354,12 +365,7 @@ TEST(X86Schedule, BlockedConvTileSpansTwoChannelBlocks) {
   EXPECT_TRUE(matchesInterpreter(mod, 10));
   const target::Target target =
       codegen::withHostDefaults(target::Target::parse("llvm -mattr=+avx512f -num-cores=1"));
-  const lower::LoweredFunction lowered = lowerOnlyKernel(mod, target, {});
-  ASSERT_TRUE(lowered.func);
-  relay::strategy::AnchorReport report;
-  const std::string s =
-      tir::toScript(relay::strategy::scheduleKernel(lowered.func, target, &report));
-  EXPECT_TRUE(report.answer.applies) << report.answer.reason;
+  const std::string s = scheduledKernel(mod, target);
   const size_t update = s.find("conv2d_NCHWc_update");
   ASSERT_NE(update, std::string::npos) << s;
   const std::string above = s.substr(0, update);
@@ -379,12 +385,7 @@ TEST(X86Schedule, Avx2BlockedConvTileTakesOneBlockOnSevenColumns) {
       0, 6));
   const target::Target target =
       codegen::withHostDefaults(target::Target::parse(std::string(kAvx2Target) + " -num-cores=1"));
-  const lower::LoweredFunction lowered = lowerOnlyKernel(mod, target, {});
-  ASSERT_TRUE(lowered.func);
-  relay::strategy::AnchorReport report;
-  const std::string s =
-      tir::toScript(relay::strategy::scheduleKernel(lowered.func, target, &report));
-  EXPECT_TRUE(report.answer.applies) << report.answer.reason;
+  const std::string s = scheduledKernel(mod, target);
   const size_t update = s.find("conv2d_NCHWc_update");
   ASSERT_NE(update, std::string::npos) << s;
   const std::string above = s.substr(0, update);
