@@ -1,5 +1,6 @@
-// The int8 dot-product computes (topi/nn_int8.h): the weight packing with its compensation row,
-// the in-kernel data repacking to uint8 groups of 4, and conv2d / dense over them.
+// The int8 dot-product computes (topi/nn_int8.h): the weight packings (VNNI's groups of 4 bytes
+// with a compensation row, AVX2's int16 pairs), the in-kernel data repacking to the same groups,
+// and conv2d / dense over them.
 #include "topi/nn_int8.h"
 
 #include <cstring>
@@ -19,20 +20,43 @@ int64_t dataShift(DataType dtype) {
   return dtype == DataType::int8() ? 128 : 0;
 }
 
-void requireInt8Operands(const Tensor& data, const Tensor& packed, const std::string& op) {
-  if ((data.dtype() != DataType::int8() && data.dtype() != DataType::uint8()) ||
-      packed.dtype() != DataType::int8())
-    throwDiagnostic("topi_int8", op + ": needs int8 or uint8 data and an int8 weight, found " +
-                                     data.dtype().name() + " and " + packed.dtype().name());
-  if (packed.ndim() != 6 || constDim(packed.shape()[4], op) != kInt8Lanes ||
-      constDim(packed.shape()[5], op) != kInt8Depth)
-    throwDiagnostic("topi_int8", op + ": the weight is not packed by packInt8Weight");
+// What the packed weight's form asks of a kernel: the reduction elements per step, the dtype
+// and stage name of the repacked data, the shift that makes the data unsigned and the rows past
+// the weight's channel groups (VNNI's compensation row).
+struct DotForm {
+  int64_t depth;
+  DataType repacked;
+  std::string repackName;
+  int64_t shift;
+  int64_t extraRows;
+};
+
+// The form of a packed weight: int8 is VNNI's groups of 4 bytes, int16 the AVX2 pairs.
+DotForm formOf(const Tensor& data, const Tensor& packed) {
+  if (packed.dtype() == DataType::int16())
+    return {kInt8PairDepth, DataType::int16(), "data_i16", 0, 0};
+  return {kInt8Depth, DataType::uint8(), "data_u8", dataShift(data.dtype()), 1};
 }
 
-// A data value as the uint8 the dot product reads: shifted into [0, 256) when signed.
-PrimExpr asUint8(const PrimExpr& v, int64_t shift) {
-  if (shift == 0) return v;
-  return tir::cast(DataType::uint8(), tir::cast(DataType::int32(), v) + shift);
+DotForm requireInt8Operands(const Tensor& data, const Tensor& packed, const std::string& op) {
+  if ((data.dtype() != DataType::int8() && data.dtype() != DataType::uint8()) ||
+      (packed.dtype() != DataType::int8() && packed.dtype() != DataType::int16()))
+    throwDiagnostic("topi_int8", op + ": needs int8 or uint8 data and an int8 weight, found " +
+                                     data.dtype().name() + " and " + packed.dtype().name());
+  const DotForm form = formOf(data, packed);
+  if (packed.ndim() != 6 || constDim(packed.shape()[4], op) != kInt8Lanes ||
+      constDim(packed.shape()[5], op) != form.depth)
+    throwDiagnostic("topi_int8",
+                    op + ": the weight is not packed by packInt8Weight or packInt8WeightPairs");
+  return form;
+}
+
+// A data value as the dot product reads it: shifted into [0, 256) when signed (VNNI), widened
+// to int16 (pairs).
+PrimExpr repackedValue(const PrimExpr& v, const DotForm& form) {
+  if (form.repacked == DataType::int16()) return tir::cast(DataType::int16(), v);
+  if (form.shift == 0) return v;
+  return tir::cast(DataType::uint8(), tir::cast(DataType::int32(), v) + form.shift);
 }
 
 // The compensation of lane `lane` of block `block`: the int32 stored as 4 little-endian bytes in
@@ -70,14 +94,15 @@ PrimExpr compensated(const PrimExpr& acc, const Tensor& packed, const ChannelPos
 // The constant shapes of a conv2d's operands, checked as both conv2d computes need them.
 struct ConvOperands {
   std::vector<int64_t> data, packed;
-  int64_t groups;  // input-channel groups of 4 (the packed weight's compensation row)
+  int64_t groups;  // input-channel groups of the form's depth
+  DotForm form;
 };
 ConvOperands convOperands(const Tensor& data, const Tensor& packed, const Conv2DParams& p,
                           const std::string& op) {
-  requireInt8Operands(data, packed, op);
-  ConvOperands o{constShape(data, op), constShape(packed, op), 0};
-  o.groups = o.packed[1] - 1;
-  if (o.data.size() != 4 || ceilDiv(o.data[1], kInt8Depth) != o.groups || p.groups != 1)
+  const DotForm form = requireInt8Operands(data, packed, op);
+  ConvOperands o{constShape(data, op), constShape(packed, op), 0, form};
+  o.groups = o.packed[1] - form.extraRows;
+  if (o.data.size() != 4 || ceilDiv(o.data[1], form.depth) != o.groups || p.groups != 1)
     throwDiagnostic("topi_int8", op + ": needs NCHW data whose channels the weight was packed for");
   if (p.outDtype != DataType::int32())
     throwDiagnostic("topi_int8", op + ": the output dtype must be int32");
@@ -99,8 +124,7 @@ NDArray packInt8Weight(const NDArray& weight) {
   const int64_t kh = s.size() == 4 ? s[2] : 1, kw = s.size() == 4 ? s[3] : 1;
   const int64_t groups = ceilDiv(inC, kInt8Depth);
   // Output channels past O (to a whole block of 16) have zero weights and compensation.
-  NDArray packed = NDArray::empty(
-      {ceilDiv(outC, kInt8Lanes), groups + 1, kh, kw, kInt8Lanes, kInt8Depth}, weight.dtype());
+  NDArray packed = NDArray::empty(packedInt8Shape(s, /*pairs=*/false), weight.dtype());
   auto* dst = static_cast<int8_t*>(packed.data());
   std::memset(dst, 0, packed.nbytes());
   const auto* src = static_cast<const int8_t*>(weight.data());
@@ -125,6 +149,42 @@ NDArray packInt8Weight(const NDArray& weight) {
   return packed;
 }
 
+NDArray packInt8WeightPairs(const NDArray& weight) {
+  const std::vector<int64_t>& s = weight.shape();
+  TS_CHECK(weight.dtype() == DataType::int8() && (s.size() == 4 || s.size() == 2) &&
+           int8Packable(s[0]))
+      << "packInt8WeightPairs: needs an int8 (O, I, KH, KW) or (N, K) weight";
+  const int64_t outC = s[0], inC = s[1];
+  const int64_t kh = s.size() == 4 ? s[2] : 1, kw = s.size() == 4 ? s[3] : 1;
+  const int64_t groups = ceilDiv(inC, kInt8PairDepth);
+  NDArray packed = NDArray::empty(packedInt8Shape(s, /*pairs=*/true), DataType::int16());
+  auto* dst = static_cast<int16_t*>(packed.data());
+  std::memset(dst, 0, packed.nbytes());
+  const auto* src = static_cast<const int8_t*>(weight.data());
+  for (int64_t o = 0; o < outC; ++o)
+    for (int64_t c = 0; c < inC; ++c)
+      for (int64_t y = 0; y < kh; ++y)
+        for (int64_t x = 0; x < kw; ++x) {
+          const int64_t at =
+              ((((o / kInt8Lanes * groups + c / kInt8PairDepth) * kh + y) * kw + x) * kInt8Lanes +
+               o % kInt8Lanes) *
+                  kInt8PairDepth +
+              c % kInt8PairDepth;
+          dst[at] = src[((o * inC + c) * kh + y) * kw + x];
+        }
+  return packed;
+}
+
+std::vector<int64_t> packedInt8Shape(const std::vector<int64_t>& s, bool pairs) {
+  const int64_t depth = pairs ? kInt8PairDepth : kInt8Depth;
+  return {ceilDiv(s[0], kInt8Lanes),
+          ceilDiv(s[1], depth) + (pairs ? 0 : 1),
+          s.size() == 4 ? s[2] : 1,
+          s.size() == 4 ? s[3] : 1,
+          kInt8Lanes,
+          depth};
+}
+
 // The output channels of a packed weight: `outChannels`, or all its blocks when 0.
 int64_t channelsOf(const std::vector<int64_t>& packedShape, int64_t outChannels,
                    const std::string& op) {
@@ -143,7 +203,8 @@ Tensor conv2dNchwInt8(const Tensor& data, const Tensor& packed, const Conv2DPara
   const ConvOperands operands = convOperands(data, packed, p, op);
   const std::vector<int64_t>&ds = operands.data, &ws = operands.packed;
   const int64_t groups = operands.groups;
-  const int64_t shift = dataShift(data.dtype());
+  const DotForm& form = operands.form;
+  const int64_t shift = form.shift;
   const int64_t spanY = (ws[2] - 1) * p.dilation[0] + 1, spanX = (ws[3] - 1) * p.dilation[1] + 1;
   const int64_t oh = (ds[2] + p.padding[0] + p.padding[2] - spanY) / p.strides[0] + 1;
   const int64_t ow = (ds[3] + p.padding[1] + p.padding[3] - spanX) / p.strides[1] + 1;
@@ -164,16 +225,16 @@ Tensor conv2dNchwInt8(const Tensor& data, const Tensor& packed, const Conv2DPara
   const int64_t lastColumn = subsample ? ow : ds[3] + p.padding[1];  // past it: padding
   // Padding and missing channels read as the value 0 would have after the shift. The condition
   // selects the loaded int8 itself, so that vectorized it is a masked load.
-  Tensor dataU8 = te::compute(
+  Tensor repacked = te::compute(
       shapeOf({ds[0], groups, subsample ? oh : ds[2] + p.padding[0] + p.padding[2], vectorColumns,
-               kInt8Depth}),
+               form.depth}),
       [&](Var n, Var c, Var y, Var x, Var k) -> PrimExpr {
-        PrimExpr channel = addIdx(mulIdx(c, kInt8Depth), k);
+        PrimExpr channel = addIdx(mulIdx(c, form.depth), k);
         PrimExpr inside;
         auto require = [&](PrimExpr cond) {
           inside = inside ? tir::logicalAnd(inside, cond) : cond;
         };
-        if (ds[1] % kInt8Depth != 0) require(tir::lt(channel, tir::intImm(ds[1])));
+        if (ds[1] % form.depth != 0) require(tir::lt(channel, tir::intImm(ds[1])));
         if (p.padding[0] != 0) require(tir::ge(y, tir::intImm(p.padding[0])));
         if (p.padding[2] != 0) require(tir::lt(y, tir::intImm(ds[2] + p.padding[0])));
         if (p.padding[1] != 0) require(tir::ge(x, tir::intImm(p.padding[1])));
@@ -181,21 +242,21 @@ Tensor conv2dNchwInt8(const Tensor& data, const Tensor& packed, const Conv2DPara
         PrimExpr v = data(n, channel, addIdx(mulIdx(y, step[0]), -p.padding[0]),
                           addIdx(mulIdx(x, step[1]), -p.padding[1]));
         if (inside) v = tir::ifThenElse(inside, v, tir::intImm(0, data.dtype()));
-        return asUint8(v, shift);
+        return repackedValue(v, form);
       },
-      te::ComputeOptions{.name = "data_u8", .tag = "injective,pad"});
+      te::ComputeOptions{.name = form.repackName, .tag = "injective,pad"});
 
   IterVar rc = te::reduceAxis(0, groups, "rc");
   IterVar ry = te::reduceAxis(0, ws[2], "ry");
   IterVar rx = te::reduceAxis(0, ws[3], "rx");
-  IterVar rk = te::reduceAxis(0, kInt8Depth, "rk");
+  IterVar rk = te::reduceAxis(0, form.depth, "rk");
   const DataType i32 = DataType::int32();
   Tensor acc = te::compute(
       shapeOf({ds[0], ws[0], oh, ow, kInt8Lanes}),
       [&](Var n, Var oc, Var y, Var x, Var lane) {
         PrimExpr row = addIdx(mulIdx(y, readStride[0]), mulIdx(ry.var, p.dilation[0]));
         PrimExpr col = addIdx(mulIdx(x, readStride[1]), mulIdx(rx.var, p.dilation[1]));
-        return te::sum(tir::cast(i32, dataU8(n, rc.var, row, col, rk.var)) *
+        return te::sum(tir::cast(i32, repacked(n, rc.var, row, col, rk.var)) *
                            tir::cast(i32, packed(oc, rc.var, ry.var, rx.var, lane, rk.var)),
                        {rc, ry, rx, rk});
       },
@@ -234,30 +295,31 @@ Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DP
   const int64_t groups = operands.groups;
   if (!conv2d1x1Int8Applies(ds, {ws[0] * kInt8Lanes, ds[1], ws[2], ws[3]}, p))
     throwDiagnostic("topi_int8", op + ": needs a pointwise NCHW conv2d over whole pixel vectors");
-  const int64_t shift = dataShift(data.dtype());
+  const DotForm& form = operands.form;
+  const int64_t shift = form.shift;
   const int64_t width = ds[3], pixels = ds[2] * ds[3];
 
   // (N, I/4, H*W, 4): 16 consecutive pixels of a channel group are 64 contiguous bytes.
-  Tensor dataU8 = te::compute(
-      shapeOf({ds[0], groups, pixels, kInt8Depth}),
+  Tensor repacked = te::compute(
+      shapeOf({ds[0], groups, pixels, form.depth}),
       [&](Var n, Var c, Var pixel, Var k) -> PrimExpr {
-        PrimExpr channel = addIdx(mulIdx(c, kInt8Depth), k);
+        PrimExpr channel = addIdx(mulIdx(c, form.depth), k);
         PrimExpr w = tir::intImm(width, pixel->dtype);
         PrimExpr v = data(n, channel, tir::floordiv(pixel, w), tir::floormod(pixel, w));
-        if (ds[1] % kInt8Depth != 0)
+        if (ds[1] % form.depth != 0)
           v = tir::ifThenElse(tir::lt(channel, tir::intImm(ds[1])), v,
                               tir::intImm(0, data.dtype()));
-        return asUint8(v, shift);
+        return repackedValue(v, form);
       },
-      te::ComputeOptions{.name = "data_u8", .tag = "injective,pad"});
+      te::ComputeOptions{.name = form.repackName, .tag = "injective,pad"});
   IterVar rc = te::reduceAxis(0, groups, "rc");
-  IterVar rk = te::reduceAxis(0, kInt8Depth, "rk");
+  IterVar rk = te::reduceAxis(0, form.depth, "rk");
   const DataType i32 = DataType::int32();
   Tensor acc = te::compute(
       shapeOf({ds[0], ws[0] * kInt8Lanes, pixels}),
       [&](Var n, Var oc, Var pixel) {
         const ChannelPosition at = positionOf(oc);
-        return te::sum(tir::cast(i32, dataU8(n, rc.var, pixel, rk.var)) *
+        return te::sum(tir::cast(i32, repacked(n, rc.var, pixel, rk.var)) *
                            tir::cast(i32, packed(at.block, rc.var, tir::intImm(0), tir::intImm(0),
                                                  at.lane, rk.var)),
                        {rc, rk});
@@ -276,31 +338,31 @@ Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DP
 
 Tensor denseInt8(const Tensor& data, const Tensor& packed, int64_t outChannels) {
   const std::string op = "dense_int8";
-  requireInt8Operands(data, packed, op);
+  const DotForm form = requireInt8Operands(data, packed, op);
   const std::vector<int64_t> ds = constShape(data, op), ws = constShape(packed, op);
-  const int64_t groups = ws[1] - 1, depth = ds.back();
-  if (ds.size() < 2 || ceilDiv(depth, kInt8Depth) != groups || ws[2] != 1 || ws[3] != 1)
+  const int64_t groups = ws[1] - form.extraRows, depth = ds.back();
+  if (ds.size() < 2 || ceilDiv(depth, form.depth) != groups || ws[2] != 1 || ws[3] != 1)
     throwDiagnostic("topi_int8", op + ": needs (..., K) data whose K the weight was packed for");
-  const int64_t shift = dataShift(data.dtype());
+  const int64_t shift = form.shift;
   const size_t rows = ds.size() - 1;  // the leading dims
 
-  std::vector<int64_t> u8Shape(ds.begin(), ds.end() - 1);
-  u8Shape.insert(u8Shape.end(), {groups, kInt8Depth});
-  Tensor dataU8 = te::compute(
-      shapeOf(u8Shape),
+  std::vector<int64_t> repackedShape(ds.begin(), ds.end() - 1);
+  repackedShape.insert(repackedShape.end(), {groups, form.depth});
+  Tensor repacked = te::compute(
+      shapeOf(repackedShape),
       [&](const std::vector<Var>& i) -> PrimExpr {
         std::vector<PrimExpr> idx(i.begin(), i.begin() + static_cast<long>(rows));
-        PrimExpr k = addIdx(mulIdx(i[rows], kInt8Depth), i[rows + 1]);
+        PrimExpr k = addIdx(mulIdx(i[rows], form.depth), i[rows + 1]);
         idx.push_back(k);
-        PrimExpr v = asUint8(data(idx), shift);
-        if (depth % kInt8Depth == 0) return v;
+        PrimExpr v = repackedValue(data(idx), form);
+        if (depth % form.depth == 0) return v;
         return tir::ifThenElse(tir::lt(k, tir::intImm(depth)), v,
-                               tir::intImm(shift, DataType::uint8()));
+                               tir::intImm(shift, form.repacked));
       },
-      te::ComputeOptions{.name = "data_u8", .tag = "injective,pad"});
+      te::ComputeOptions{.name = form.repackName, .tag = "injective,pad"});
 
   IterVar rc = te::reduceAxis(0, groups, "rc");
-  IterVar rk = te::reduceAxis(0, kInt8Depth, "rk");
+  IterVar rk = te::reduceAxis(0, form.depth, "rk");
   const DataType i32 = DataType::int32();
   std::vector<int64_t> accShape(ds.begin(), ds.end() - 1);
   accShape.insert(accShape.end(), {ws[0], kInt8Lanes});
@@ -309,7 +371,7 @@ Tensor denseInt8(const Tensor& data, const Tensor& packed, int64_t outChannels) 
       [&](const std::vector<Var>& i) {
         std::vector<PrimExpr> idx(i.begin(), i.begin() + static_cast<long>(rows));
         idx.insert(idx.end(), {rc.var, rk.var});
-        return te::sum(tir::cast(i32, dataU8(idx)) *
+        return te::sum(tir::cast(i32, repacked(idx)) *
                            tir::cast(i32, packed(i[rows], rc.var, tir::intImm(0), tir::intImm(0),
                                                  i[rows + 1], rk.var)),
                        {rc, rk});

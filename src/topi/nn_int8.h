@@ -6,6 +6,13 @@
 // compensation 128 * sum(w) of each output channel, subtracted in the output stage. The result
 // is exactly the int32 sum of the plain computes (modulo 2^32, as theirs), so the reference
 // interpreter stays the oracle, bit for bit.
+//
+// CPUs with AVX2 but no VNNI take the pair form: vpmaddwd (8 int32 lanes, each += the sum of 2
+// int16 x int16 products) on int16 widenings of both operands. The weight is packed as int16 in
+// groups of 16 x 2 (packInt8WeightPairs), the kernel widens the data to int16 pairs (`data_i16`),
+// and no shift or compensation is needed: every int8 or uint8 product and pair sum is exact in
+// int16 x int16 -> int32. (vpmaddubsw's uint8 x int8 pair sums saturate int16, so the faster byte
+// form would not be exact.) The computes below read the form from the packed weight's dtype.
 #pragma once
 
 #include "runtime/ndarray.h"
@@ -17,6 +24,8 @@ namespace tessera::topi {
 inline constexpr int64_t kInt8Lanes = 16;
 /// Reduction elements per dot-product step.
 inline constexpr int64_t kInt8Depth = 4;
+/// Reduction elements per step of the pair form (int16 weights).
+inline constexpr int64_t kInt8PairDepth = 2;
 
 /// Whether packInt8Weight and the computes below take a weight of `outChannels` rows (any count:
 /// the last block of 16 is padded).
@@ -27,8 +36,15 @@ bool int8Packable(int64_t outChannels);
 /// compensation 128 * sum(w[16o + l]) of lane l as 4 little-endian bytes. A dense weight (N, K)
 /// is packed as the (N, K, 1, 1) convolution weight.
 NDArray packInt8Weight(const NDArray& weight);
+/// The pair form's packing: (O, I, KH, KW) int8 -> (ceil(O/16), ceil(I/2), KH, KW, 16, 2) int16,
+/// [o, c, y, x, l, k] = w[16o + l, 2c + k, y, x] (0 past O and I), with no compensation row. A
+/// dense weight (N, K) is packed as the (N, K, 1, 1) convolution weight.
+NDArray packInt8WeightPairs(const NDArray& weight);
+/// The shape packInt8Weight (pairs: packInt8WeightPairs) gives an (O, I, KH, KW) or (N, K) weight.
+std::vector<int64_t> packedInt8Shape(const std::vector<int64_t>& weightShape, bool pairs);
 
-/// conv2d NCHW (groups 1) of int8 or uint8 data over a packInt8Weight weight, int32 out:
+/// conv2d NCHW (groups 1) of int8 or uint8 data over a packInt8Weight weight, int32 out (over a
+/// packInt8WeightPairs weight: `data_i16` (..., 2) int16 in place of `data_u8`, no compensation):
 /// `data_u8` (N, ceil(I/4), H + pads, W + pads, 4) uint8 (a strided 1x1 convolution repacks only
 /// the pixels it reads: (N, ceil(I/4), OH, OW, 4)), `conv2d_nchw_int8` (N, O/16, OH, OW,
 /// 16) and `T_conv2d_int8_unpack` (N, O, OH, OW), which subtracts the compensation.

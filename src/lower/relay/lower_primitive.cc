@@ -67,7 +67,8 @@ class Lowerer {
       if (auto packed = packing_.find(p.get()); packed != packing_.end()) {
         const std::vector<int64_t> shape =
             packedShape(*staticShape(tensorTypeOf(typeOfExpr(p)).shape), packed->second);
-        ts = {te::placeholder(shape, tensorTypeOf(typeOfExpr(p)).dtype, p->nameHint)};
+        ts = {te::placeholder(shape, packedDtype(tensorTypeOf(typeOfExpr(p)).dtype, packed->second),
+                              p->nameHint)};
         packedParams_.push_back({i, packed->second});
       } else {
         ts = placeholdersFor(typeOfExpr(p), p->nameHint);

@@ -119,6 +119,8 @@ NDArray packWeight(const NDArray& weight, const WeightPacking& packing) {
       return topi::winogradWeightTransform(weight, packing.block);
     case PackKind::kInt8:
       return topi::packInt8Weight(weight);
+    case PackKind::kInt8Pairs:
+      return topi::packInt8WeightPairs(weight);
     case PackKind::kInt8Amx:
       return topi::packInt8WeightAmx(weight);
     case PackKind::kInt8BatchNN:
@@ -149,15 +151,9 @@ std::vector<int64_t> packedShape(const std::vector<int64_t>& s, const WeightPack
       return {s[0] / b, s[1], s[2], s[3], b};
     case PackKind::kWinograd:
       return {4, 4, s[0] / b, s[1], b};
-    case PackKind::kInt8: {
-      const int64_t groups = (s[1] + topi::kInt8Depth - 1) / topi::kInt8Depth;
-      return {(s[0] + topi::kInt8Lanes - 1) / topi::kInt8Lanes,
-              groups + 1,
-              s.size() == 4 ? s[2] : 1,
-              s.size() == 4 ? s[3] : 1,
-              topi::kInt8Lanes,
-              topi::kInt8Depth};
-    }
+    case PackKind::kInt8:
+    case PackKind::kInt8Pairs:
+      return topi::packedInt8Shape(s, packing.kind == PackKind::kInt8Pairs);
     case PackKind::kInt8Amx: {
       const bool fold = topi::amxFoldsWindow(s[1], s[2], s[3]);
       const int64_t channels = fold ? s[1] * s[2] * s[3] : s[1];
@@ -180,12 +176,16 @@ std::vector<int64_t> packedShape(const std::vector<int64_t>& s, const WeightPack
   return s;
 }
 
+DataType packedDtype(DataType dtype, const WeightPacking& packing) {
+  return packing.kind == PackKind::kInt8Pairs ? DataType::int16() : dtype;
+}
+
 std::vector<te::Tensor> packedCompute(const CallNode& call, const WeightPacking& packing,
                                       const te::Tensor& data, const te::Tensor& packedWeight,
                                       const Type& outType) {
   const DataType outDtype = tensorTypeOf(outType).dtype;
   if (packing.kind == PackKind::kDense) return {topi::densePacked(data, packedWeight, outDtype)};
-  if (packing.kind == PackKind::kInt8) {
+  if (packing.kind == PackKind::kInt8 || packing.kind == PackKind::kInt8Pairs) {
     const std::vector<int64_t> out = constExtentsOf(outType, "int8 packed compute");
     if (call.op->as<OpNode>()->name == "nn.dense") {
       if (data.ndim() <= 2) return {topi::denseInt8(data, packedWeight, out.back())};

@@ -20,6 +20,7 @@ enum class PackKind : uint8_t {
   kConv2d,       ///< (O, I, KH, KW) -> (O/ob, I, KH, KW, ob)
   kWinograd,     ///< (O, I, 3, 3) -> G g G^T as (4, 4, O/ob, I, ob)
   kInt8,         ///< int8 (O, I, KH, KW) or (N, K) -> topi::packInt8Weight's groups of 16 x 4
+  kInt8Pairs,    ///< int8 (O, I, KH, KW) or (N, K) -> topi::packInt8WeightPairs' 16 x 2 int16
   kInt8Amx,      ///< int8 (O, I, KH, KW) -> topi::packInt8WeightAmx's 16 x 64 tiles
   kInt8BatchNN,  ///< int8 batch_matmul B (batch, K, N) -> topi::packInt8BatchWeight
   kInt8BatchNT,  ///< int8 batch_matmul B (batch, N, K) -> topi::packInt8BatchWeight
@@ -48,6 +49,8 @@ NDArray packWeight(const NDArray& weight, const WeightPacking& packing);
 NDArray packWeightConsuming(NDArray weight, const WeightPacking& packing);
 /// The shape packWeight gives a weight of shape `shape`.
 std::vector<int64_t> packedShape(const std::vector<int64_t>& shape, const WeightPacking& packing);
+/// The dtype packWeight gives a weight of dtype `dtype` (int16 for kInt8Pairs, else `dtype`).
+DataType packedDtype(DataType dtype, const WeightPacking& packing);
 /// The packed compute of the call: its output tensor(s), of the call's type and layout.
 std::vector<te::Tensor> packedCompute(const CallNode& call, const WeightPacking& packing,
                                       const te::Tensor& data, const te::Tensor& packedWeight,

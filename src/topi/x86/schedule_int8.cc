@@ -1,9 +1,10 @@
-// x86 schedules of the int8 dot-product kernels (topi/nn_int8.h) on AVX-512 VNNI: the output is
-// tiled into register blocks of 16 output channels x a few pixels (conv2d) or rows (dense); each
-// block's int32 accumulators stay in vector registers over the whole reduction, whose innermost
-// 16 lanes x 4 bytes are tensorized into one vpdpbusd (topi/x86/tensor_intrin.h). The epilogue
-// (the compensation, requantization, clip, cast) is inlined into the output stage that writes
-// the block out. The uint8 data repacking is a stage of its own, vectorized over 16 columns.
+// x86 schedules of the int8 dot-product kernels (topi/nn_int8.h) on AVX-512 VNNI or, in the pair
+// form, AVX2: the output is tiled into register blocks of 16 output channels x a few pixels
+// (conv2d) or rows (dense); each block's int32 accumulators stay in vector registers over the
+// whole reduction, whose innermost 16 lanes x 4 bytes are tensorized into one vpdpbusd (16 lanes
+// x 2 int16: two vpmaddwd; topi/x86/tensor_intrin.h). The epilogue (the compensation,
+// requantization, clip, cast) is inlined into the output stage that writes the block out. The
+// data repacking (uint8 groups or int16 pairs) is a stage of its own, vectorized over 16 columns.
 #include "tir/stmt.h"
 #include "topi/nn_int8.h"
 #include "topi/x86/schedule.h"
@@ -16,6 +17,28 @@ namespace {
 // Vector accumulators a tile may use: 32 zmm registers, less the weight vector, the broadcast
 // data group and room for the compiler.
 constexpr int64_t kMaxAccumulators = 24;
+
+// What the kernel's form (read from its repacking stage) asks of the schedule.
+struct DotForm {
+  std::string repack;                // the data repacking stage
+  std::string dot, sharedWeightDot;  // the intrinsics
+  int64_t depth;                     // reduction elements per step
+  int64_t weightBytes;               // bytes of one packed weight element
+  int64_t maxTiles;                  // 16-lane accumulator tiles a register block may use
+};
+
+DotForm formOf(tir::Schedule& sch, const ScheduleOptions& options) {
+  // A pair tile's 16 int32 are two ymm registers; one more holds the broadcast data pair, and
+  // the weights are read as vpmaddwd's memory operand when the registers run out.
+  if (findBlock(sch, "data_i16"))
+    return {"data_i16",
+            kAvx2Dot16x2,
+            kAvx2Dot16x2SharedWeight,
+            kInt8PairDepth,
+            2,
+            (options.vectorRegisters - 2) / 2};
+  return {"data_u8", kVnniDot16x4, kVnniDot16x4SharedWeight, kInt8Depth, 1, kMaxAccumulators};
+}
 // An image whose int32 accumulators for 16 channels fit in this many bytes (14x14) is one tile.
 constexpr int64_t kSmallImageBytes = 16 * 1024;
 // Weight bytes of one block of 16 channels that stay in L1 across the rows of a tile.
@@ -33,8 +56,8 @@ int64_t reductionSize(const tir::BlockNode* block) {
 // channels of a group), the columns whole vectors of kInt8Lanes. Each channel of the group is
 // one vector load of 16 consecutive columns (masked where they pad) and one store of every 4th
 // byte (a masked store of a spread vector); a scalar loop spent about 5 instructions a byte.
-void vectorizeRepack(tir::Schedule& sch, const ScheduleOptions& options) {
-  std::optional<tir::BlockRV> repack = findBlock(sch, "data_u8");
+void vectorizeRepack(tir::Schedule& sch, const DotForm& form, const ScheduleOptions& options) {
+  std::optional<tir::BlockRV> repack = findBlock(sch, form.repack);
   if (!repack) return;
   std::vector<tir::LoopRV> loops = sch.getLoops(*repack);
   if (loops.size() < 3 || sch.get(*repack)->iterVars.size() != loops.size()) return;
@@ -59,18 +82,21 @@ struct ConvShape {
   tir::BlockRV conv;
   std::vector<tir::LoopRV> out;  // the output's n, c, h, w loops
   int64_t channels, height, width;
-  int64_t groups;     // input-channel groups of 4
+  int64_t groups;     // input-channel groups of the form's depth
   int64_t window;     // KH * KW
-  int64_t reduction;  // groups * 4 * window
+  int64_t reduction;  // groups * depth * window
+  DotForm form;
 };
 
 // A small image (14x14, 7x7) is one tile per block of output channels, with the reduction in
 // chunks of 16 KiB of weights, each over every row, so the weights of a block (288 KiB at ResNet's
-// 7x7 stage) are read from L2 once rather than once per row. Rows narrower than 12 take two blocks
-// of channels, so that enough independent accumulators hide vpdpbusd's latency.
+// 7x7 stage) are read from L2 once rather than once per row. Rows of fewer than half the
+// accumulators (12 with VNNI) take two blocks of channels, so that enough independent
+// accumulators hide the dot product's latency.
 Applicability tileSmallImage(tir::Schedule& sch, const ConvShape& c, int64_t owb,
                              const ScheduleOptions& options) {
-  const int64_t blocks = owb < 12 && c.channels % (2 * kInt8Lanes) == 0 ? 2 : 1;
+  const int64_t blocks = 2 * owb < c.form.maxTiles && c.channels % (2 * kInt8Lanes) == 0 ? 2 : 1;
+  // A step of 16 lanes' weights is 64 bytes in either form (16 x 4 int8, 16 x 2 int16).
   const int64_t chunk = largestDivisorAtMost(c.groups, kL1WeightBytes / 2 / (c.window * 64));
   std::vector<tir::LoopRV> oc = sch.split(c.out[1], {std::monostate{}, blocks * kInt8Lanes});
   sch.computeAt(c.conv, oc[0], /*preserveUnitLoops=*/true);
@@ -83,7 +109,7 @@ Applicability tileSmallImage(tir::Schedule& sch, const ConvShape& c, int64_t owb
   tir::BlockRV init = sch.decomposeReduction(c.conv, rc[0]);
   sch.unroll(tile[1]);
   sch.unroll(col[1]);
-  sch.tensorize(tile[4], kVnniDot16x4);
+  sch.tensorize(tile[4], c.form.dot);
   vectorizeTile(sch, innerLoops(sch, init, 2));
   if (c.channels * c.width * c.reduction >= options.minParallelWork)
     parallelTiles(sch, {c.out[0], oc[0]}, options.numCores);
@@ -106,7 +132,7 @@ Applicability tileRows(tir::Schedule& sch, const ConvShape& c, int64_t owb,
   sch.reorder({tile[9], tile[10], tile[11], column, lane, rk});
   tir::BlockRV init = sch.decomposeReduction(c.conv, tile[9]);
   sch.unroll(column);
-  sch.tensorize(lane, kVnniDot16x4);
+  sch.tensorize(lane, c.form.dot);
   vectorizeTile(sch, innerLoops(sch, init, 4));  // below the tile loops
   // The output stage (compensation, requantizing epilogue, cast) runs on vectors of the tile's
   // columns, contiguous in the NCHW output, where a scalar epilogue spent several instructions
@@ -125,18 +151,19 @@ Applicability tileRows(tir::Schedule& sch, const ConvShape& c, int64_t owb,
 Applicability scheduleConv2dInt8(tir::Schedule& sch, const ScheduleOptions& options) {
   const std::string anchor = "conv2d_nchw_int8";
   registerTensorIntrinsics();
-  inlineElementwise(sch, {anchor, "data_u8"});
-  vectorizeRepack(sch, options);
+  const DotForm form = formOf(sch, options);
+  inlineElementwise(sch, {anchor, form.repack});
+  vectorizeRepack(sch, form, options);
   std::optional<tir::BlockRV> conv = findBlock(sch, anchor);
   std::optional<tir::BlockRV> out = soleOutputBlock(sch);
   if (!conv || !out) return notApplicable(anchor, "the kernel needs one conv2d and one output");
   const tir::BlockNode* block = sch.get(*conv);
   if (block->iterVars.size() != 9) return notApplicable(anchor, "unexpected accumulator");
   const int64_t* groups = tir::asConstInt(block->iterVars[5].dom.extent);
-  ConvShape c{.conv = *conv, .out = sch.getLoops(*out)};
+  ConvShape c{.conv = *conv, .out = sch.getLoops(*out), .form = form};
   c.reduction = reductionSize(block);
   c.groups = groups ? *groups : 1;
-  c.window = c.reduction / std::max<int64_t>(1, c.groups * kInt8Depth);
+  c.window = c.reduction / std::max<int64_t>(1, c.groups * form.depth);
   if (c.out.size() != 4) return notApplicable(anchor, "the output is not NCHW");
   const std::optional<int64_t> channels = extentOf(sch, c.out[1]);
   const std::optional<int64_t> height = extentOf(sch, c.out[2]), width = extentOf(sch, c.out[3]);
@@ -145,12 +172,13 @@ Applicability scheduleConv2dInt8(tir::Schedule& sch, const ScheduleOptions& opti
   c.height = *height;
   c.width = *width;
 
-  const int64_t owb = largestDivisorAtMost(c.width, kMaxAccumulators);
+  const int64_t owb = largestDivisorAtMost(c.width, form.maxTiles);
   const bool small = c.height * c.width * kInt8Lanes * 4 <= kSmallImageBytes;
-  // Rows narrower than 12 take the small-image tile too, whatever the reduction: its two blocks
-  // of channels give enough accumulators (ResNet-50's 7x7 pointwise layers: 0.70 -> 0.83 of
-  // oneDNN's speed on Zen 5).
-  if (small && (c.reduction * kInt8Lanes > kL1WeightBytes || owb < 12))
+  // Rows narrower than 12 (with VNNI) take the small-image tile too, whatever the reduction: its
+  // two blocks of channels give enough accumulators (ResNet-50's 7x7 pointwise layers: 0.70 ->
+  // 0.83 of oneDNN's speed on Zen 5).
+  if (small &&
+      (c.reduction * kInt8Lanes * form.weightBytes > kL1WeightBytes || 2 * owb < form.maxTiles))
     return tileSmallImage(sch, c, owb, options);
   return tileRows(sch, c, owb, options);
 }
@@ -158,8 +186,9 @@ Applicability scheduleConv2dInt8(tir::Schedule& sch, const ScheduleOptions& opti
 Applicability scheduleConv2d1x1Int8(tir::Schedule& sch, const ScheduleOptions& options) {
   const std::string anchor = "conv2d_1x1_int8";
   registerTensorIntrinsics();
-  inlineElementwise(sch, {anchor, "data_u8"});
-  vectorizeRepack(sch, options);
+  const DotForm form = formOf(sch, options);
+  inlineElementwise(sch, {anchor, form.repack});
+  vectorizeRepack(sch, form, options);
   std::optional<tir::BlockRV> conv = findBlock(sch, anchor);
   std::optional<tir::BlockRV> out = soleOutputBlock(sch);
   if (!conv || !out) return notApplicable(anchor, "the kernel needs one conv2d and one output");
@@ -174,7 +203,7 @@ Applicability scheduleConv2d1x1Int8(tir::Schedule& sch, const ScheduleOptions& o
 
   // mr output channels x 16 pixels: one accumulator per channel; each step loads one vector of
   // 16 pixels' 4 bytes and multiplies it by each channel's 4 weight bytes, broadcast.
-  const int64_t mr = largestDivisorAtMost(*channels, kMaxAccumulators);
+  const int64_t mr = largestDivisorAtMost(*channels, form.maxTiles);
   tir::LoopRV pixel = sch.fuse({loops[2], loops[3]});
   std::vector<tir::LoopRV> p = sch.split(pixel, {std::monostate{}, kInt8Lanes});
   std::vector<tir::LoopRV> c = sch.split(loops[1], {std::monostate{}, mr});
@@ -187,7 +216,7 @@ Applicability scheduleConv2d1x1Int8(tir::Schedule& sch, const ScheduleOptions& o
   sch.reorder({tile[6], tile[4], tile[5], tile[7]});
   tir::BlockRV init = sch.decomposeReduction(*conv, tile[6]);
   sch.unroll(tile[4]);
-  sch.tensorize(tile[5], kVnniDot16x4SharedWeight);
+  sch.tensorize(tile[5], form.sharedWeightDot);
   vectorizeTile(sch, innerLoops(sch, init, 3));  // below the tile loops
   // The epilogue writes whole vectors of 16 pixels of each channel's row.
   sch.unroll(c[1]);
@@ -200,7 +229,8 @@ Applicability scheduleConv2d1x1Int8(tir::Schedule& sch, const ScheduleOptions& o
 Applicability scheduleDenseInt8(tir::Schedule& sch, const ScheduleOptions& options) {
   const std::string anchor = "dense_int8";
   registerTensorIntrinsics();
-  inlineElementwise(sch, {anchor, "data_u8"});
+  const DotForm form = formOf(sch, options);
+  inlineElementwise(sch, {anchor, form.repack});
   std::optional<tir::BlockRV> dense = findBlock(sch, anchor);
   std::optional<tir::BlockRV> out = soleOutputBlock(sch);
   if (!dense || !out) return notApplicable(anchor, "the kernel needs one dense and one output");
@@ -214,7 +244,7 @@ Applicability scheduleDenseInt8(tir::Schedule& sch, const ScheduleOptions& optio
   const std::optional<int64_t> rows = extentOf(sch, loops[0]), columns = extentOf(sch, loops[1]);
   if (!rows || !columns) return notApplicable(anchor, "symbolic shape");
 
-  const int64_t mr = largestDivisorAtMost(*rows, 8);
+  const int64_t mr = largestDivisorAtMost(*rows, std::min<int64_t>(8, form.maxTiles));
   std::vector<tir::LoopRV> j = sch.split(loops[1], {std::monostate{}, kInt8Lanes});
   std::vector<tir::LoopRV> i = sch.split(loops[0], {std::monostate{}, mr});
   sch.reorder({j[0], i[0], i[1], j[1]});
@@ -226,7 +256,7 @@ Applicability scheduleDenseInt8(tir::Schedule& sch, const ScheduleOptions& optio
   sch.reorder({tile[3], tile[0], tile[1], tile[2], tile[4]});
   tir::BlockRV init = sch.decomposeReduction(*dense, tile[3]);
   sch.unroll(tile[0]);
-  sch.tensorize(tile[2], kVnniDot16x4);
+  sch.tensorize(tile[2], form.dot);
   vectorizeTile(sch, innerLoops(sch, init, 2));
 
   if (*rows * *columns * reduction >= options.minParallelWork)

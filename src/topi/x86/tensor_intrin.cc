@@ -1,5 +1,6 @@
 // The x86 tensor intrinsics: each a description (the loop nest tensorize recognises, written as
-// the TE compute produces it) and an implementation (vector loads, one LLVM intrinsic call).
+// the TE compute produces it) and an implementation (vector loads, one or two LLVM intrinsic
+// calls).
 #include "topi/x86/tensor_intrin.h"
 
 #include <mutex>
@@ -22,15 +23,15 @@ struct DotBuffers {
 // The index of an operand of the 16 x 4 dot product from the block's iter vars (j: lane, k: byte).
 using DotIndex = std::vector<PrimExpr> (*)(const Var& j, const Var& k);
 
-// for j < 16, k < 4: C[j] = C[j] + int32(A[ai(j, k)]) * int32(B[bi(j, k)]), as a reduction block
-// over k: the description both intrinsics share, with their own operand shapes.
-PrimFunc dotDescription(const Buffer& a, const Buffer& b, const Buffer& c, DotIndex ai,
-                        DotIndex bi) {
+// for j < 16, k < depth: C[j] = C[j] + int32(A[ai(j, k)]) * int32(B[bi(j, k)]), as a reduction
+// block over k: the description every intrinsic here shares, with its own operand shapes.
+PrimFunc dotDescription(const Buffer& a, const Buffer& b, const Buffer& c, DotIndex ai, DotIndex bi,
+                        int64_t depth = 4) {
   Var j = makeVar("j"), k = makeVar("k"), vj = makeVar("vj"), vk = makeVar("vk");
   auto block = std::make_shared<BlockNode>();
   block->name = "update";
   block->iterVars = {{{intImm(0), intImm(16)}, vj, IterVarType::kDataPar, ""},
-                     {{intImm(0), intImm(4)}, vk, IterVarType::kCommReduce, ""}};
+                     {{intImm(0), intImm(depth)}, vk, IterVarType::kCommReduce, ""}};
   block->reads = {pointRegion(c, {vj}), pointRegion(a, ai(vj, vk)), pointRegion(b, bi(vj, vk))};
   block->writes = {pointRegion(c, {vj})};
   const DataType i32 = DataType::int32();
@@ -38,7 +39,8 @@ PrimFunc dotDescription(const Buffer& a, const Buffer& b, const Buffer& c, DotIn
                             bufferLoad(c, {vj}) + cast(i32, bufferLoad(a, ai(vj, vk))) *
                                                       cast(i32, bufferLoad(b, bi(vj, vk))),
                             {vj});
-  Stmt nest = loopNest({j, k}, {intImm(16), intImm(4)}, blockRealize({j, k}, boolImm(true), block));
+  Stmt nest =
+      loopNest({j, k}, {intImm(16), intImm(depth)}, blockRealize({j, k}, boolImm(true), block));
   return intrinFunction({a, b, c}, nest);
 }
 
@@ -99,6 +101,51 @@ PrimFunc sharedWeightImplementation() {
   return intrinFunction({p.a, p.b, p.c}, bufferStore(p.c, dot, {lanes}));
 }
 
+// The pair form's operands: A (2,) int16 data shared by all lanes, B (16, 2) int16 weights
+// (sharedWeight: A (16, 2) per pixel, B (2,) shared), C (16,) int32.
+struct PairBuffers {
+  explicit PairBuffers(bool sharedWeight)
+      : a(makeBuffer("A",
+                     sharedWeight ? std::vector<PrimExpr>{intImm(16), intImm(2)}
+                                  : std::vector<PrimExpr>{intImm(2)},
+                     DataType::int16())),
+        b(makeBuffer("B",
+                     sharedWeight ? std::vector<PrimExpr>{intImm(2)}
+                                  : std::vector<PrimExpr>{intImm(16), intImm(2)},
+                     DataType::int16())) {}
+  Buffer a, b;
+  Buffer c = makeBuffer("C", {intImm(16)}, DataType::int32());
+};
+
+PrimFunc pairDescription(bool sharedWeight) {
+  PairBuffers p(sharedWeight);
+  DotIndex shared = [](const Var&, const Var& k) { return std::vector<PrimExpr>{k}; };
+  DotIndex perLane = [](const Var& j, const Var& k) { return std::vector<PrimExpr>{j, k}; };
+  return dotDescription(p.a, p.b, p.c, sharedWeight ? perLane : shared,
+                        sharedWeight ? shared : perLane, 2);
+}
+
+// C[0:8] and C[8:16] each += one vpmaddwd of a half of the per-lane operand's 32 int16 with the
+// shared operand's 2 int16 broadcast to every lane (as one int32).
+PrimFunc pairImplementation(bool sharedWeight) {
+  PairBuffers p(sharedWeight);
+  const Buffer& perLane = sharedWeight ? p.a : p.b;
+  const Buffer& shared = sharedWeight ? p.b : p.a;
+  const DataType i16x16 = DataType::int16().withLanes(16);
+  PrimExpr group = call(DataType::int32(), "tir.reinterpret",
+                        {bufferLoad(shared, {ramp(intImm(0), intImm(1), 2)})});
+  PrimExpr broadcasted = call(i16x16, "tir.reinterpret", {broadcast(group, 8)});
+  std::vector<Stmt> halves;
+  for (int64_t half = 0; half < 2; ++half) {
+    PrimExpr lanes = ramp(intImm(8 * half), intImm(1), 8);
+    PrimExpr operand = bufferLoad(perLane, {intImm(8 * half), ramp(intImm(0), intImm(1), 16)});
+    PrimExpr dot = call(DataType::int32().withLanes(8), "tir.call_llvm_pure_intrin",
+                        {stringImm("llvm.x86.avx2.pmadd.wd"), broadcasted, operand});
+    halves.push_back(bufferStore(p.c, bufferLoad(p.c, {lanes}) + dot, {lanes}));
+  }
+  return intrinFunction({p.a, p.b, p.c}, seq(std::move(halves)));
+}
+
 }  // namespace
 
 void registerTensorIntrinsics() {
@@ -107,6 +154,8 @@ void registerTensorIntrinsics() {
     registerTensorIntrin(kVnniDot16x4, vnniDescription(), vnniImplementation());
     registerTensorIntrin(kVnniDot16x4SharedWeight, sharedWeightDescription(),
                          sharedWeightImplementation());
+    registerTensorIntrin(kAvx2Dot16x2, pairDescription(false), pairImplementation(false));
+    registerTensorIntrin(kAvx2Dot16x2SharedWeight, pairDescription(true), pairImplementation(true));
   });
 }
 

@@ -20,6 +20,16 @@ inline const std::string kVnniDot16x4 = "x86.vnni_dot_16x4_u8s8i32";
 /// description C[j] += int32(A[j, k]) * int32(B[k]) (A (16, 4) uint8, B (4,) int8, C (16,) int32).
 inline const std::string kVnniDot16x4SharedWeight = "x86.vnni_dot_16x4_u8s8i32_shared_weight";
 
+/// The pair form (topi/nn_int8.h) on AVX2: 16 int32 accumulators, each += the 2 products of 2
+/// int16 data values (shared by all lanes) with the lane's 2 int16 weights: description C[j] +=
+/// int32(A[k]) * int32(B[j, k]) over j < 16, k < 2 (A (2,) int16, B (16, 2) int16, C (16,)
+/// int32); implementation two vpmaddwd (8 lanes each) and two vpaddd.
+inline const std::string kAvx2Dot16x2 = "x86.avx2_dot_16x2_i16i16i32";
+
+/// The same with the weights shared by all lanes: C[j] += int32(A[j, k]) * int32(B[k]) (A (16, 2)
+/// int16, B (2,) int16, C (16,) int32).
+inline const std::string kAvx2Dot16x2SharedWeight = "x86.avx2_dot_16x2_i16i16i32_shared_weight";
+
 /// Registers the intrinsics above (once; later calls do nothing).
 void registerTensorIntrinsics();
 

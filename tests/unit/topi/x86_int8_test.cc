@@ -4,7 +4,9 @@
 // shapes that do not (input channels that are not groups of 4, odd widths, strides, padding,
 // dilation, pointwise over whole pixel vectors or not, rows that are not whole tiles). Each is
 // compiled for the host and compared bit for bit with the reference interpreter; the tests also
-// check that the VNNI implementation was chosen and that its kernel calls vpdpbusd.
+// check that the VNNI implementation was chosen and that its kernel calls vpdpbusd. The same
+// cases run in the pair form (int16 weights, vpmaddwd) for the host without VNNI, as an AVX2 CPU
+// builds them.
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -17,16 +19,42 @@ namespace {
 
 using relay::Expr;
 
-// The host without AMX, so that the VNNI kernels are what these tests build on every host
-// (tests/unit/topi/x86_int8_amx_test.cc has the AMX ones).
-target::Target vnniTarget() {
+// The host with `features` turned off.
+target::Target hostWithout(const std::vector<std::string>& features) {
   target::Target t = codegen::hostTarget();
-  for (const std::string feature : {"amx-int8", "amx-tile"}) {
+  for (const std::string& feature : features) {
     const std::string on = "+" + feature;
     const size_t at = ("," + t.features + ",").find("," + on + ",");
     if (at != std::string::npos) t.features.replace(at, on.size(), "-" + feature);
   }
   return t;
+}
+
+// The host without AMX, so that the VNNI kernels are what these tests build on every host
+// (tests/unit/topi/x86_int8_amx_test.cc has the AMX ones).
+target::Target vnniTarget() {
+  return hostWithout({"amx-int8", "amx-tile"});
+}
+
+// The host without VNNI or AMX: an AVX2 CPU's pair-form kernels.
+target::Target pairTarget() {
+  return hostWithout({"amx-int8", "amx-tile", "avx512vnni"});
+}
+
+// The pair form's build of `mod`: bit for bit against the interpreter, the avx2 rows chosen
+// (`implementation`), vpmaddwd called and the int16 repacking vectorized.
+void expectPairKernels(const relay::IRModule& mod, uint64_t seed,
+                       const std::string& implementation) {
+  if (!pairTarget().hasFeature("avx2")) GTEST_SKIP() << "the host has no AVX2";
+  EXPECT_TRUE(matchesInterpreter(mod, seed, 1e-4, 1e-5, 3, pairTarget()));
+  const BuiltKernels k = kernelsOf(mod, pairTarget());
+  EXPECT_TRUE(k.mentions(implementation)) << ::testing::PrintToString(k.implementations);
+  EXPECT_TRUE(k.calls("llvm.x86.avx2.pmadd.wd"));
+  EXPECT_FALSE(k.callsVnni());
+  // A convolution's data repacking is vector code: 16 columns of a channel stored to every
+  // other int16.
+  if (implementation.find("conv2d") != std::string::npos)
+    EXPECT_TRUE(std::regex_search(k.tir, std::regex(R"(data_i16\[[^\]]*:2\] = )"))) << k.tir;
 }
 
 bool hostHasVnni() {
@@ -48,10 +76,13 @@ struct ConvCase {
   DataType dtype = DataType::int8();
 };
 
-class X86Int8Conv2d : public ::testing::TestWithParam<ConvCase> {};
+// Pointwise convolutions over whole vectors of 16 pixels are products over pixels.
+bool overPixels(const ConvCase& c) {
+  return c.k == 1 && c.stride == 1 && c.pad == 0 && (c.h * c.w) % 16 == 0 &&
+         (c.w >= 16 || 16 % c.w == 0);
+}
 
-TEST_P(X86Int8Conv2d, MatchesInterpreterBitForBit) {
-  const ConvCase c = GetParam();
+relay::IRModule convModule(const ConvCase& c) {
   relay::Conv2DAttrs attrs;
   attrs.strides = {c.stride, c.stride};
   attrs.padding = {c.pad, c.pad};
@@ -65,19 +96,30 @@ TEST_P(X86Int8Conv2d, MatchesInterpreterBitForBit) {
     y = requantize(y, relay::callOp("expand_dims", {int32Bias(c.oc, 4)},
                                     {{"axis", AttrValue::integer(1)},
                                      {"num_newaxis", AttrValue::integer(2)}}));
-  const relay::IRModule mod = moduleOf(y);
+  return moduleOf(y);
+}
+
+class X86Int8Conv2d : public ::testing::TestWithParam<ConvCase> {};
+
+TEST_P(X86Int8Conv2d, MatchesInterpreterBitForBit) {
+  const ConvCase c = GetParam();
+  const relay::IRModule mod = convModule(c);
   EXPECT_TRUE(matchesInterpreter(mod, 5, 1e-4, 1e-5, 3, vnniTarget()));
   if (!hostHasVnni()) GTEST_SKIP() << "the host has no AVX-512 VNNI: generic int8 kernels only";
   const BuiltKernels k = kernelsOf(mod, vnniTarget());
-  // Pointwise convolutions over whole vectors of 16 pixels are products over pixels.
-  const bool overPixels = c.k == 1 && c.stride == 1 && c.pad == 0 && (c.h * c.w) % 16 == 0 &&
-                          (c.w >= 16 || 16 % c.w == 0);
-  EXPECT_TRUE(k.mentions(overPixels ? "nn.conv2d: conv2d_1x1_int8_vnni.x86"
-                                    : "nn.conv2d: conv2d_nchw_int8_vnni.x86"));
+  EXPECT_TRUE(k.mentions(overPixels(c) ? "nn.conv2d: conv2d_1x1_int8_vnni.x86"
+                                       : "nn.conv2d: conv2d_nchw_int8_vnni.x86"));
   EXPECT_TRUE(k.callsVnni()) << ::testing::PrintToString(k.implementations);
   // The data repacking is vector code: per channel of a group, 16 bytes stored to every 4th
   // byte (the vectorizer leaves a loop it cannot vectorize scalar, without a word).
   EXPECT_TRUE(std::regex_search(k.tir, std::regex(R"(data_u8\[[^\]]*:4\] = )"))) << k.tir;
+}
+
+TEST_P(X86Int8Conv2d, PairFormMatchesInterpreterBitForBit) {
+  const ConvCase c = GetParam();
+  expectPairKernels(convModule(c), 6,
+                    overPixels(c) ? "nn.conv2d: conv2d_1x1_int8_avx2.x86"
+                                  : "nn.conv2d: conv2d_nchw_int8_avx2.x86");
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -107,15 +149,22 @@ struct DenseCase {
   DataType dtype = DataType::int8();
 };
 
-class X86Int8Dense : public ::testing::TestWithParam<DenseCase> {};
-
-TEST_P(X86Int8Dense, MatchesInterpreterBitForBit) {
-  const DenseCase c = GetParam();
+relay::IRModule denseModule(const DenseCase& c) {
   Expr y = relay::callOp(
       "nn.dense", {relay::var("x", tensorType({c.m, c.k}, c.dtype)), int8Constant({c.n, c.k}, 7)},
       {{"out_dtype", AttrValue::string("int32")}});
   if (c.epilogue) y = requantize(y, int32Bias(c.n, 8));
-  const relay::IRModule mod = moduleOf(y);
+  return moduleOf(y);
+}
+
+class X86Int8Dense : public ::testing::TestWithParam<DenseCase> {};
+
+TEST_P(X86Int8Dense, PairFormMatchesInterpreterBitForBit) {
+  expectPairKernels(denseModule(GetParam()), 12, "nn.dense: dense_int8_avx2.x86");
+}
+
+TEST_P(X86Int8Dense, MatchesInterpreterBitForBit) {
+  const relay::IRModule mod = denseModule(GetParam());
   EXPECT_TRUE(matchesInterpreter(mod, 11));
   if (!hostHasVnni()) GTEST_SKIP() << "the host has no AVX-512 VNNI: generic int8 kernels only";
   const BuiltKernels k = kernelsOf(mod, vnniTarget());
@@ -153,6 +202,26 @@ TEST(X86Int8, DeclinedCallsStayExact) {
                              {{"out_dtype", AttrValue::string("int32")}}));
   EXPECT_TRUE(matchesInterpreter(variable, 3));
   EXPECT_FALSE(kernelsOf(variable, vnniTarget()).callsVnni());
+}
+
+// The pair packing widens each weight to int16 in groups of 16 lanes x 2 channels, zero past the
+// channels, with no compensation row.
+TEST(X86Int8, PairPackingWidensToInt16) {
+  NDArray w = tessera::test::tensorOf({17, 3}, DataType::int8(), std::vector<double>(51, -128));
+  w.setInt(16 * 3 + 2, 127);  // channel 16 (block 1, lane 0), input 2 (group 1, k 0)
+  const NDArray p = topi::packInt8WeightPairs(w);
+  ASSERT_EQ(p.dtype(), DataType::int16());
+  ASSERT_EQ(p.shape(), (std::vector<int64_t>{2, 2, 1, 1, 16, 2}));
+  EXPECT_EQ(p.shape(), topi::packedInt8Shape({17, 3}, /*pairs=*/true));
+  const auto* v = static_cast<const int16_t*>(p.data());
+  auto at = [&](int64_t block, int64_t group, int64_t lane, int64_t k) {
+    return v[((block * 2 + group) * 16 + lane) * 2 + k];
+  };
+  EXPECT_EQ(at(0, 0, 5, 1), -128);
+  EXPECT_EQ(at(0, 1, 5, 0), -128);  // input 2
+  EXPECT_EQ(at(0, 1, 5, 1), 0);     // input 3: padding
+  EXPECT_EQ(at(1, 1, 0, 0), 127);
+  EXPECT_EQ(at(1, 0, 1, 0), 0);  // channel 17: padding
 }
 
 // The packing's compensation row decodes to 128 * the sum of each output channel's weights.

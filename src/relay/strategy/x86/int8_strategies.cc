@@ -5,7 +5,8 @@
 // vectors, computed as products over pixels): above every float implementation, whose
 // conditions an int8 call may also meet. On a target with AMX-INT8, the convolutions
 // topi/nn_int8_amx.h takes (unit stride, channels in blocks of 32) run on tile products instead
-// (priority 22).
+// (priority 22). A target with AVX2 but no VNNI takes the same computes in the pair form (int16
+// weights, vpmaddwd; priorities 18 and 19, below VNNI's).
 #include "relay/strategy/op_strategy.h"
 #include "relay/strategy/packed_weights.h"
 #include "relay/strategy/strategy_util.h"
@@ -23,11 +24,20 @@ Applicability int8Product(const StrategyCall& c, PackKind packing) {
   const TensorTypeNode* d = argType(c.call, 0);
   const TensorTypeNode* w = argType(c.call, 1);
   const TensorTypeNode* out = c.outType->as<TensorTypeNode>();
-  if (!d || !w || !out || (d->dtype != DataType::int8() && d->dtype != DataType::uint8()) ||
-      w->dtype != DataType::int8() || out->dtype != DataType::int32())
+  // A weight packed in pairs may be typed as its int16 packing.
+  const bool int8Weight =
+      w && (w->dtype == DataType::int8() ||
+            (c.weight.kind == PackKind::kInt8Pairs && w->dtype == DataType::int16()));
+  if (!d || !int8Weight || !out ||
+      (d->dtype != DataType::int8() && d->dtype != DataType::uint8()) ||
+      out->dtype != DataType::int32())
     return Applicability::no("not int8/uint8 data x int8 weight -> int32");
-  if (!c.target.hasFeature("avx512vnni") || !c.target.hasFeature("avx512bw"))
+  if (packing == PackKind::kInt8Pairs) {
+    if (!c.target.hasFeature("avx2"))
+      return Applicability::no("the target has no AVX2 (-mattr=+avx2)");
+  } else if (!c.target.hasFeature("avx512vnni") || !c.target.hasFeature("avx512bw")) {
     return Applicability::no("the target has no AVX-512 VNNI (-mattr=+avx512vnni)");
+  }
   if (c.weight.kind == packing) return Applicability::yes();
   if (c.weight) return Applicability::no("the weight is packed for another implementation");
   if (!c.weightConstant)
@@ -52,25 +62,44 @@ Applicability int8Conv(const StrategyCall& c) {
 }
 
 // A pointwise conv2d over whole vectors of 16 pixels: the product over pixels.
-Applicability int8PointwiseConv(const StrategyCall& c) {
+Applicability int8PointwiseConvPackedAs(const StrategyCall& c, PackKind packing) {
   const TensorTypeNode* d = argType(c.call, 0);
   const TensorTypeNode* w = argType(c.call, 1);
   const std::optional<std::vector<int64_t>> ds = d ? staticShape(d->shape) : std::nullopt;
   const std::optional<std::vector<int64_t>> ws = w ? staticShape(w->shape) : std::nullopt;
   const auto& a = attrsOf<Conv2DAttrs>(c.call.attrs);
-  if (Applicability conv = int8Conv(c); !conv) return conv;
+  if (Applicability conv = int8ConvPackedAs(c, packing); !conv) return conv;
   if (!ds || !ws || !topi::conv2d1x1Int8Applies(*ds, *ws, convParams(a, DataType::int32())))
     return Applicability::no(
         "not a pointwise (1x1, stride 1, unpadded) conv2d over whole vectors of 16 pixels");
   return Applicability::yes();
 }
 
-Applicability int8Dense(const StrategyCall& c) {
+Applicability int8PointwiseConv(const StrategyCall& c) {
+  return int8PointwiseConvPackedAs(c, PackKind::kInt8);
+}
+
+Applicability int8DensePackedAs(const StrategyCall& c, PackKind packing) {
   const TensorTypeNode* d = argType(c.call, 0);
   if (!d || d->shape.size() < 2) return Applicability::no("the data is not a matrix");
   const TensorTypeNode* w = argType(c.call, 1);
   if (w && w->shape.size() != 2) return Applicability::no("the weight is VTA's packed form (4-D)");
-  return int8Product(c, PackKind::kInt8);
+  return int8Product(c, packing);
+}
+
+Applicability int8Dense(const StrategyCall& c) {
+  return int8DensePackedAs(c, PackKind::kInt8);
+}
+
+// The pair form's rows (AVX2 without VNNI).
+Applicability pairConv(const StrategyCall& c) {
+  return int8ConvPackedAs(c, PackKind::kInt8Pairs);
+}
+Applicability pairPointwiseConv(const StrategyCall& c) {
+  return int8PointwiseConvPackedAs(c, PackKind::kInt8Pairs);
+}
+Applicability pairDense(const StrategyCall& c) {
+  return int8DensePackedAs(c, PackKind::kInt8Pairs);
 }
 
 // The AMX convolution's geometry (nullopt when the call has none).
@@ -110,6 +139,10 @@ WeightPacking int8Packing(const StrategyCall&) {
   return {PackKind::kInt8, topi::kInt8Lanes};
 }
 
+WeightPacking pairPacking(const StrategyCall&) {
+  return {PackKind::kInt8Pairs, topi::kInt8Lanes};
+}
+
 std::vector<te::Tensor> int8Compute(const StrategyCall& c, const std::vector<te::Tensor>& in) {
   return packedCompute(c.call, c.weight, in.at(0), in.at(1), c.outType);
 }
@@ -146,6 +179,27 @@ void registerX86Int8Strategies(StrategyRegistry& r) {
          .packWeight = int8Packing,
          .compute = int8Compute,
          .schedule = x86Schedule(topi::x86::scheduleConv2dInt8)});
+  r.add("nn.conv2d", "cpu",
+        {.name = "conv2d_1x1_int8_avx2.x86",
+         .priority = 19,
+         .condition = pairPointwiseConv,
+         .packWeight = pairPacking,
+         .compute = int8PointwiseCompute,
+         .schedule = x86Schedule(topi::x86::scheduleConv2d1x1Int8)});
+  r.add("nn.conv2d", "cpu",
+        {.name = "conv2d_nchw_int8_avx2.x86",
+         .priority = 18,
+         .condition = pairConv,
+         .packWeight = pairPacking,
+         .compute = int8Compute,
+         .schedule = x86Schedule(topi::x86::scheduleConv2dInt8)});
+  r.add("nn.dense", "cpu",
+        {.name = "dense_int8_avx2.x86",
+         .priority = 18,
+         .condition = pairDense,
+         .packWeight = pairPacking,
+         .compute = int8Compute,
+         .schedule = x86Schedule(topi::x86::scheduleDenseInt8)});
   r.add("nn.dense", "cpu",
         {.name = "dense_int8_vnni.x86",
          .priority = 20,
