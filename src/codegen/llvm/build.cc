@@ -153,6 +153,9 @@ CompiledPart compileChunk(const std::vector<tir::PrimFunc>& functions,
   llvmModule.setTargetTriple(target.triple);
   llvmModule.setDataLayout(machine->createDataLayout());
   CodeGenLLVM codegen(ctx, llvmModule, /*definesSlots=*/begin == 0, extraSlots);
+  // x86 without AVX-512BW has no masked loads of 8- and 16-bit lanes.
+  codegen.setNarrowMaskedLoads(target.triple.rfind("x86_64", 0) != 0 ||
+                               target.hasFeature("avx512bw"));
   for (size_t i = begin; i < end; ++i) codegen.addFunction(functions[i]);
   if (begin == 0) codegen.addModuleInfo(names, usesAmxTiles);
   std::string problems;

@@ -37,6 +37,9 @@ class CodeGenLLVM {
   /// Whether `func` issues AMX tile instructions (calls an `llvm.x86.tile*` or
   /// `llvm.x86.ldtilecfg` intrinsic): such code runs only where the process may use the tiles.
   static bool usesAmxTiles(const tir::PrimFunc& func);
+  /// Whether the target has masked loads of 8- and 16-bit lanes (x86: AVX-512BW; the default).
+  /// Without them such loads of a span inside its buffer are plain loads and selects.
+  void setNarrowMaskedLoads(bool native) { nativeNarrowMaskedLoads_ = native; }
   /// The exported symbol of `func`: its global_symbol, else its name.
   static std::string symbolOf(const tir::PrimFunc& func);
   /// The runtime slots beyond the CPU runtime's that `func` calls: "__" + the name of every
@@ -76,6 +79,12 @@ class CodeGenLLVM {
   llvm::Value* shuffleMask(llvm::Value* mask, const std::vector<int>& pattern, unsigned laneBits);
   llvm::Value* emitMaskedLoad(const tir::BufferLoadNode* op, llvm::Value* mask,
                               llvm::Value* passthru);
+  /// createMaskedLoad of `vecType` at `addr` in `buffer`, shuffled by `pick` when it is not
+  /// empty; where the target has no masked loads of its lanes, a plain load when the span lies
+  /// inside the buffer (checked at run time).
+  llvm::Value* maskedLoadIn(const tir::Buffer& buffer, llvm::Type* vecType, llvm::Value* addr,
+                            llvm::Align align, llvm::Value* mask, llvm::Value* passthru,
+                            const std::vector<int>& pick = {});
   llvm::Value* emitRamp(const tir::RampNode* op);
   llvm::Value* broadcastTo(llvm::Value* scalar, int lanes);
   llvm::Value* bufferPointer(const tir::Buffer& buffer);
@@ -147,8 +156,9 @@ class CodeGenLLVM {
   FunctionState fn_;
   std::unordered_map<std::string, llvm::GlobalVariable*> slots_;
   std::unordered_map<std::string, llvm::Constant*> strings_;
-  std::string funcName_;  ///< the PrimFunc being emitted (for error messages)
-  bool noalias_ = false;  ///< the PrimFunc has tir.noalias
+  std::string funcName_;                 ///< the PrimFunc being emitted (for error messages)
+  bool noalias_ = false;                 ///< the PrimFunc has tir.noalias
+  bool nativeNarrowMaskedLoads_ = true;  ///< see setNarrowMaskedLoads
   /// Where the PrimFunc's tensor arguments live (DLDeviceType): its `tessera.device_type`
   /// attribute, else the CPU. A host program for a device (VTA) receives device buffers.
   int deviceType_ = 1;
