@@ -420,8 +420,24 @@ llvm::Value* CodeGenLLVM::createMaskedLoad(llvm::Type* vecType, llvm::Value* add
 llvm::Value* CodeGenLLVM::maskedLoadIn(const Buffer& buffer, llvm::Type* vecType, llvm::Value* addr,
                                        llvm::Align align, llvm::Value* mask, llvm::Value* passthru,
                                        const std::vector<int>& pick) {
+  // The picked lanes, shuffled out as a power of two of them (the pattern continued while it
+  // stays inside `v`) and then narrowed: a shuffle to 56 lanes took an extract and an insert
+  // per lane on AVX2, one to 64 is a few packs and permutes.
   auto picked = [&](llvm::Value* v) {
-    return pick.empty() ? v : builder_.CreateShuffleVector(v, pick);
+    if (pick.empty()) return v;
+    const int sourceLanes =
+        static_cast<int>(llvm::cast<llvm::FixedVectorType>(v->getType())->getNumElements());
+    const int step = pick.size() > 1 ? pick[1] - pick[0] : 1;
+    std::vector<int> wide = pick;
+    while (!llvm::isPowerOf2_64(wide.size())) {
+      const int next = pick[0] + static_cast<int>(wide.size()) * step;
+      wide.push_back(next < sourceLanes ? next : llvm::PoisonMaskElem);
+    }
+    llvm::Value* out = builder_.CreateShuffleVector(v, wide);
+    if (wide.size() == pick.size()) return out;
+    std::vector<int> narrow;
+    for (size_t i = 0; i < pick.size(); ++i) narrow.push_back(static_cast<int>(i));
+    return builder_.CreateShuffleVector(out, narrow);
   };
   const unsigned bits = vecType->getScalarSizeInBits();
   int64_t elements = 1;
@@ -454,18 +470,38 @@ llvm::Value* CodeGenLLVM::maskedLoadIn(const Buffer& buffer, llvm::Type* vecType
   llvm::Value* plain = builder_.CreateAlignedLoad(wholeType, addr, align);
   // (A passthru comes only with a contiguous load, whose whole span is the vector.)
   if (passthru) plain = builder_.CreateSelect(mask, plain, passthru);
-  plain = picked(plain);
+  plain = widenedForPhi(plain);
   llvm::BasicBlock* wholeEnd = builder_.GetInsertBlock();
   builder_.CreateBr(join);
   builder_.SetInsertPoint(lanewise);
-  llvm::Value* masked = picked(createMaskedLoad(vecType, addr, align, mask, passthru));
+  llvm::Value* masked = widenedForPhi(createMaskedLoad(vecType, addr, align, mask, passthru));
   llvm::BasicBlock* lanewiseEnd = builder_.GetInsertBlock();
   builder_.CreateBr(join);
   builder_.SetInsertPoint(join);
-  llvm::PHINode* loaded = builder_.CreatePHI(plain->getType(), 2);
-  loaded->addIncoming(plain, wholeEnd);
-  loaded->addIncoming(masked, lanewiseEnd);
-  return loaded;
+  // The stride-th lanes are picked after the join, from the span's lanes.
+  return picked(joinWidened(vecType, plain, wholeEnd, masked, lanewiseEnd));
+}
+
+llvm::Value* CodeGenLLVM::widenedForPhi(llvm::Value* v) {
+  auto* type = llvm::dyn_cast<llvm::FixedVectorType>(v->getType());
+  if (!type || llvm::isPowerOf2_32(type->getNumElements())) return v;
+  const unsigned lanes = type->getNumElements();
+  std::vector<int> widen;
+  for (unsigned i = 0; i < llvm::PowerOf2Ceil(lanes); ++i)
+    widen.push_back(i < lanes ? static_cast<int>(i) : llvm::PoisonMaskElem);
+  return builder_.CreateShuffleVector(v, widen);
+}
+
+llvm::Value* CodeGenLLVM::joinWidened(llvm::Type* type, llvm::Value* a, llvm::BasicBlock* aEnd,
+                                      llvm::Value* b, llvm::BasicBlock* bEnd) {
+  llvm::PHINode* phi = builder_.CreatePHI(a->getType(), 2);
+  phi->addIncoming(a, aEnd);
+  phi->addIncoming(b, bEnd);
+  if (a->getType() == type) return phi;
+  std::vector<int> narrow;
+  for (unsigned i = 0; i < llvm::cast<llvm::FixedVectorType>(type)->getNumElements(); ++i)
+    narrow.push_back(static_cast<int>(i));
+  return builder_.CreateShuffleVector(phi, narrow);
 }
 
 llvm::Value* CodeGenLLVM::emitMaskedLoad(const BufferLoadNode* op, llvm::Value* mask,

@@ -85,6 +85,14 @@ class CodeGenLLVM {
   llvm::Value* maskedLoadIn(const tir::Buffer& buffer, llvm::Type* vecType, llvm::Value* addr,
                             llvm::Align align, llvm::Value* mask, llvm::Value* passthru,
                             const std::vector<int>& pick = {});
+  /// A vector about to reach a phi, widened to a power of two of lanes (the added lanes poison):
+  /// LLVM passes a value of another lane count between blocks one lane at a time through memory.
+  /// Emitted where the value is made, before its block's branch.
+  llvm::Value* widenedForPhi(llvm::Value* v);
+  /// The phi of `a` (from `aEnd`) and `b` (from `bEnd`), both widenedForPhi, narrowed back to
+  /// `type`.
+  llvm::Value* joinWidened(llvm::Type* type, llvm::Value* a, llvm::BasicBlock* aEnd, llvm::Value* b,
+                           llvm::BasicBlock* bEnd);
   llvm::Value* emitRamp(const tir::RampNode* op);
   llvm::Value* broadcastTo(llvm::Value* scalar, int lanes);
   llvm::Value* bufferPointer(const tir::Buffer& buffer);

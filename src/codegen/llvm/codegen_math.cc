@@ -237,7 +237,38 @@ llvm::Value* CodeGenLLVM::emitIntPow(DataType dtype, llvm::Value* base, llvm::Va
   return builder_.CreateSelect(builder_.CreateICmpSLT(exponent, zero), ofNegative, result);
 }
 
+namespace {
+
+// Splits a vector condition's conjunction into the terms that are broadcast scalars and the
+// rest (each the conjunction of its terms, null when there is none).
+void splitBroadcastTerms(const PrimExpr& cond, PrimExpr& scalar, PrimExpr& vector) {
+  if (const auto* both = cond->as<BinaryNode>(); both && both->op == BinaryOp::kAnd) {
+    splitBroadcastTerms(both->a, scalar, vector);
+    splitBroadcastTerms(both->b, scalar, vector);
+    return;
+  }
+  if (const auto* b = cond->as<BroadcastNode>()) {
+    scalar = scalar ? logicalAnd(scalar, b->value) : b->value;
+    return;
+  }
+  vector = vector ? logicalAnd(vector, cond) : cond;
+}
+
+}  // namespace
+
 llvm::Value* CodeGenLLVM::emitIfThenElse(const CallNode* op) {
+  // A vector condition with broadcast scalar terms (a padded row's "this row is inside"): the
+  // scalar part branches, and only the rest masks lanes. Built as a vector of i1 whose lane count
+  // is not a power of two, the splat cost AVX2 an insert per lane (a strided int8 max pool spent
+  // most of its time there).
+  if (op->args[0]->dtype.lanes() > 1) {
+    PrimExpr scalar, vector;
+    splitBroadcastTerms(op->args[0], scalar, vector);
+    if (scalar)
+      return emitExpr(
+          ifThenElse(scalar, vector ? ifThenElse(vector, op->args[1], op->args[2]) : op->args[1],
+                     op->args[2]));
+  }
   llvm::Value* cond = emitExpr(op->args[0]);
   if (cond->getType()->isVectorTy()) {
     // A vector load reads only the lanes the condition selects (VectorizeLoop lets nothing
@@ -253,17 +284,16 @@ llvm::Value* CodeGenLLVM::emitIfThenElse(const CallNode* op) {
   builder_.CreateCondBr(cond, thenBB, elseBB);
   builder_.SetInsertPoint(thenBB);
   llvm::Value* a = emitExpr(op->args[1]);
+  llvm::Type* type = a->getType();
+  a = widenedForPhi(a);
   llvm::BasicBlock* thenEnd = builder_.GetInsertBlock();
   builder_.CreateBr(endBB);
   builder_.SetInsertPoint(elseBB);
-  llvm::Value* b = emitExpr(op->args[2]);
+  llvm::Value* b = widenedForPhi(emitExpr(op->args[2]));
   llvm::BasicBlock* elseEnd = builder_.GetInsertBlock();
   builder_.CreateBr(endBB);
   builder_.SetInsertPoint(endBB);
-  llvm::PHINode* phi = builder_.CreatePHI(a->getType(), 2);
-  phi->addIncoming(a, thenEnd);
-  phi->addIncoming(b, elseEnd);
-  return phi;
+  return joinWidened(type, a, thenEnd, b, elseEnd);
 }
 
 llvm::Value* CodeGenLLVM::emitCall(const CallNode* op) {
