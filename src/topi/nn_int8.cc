@@ -109,6 +109,18 @@ ConvOperands convOperands(const Tensor& data, const Tensor& packed, const Conv2D
   return o;
 }
 
+// The dims of an int8 (O, I, KH, KW) weight, or of a dense (N, K) one as (N, K, 1, 1), checked
+// for a packing (`packing` names it in the message).
+struct WeightDims {
+  int64_t outC, inC, kh, kw;
+};
+WeightDims int8WeightDims(const NDArray& weight, const std::string& packing) {
+  const std::vector<int64_t>& s = weight.shape();
+  TS_CHECK(weight.dtype() == DataType::int8() && (s.size() == 4 || s.size() == 2) && s[0] > 0)
+      << packing << ": needs an int8 (O, I, KH, KW) or (N, K) weight";
+  return {s[0], s[1], s.size() == 4 ? s[2] : 1, s.size() == 4 ? s[3] : 1};
+}
+
 }  // namespace
 
 bool int8Packable(int64_t outChannels) {
@@ -116,15 +128,10 @@ bool int8Packable(int64_t outChannels) {
 }
 
 NDArray packInt8Weight(const NDArray& weight) {
-  const std::vector<int64_t>& s = weight.shape();
-  TS_CHECK(weight.dtype() == DataType::int8() && (s.size() == 4 || s.size() == 2) &&
-           int8Packable(s[0]))
-      << "packInt8Weight: needs an int8 (O, I, KH, KW) or (N, K) weight";
-  const int64_t outC = s[0], inC = s[1];
-  const int64_t kh = s.size() == 4 ? s[2] : 1, kw = s.size() == 4 ? s[3] : 1;
+  const auto [outC, inC, kh, kw] = int8WeightDims(weight, "packInt8Weight");
   const int64_t groups = ceilDiv(inC, kInt8Depth);
   // Output channels past O (to a whole block of 16) have zero weights and compensation.
-  NDArray packed = NDArray::empty(packedInt8Shape(s, /*pairs=*/false), weight.dtype());
+  NDArray packed = NDArray::empty(packedInt8Shape(weight.shape(), /*pairs=*/false), weight.dtype());
   auto* dst = static_cast<int8_t*>(packed.data());
   std::memset(dst, 0, packed.nbytes());
   const auto* src = static_cast<const int8_t*>(weight.data());
@@ -150,14 +157,10 @@ NDArray packInt8Weight(const NDArray& weight) {
 }
 
 NDArray packInt8WeightPairs(const NDArray& weight) {
-  const std::vector<int64_t>& s = weight.shape();
-  TS_CHECK(weight.dtype() == DataType::int8() && (s.size() == 4 || s.size() == 2) &&
-           int8Packable(s[0]))
-      << "packInt8WeightPairs: needs an int8 (O, I, KH, KW) or (N, K) weight";
-  const int64_t outC = s[0], inC = s[1];
-  const int64_t kh = s.size() == 4 ? s[2] : 1, kw = s.size() == 4 ? s[3] : 1;
+  const auto [outC, inC, kh, kw] = int8WeightDims(weight, "packInt8WeightPairs");
   const int64_t groups = ceilDiv(inC, kInt8PairDepth);
-  NDArray packed = NDArray::empty(packedInt8Shape(s, /*pairs=*/true), DataType::int16());
+  NDArray packed =
+      NDArray::empty(packedInt8Shape(weight.shape(), /*pairs=*/true), DataType::int16());
   auto* dst = static_cast<int16_t*>(packed.data());
   std::memset(dst, 0, packed.nbytes());
   const auto* src = static_cast<const int8_t*>(weight.data());
