@@ -34,8 +34,8 @@ struct DotForm {
 // The form of a packed weight: int8 is VNNI's groups of 4 bytes, int16 the AVX2 pairs.
 DotForm formOf(const Tensor& data, const Tensor& packed) {
   if (packed.dtype() == DataType::int16())
-    return {kInt8PairDepth, DataType::int16(), "data_i16", 0, 0};
-  return {kInt8Depth, DataType::uint8(), "data_u8", dataShift(data.dtype()), 1};
+    return {kInt8PairDepth, DataType::int16(), kInt8PairRepackStage, 0, 0};
+  return {kInt8Depth, DataType::uint8(), kInt8RepackStage, dataShift(data.dtype()), 1};
 }
 
 DotForm requireInt8Operands(const Tensor& data, const Tensor& packed, const std::string& op) {

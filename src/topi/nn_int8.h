@@ -26,6 +26,10 @@ inline constexpr int64_t kInt8Lanes = 16;
 inline constexpr int64_t kInt8Depth = 4;
 /// Reduction elements per step of the pair form (int16 weights).
 inline constexpr int64_t kInt8PairDepth = 2;
+/// The data repacking stage of each form, which the schedules look up: VNNI's uint8 groups of 4,
+/// the pair form's int16 pairs.
+inline constexpr const char* kInt8RepackStage = "data_u8";
+inline constexpr const char* kInt8PairRepackStage = "data_i16";
 
 /// Whether packInt8Weight and the computes below take a weight of `outChannels` rows (any count:
 /// the last block of 16 is padded).

@@ -30,14 +30,15 @@ struct DotForm {
 DotForm formOf(tir::Schedule& sch, const ScheduleOptions& options) {
   // A pair tile's 16 int32 are two ymm registers; one more holds the broadcast data pair, and
   // the weights are read as vpmaddwd's memory operand when the registers run out.
-  if (findBlock(sch, "data_i16"))
-    return {"data_i16",
+  if (findBlock(sch, kInt8PairRepackStage))
+    return {kInt8PairRepackStage,
             kAvx2Dot16x2,
             kAvx2Dot16x2SharedWeight,
             kInt8PairDepth,
             2,
             (options.vectorRegisters - 2) / 2};
-  return {"data_u8", kVnniDot16x4, kVnniDot16x4SharedWeight, kInt8Depth, 1, kMaxAccumulators};
+  return {kInt8RepackStage, kVnniDot16x4, kVnniDot16x4SharedWeight, kInt8Depth, 1,
+          kMaxAccumulators};
 }
 // An image whose int32 accumulators for 16 channels fit in this many bytes (14x14) is one tile.
 constexpr int64_t kSmallImageBytes = 16 * 1024;
