@@ -122,9 +122,11 @@ NDArray winogradWeightTransform(const NDArray& weight, int64_t kb);
 Tensor conv2dWinogradNchw(const Tensor& data, const Tensor& transformedWeight,
                           const Conv2DParams& p);
 /// Whether a conv2d (NCHW/OIHW shapes) is a pointwise product over pixels: 1x1 kernel, unit
-/// stride and dilation, no padding, groups 1, and H*W a multiple of 16.
+/// stride and dilation, no padding, groups 1, and H*W a multiple of 16 or, with
+/// `partialPanels`, at least 16 (the last panel of pixels is then partial).
 bool conv2d1x1AsMatmul(const std::vector<int64_t>& dataShape,
-                       const std::vector<int64_t>& weightShape, const Conv2DParams& p);
+                       const std::vector<int64_t>& weightShape, const Conv2DParams& p,
+                       bool partialPanels = false);
 /// Such a conv2d as a matrix product over pixels: `conv2d_1x1` (N, O, H*W) then
 /// `T_conv2d_1x1_unpack` (N, O, H, W).
 Tensor conv2d1x1Nchw(const Tensor& data, const Tensor& weight,

@@ -191,14 +191,16 @@ Tensor conv2dNchwPacked(const Tensor& data, const Tensor& packed, const Conv2DPa
 }
 
 bool conv2d1x1AsMatmul(const std::vector<int64_t>& dataShape,
-                       const std::vector<int64_t>& weightShape, const Conv2DParams& p) {
+                       const std::vector<int64_t>& weightShape, const Conv2DParams& p,
+                       bool partialPanels) {
   if (dataShape.size() != 4 || weightShape.size() != 4) return false;
   const bool pointwise =
       weightShape[2] == 1 && weightShape[3] == 1 && p.groups == 1 && weightShape[1] == dataShape[1];
   const bool unitSteps = p.strides == std::array<int64_t, 2>{1, 1} &&
                          p.dilation == std::array<int64_t, 2>{1, 1} &&
                          p.padding == std::array<int64_t, 4>{0, 0, 0, 0};
-  return pointwise && unitSteps && (dataShape[2] * dataShape[3]) % 16 == 0;
+  const int64_t pixels = dataShape[2] * dataShape[3];
+  return pointwise && unitSteps && (pixels % 16 == 0 || (partialPanels && pixels >= 16));
 }
 
 Tensor conv2d1x1Nchw(const Tensor& data, const Tensor& weight, DataType outDtype) {

@@ -57,6 +57,10 @@ std::array<int64_t, 2> convOutputSize(const std::vector<int64_t>& data,
 
 }  // namespace
 
+bool pointwisePartialPanels(const target::Target& target) {
+  return target.vectorRegisters() < 32;
+}
+
 bool mixedInt8(DataType data, DataType weight) {
   return data == DataType::uint8() && weight == DataType::int8();
 }
@@ -89,7 +93,7 @@ WeightPacking packingOf(const CallNode& call, const target::Target& target) {
   if (!plain || !d || a.groups != 1) return {};
   const topi::Conv2DParams params = convParams(a, data->dtype);
   // Pointwise convolutions are computed as matrix products over pixels, on the weight as it is.
-  if (topi::conv2d1x1AsMatmul(*d, *w, params)) return {};
+  if (topi::conv2d1x1AsMatmul(*d, *w, params, pointwisePartialPanels(target))) return {};
   const bool winograd =
       data->dtype == DataType::float32() && topi::conv2dWinogradApplies(*d, *w, params);
   const topi::x86::ScheduleOptions options = tileOptions(target);

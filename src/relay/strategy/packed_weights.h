@@ -42,6 +42,12 @@ bool mixedInt8(DataType data, DataType weight);
 /// whose weight dtype equals the data's; kNone otherwise. Decided from the arguments' types (they
 /// must be type-checked) and, for the block of a conv2d's channels, the target's vector width.
 WeightPacking packingOf(const CallNode& call, const target::Target& target);
+/// Whether `target`'s pointwise conv2d takes pixel counts that are not whole 16-pixel panels
+/// (topi::conv2d1x1AsMatmul's partialPanels). With 16 vector registers (AVX2) the packed conv2d's
+/// tile over a 7- or 14-column row holds 7 accumulators against the pixel product's 12, and
+/// ResNet-50's 1x1 layers at 14x14 and 7x7 ran 1.1-1.5x slower packed; with 32 (AVX-512) the
+/// packed tile holds 14 at full lanes, and those layers stay packed.
+bool pointwisePartialPanels(const target::Target& target);
 /// The weight repacked as `packing` says.
 NDArray packWeight(const NDArray& weight, const WeightPacking& packing);
 /// packWeight of a weight the caller gives up: dense and conv2d packings rewrite it in place when

@@ -6,6 +6,7 @@
 // on bounds are considered, and only serial or parallel loops of at most kMaxScan iterations are
 // examined value by value.
 #include <optional>
+#include <unordered_map>
 
 #include "tir/functor.h"
 #include "tir/transform/pass_util.h"
@@ -46,34 +47,76 @@ void conjunctsOf(const PrimExpr& cond, std::vector<PrimExpr>& out) {
   }
 }
 
-// A bound that a partition may prove: the whole condition of an `if`, or one conjunct of it
-// (the predicate of a block split on two axes: `i < 197 and j < 197`).
-struct Candidate {
-  PrimExpr bound, whole;
-};
-
-// Drops the proven bound from the `if` statements whose condition is `whole`: the then-branch
-// when it was the whole condition, else an `if` on the other conjuncts.
+// Drops the proven bound from every `if` below the loop that tests it: the then-branch when it
+// was the whole condition, else an `if` on the other conjuncts. Every `if` testing the same
+// expression (same variables) holds with it: the init and the update of a decomposed reduction,
+// the epilogue of the same tile.
 class ConditionRemover : public IRMutator {
  public:
-  explicit ConditionRemover(Candidate c) : c_(std::move(c)) {}
+  explicit ConditionRemover(PrimExpr bound) : bound_(std::move(bound)) {}
 
  protected:
   Stmt visitOtherStmt(const Stmt& s) override {
     const auto* op = s->as<IfThenElseNode>();
-    if (!op || !deepEqual(op->condition, c_.whole)) return IRMutator::visitOtherStmt(s);
+    if (!op) return IRMutator::visitOtherStmt(s);
     std::vector<PrimExpr> conjuncts;
-    conjunctsOf(c_.whole, conjuncts);
+    conjunctsOf(op->condition, conjuncts);
     PrimExpr rest;
-    for (const PrimExpr& x : conjuncts)
-      if (!deepEqual(x, c_.bound)) rest = rest ? logicalAnd(rest, x) : x;
+    bool found = false;
+    for (const PrimExpr& x : conjuncts) {
+      if (deepEqual(x, bound_))
+        found = true;
+      else
+        rest = rest ? logicalAnd(rest, x) : x;
+    }
+    if (!found) return IRMutator::visitOtherStmt(s);
     if (!rest) return visitStmt(op->thenCase);
     return ifThenElse(rest, visitStmt(op->thenCase),
                       op->elseCase ? visitStmt(op->elseCase) : Stmt());
   }
 
  private:
-  Candidate c_;
+  PrimExpr bound_;
+};
+
+// Gives every allocation in a boundary copy of a loop body its own buffer variable (and the
+// buffers declared on it new buffers): the copies then own their allocations. Sharing them,
+// StorageRewrite hoisted one variable's allocations to nested scopes (the main part's into its
+// parallel loop, a boundary's around that loop), binding the variable twice.
+class FreshAllocations : public IRMutator {
+ protected:
+  Buffer visitBuffer(const Buffer& b) override {
+    if (auto it = buffers_.find(b.get()); it != buffers_.end()) return it->second;
+    auto v = vars_.find(b->data.get());
+    if (v == vars_.end()) return b;
+    auto n = std::make_shared<BufferNode>(*b);
+    n->data = v->second;
+    Buffer fresh(n);
+    buffers_[b.get()] = fresh;
+    return fresh;
+  }
+
+  PrimExpr visitVar(const VarNode* op, const PrimExpr& self) override {
+    auto it = vars_.find(op);
+    return it == vars_.end() ? self : PrimExpr(it->second);
+  }
+
+  Stmt visitOtherStmt(const Stmt& s) override {
+    if (const auto* a = s->as<AllocateNode>()) {
+      Var fresh = makeVar(a->bufferVar->name, a->bufferVar->dtype);
+      vars_.emplace(a->bufferVar.get(), fresh);
+      std::vector<PrimExpr> extents;
+      for (const PrimExpr& e : a->extents) extents.push_back(visitExpr(e));
+      return allocate(fresh, a->dtype, std::move(extents), a->scope, visitStmt(a->body));
+    }
+    if (const auto* d = s->as<DeclBufferNode>())
+      return declBuffer(visitBuffer(d->buffer), visitStmt(d->body));
+    return IRMutator::visitOtherStmt(s);
+  }
+
+ private:
+  std::unordered_map<const VarNode*, Var> vars_;
+  std::unordered_map<const BufferNode*, Buffer> buffers_;
 };
 
 class Partitioner : public IRMutator {
@@ -86,9 +129,9 @@ class Partitioner : public IRMutator {
     if (!kindOk || !min || !extent || *extent > kMaxScan || *extent < 2)
       return IRMutator::visitFor(op, self);
     bindInnerLoops(op->body);
-    for (const Candidate& cond : candidateConditions(op->body)) {
-      std::optional<std::pair<int64_t, int64_t>> range = provenRange(op, *min, *extent, cond.bound);
-      if (range) return partition(op, *min, *min + *extent, *range, cond);
+    for (const PrimExpr& bound : candidateBounds(op->body)) {
+      std::optional<std::pair<int64_t, int64_t>> range = provenRange(op, *min, *extent, bound);
+      if (range) return partition(op, *min, *min + *extent, *range, bound);
     }
     return IRMutator::visitFor(op, self);
   }
@@ -101,22 +144,26 @@ class Partitioner : public IRMutator {
     });
   }
 
-  static std::vector<Candidate> candidateConditions(const Stmt& body) {
-    std::vector<Candidate> conds;
+  // The bounds a partition may prove: the whole condition of an `if`, or one conjunct of it (the
+  // predicate of a block split on two axes: `i < 197 and j < 197`).
+  static std::vector<PrimExpr> candidateBounds(const Stmt& body) {
+    std::vector<PrimExpr> conds;
     preOrderVisit(body, [&](const Stmt& s) {
       const auto* i = s->as<IfThenElseNode>();
       if (!i) return true;
       std::vector<PrimExpr> conjuncts;
       conjunctsOf(i->condition, conjuncts);
       for (const PrimExpr& c : conjuncts)
-        if (isBoundCondition(c)) conds.push_back({c, i->condition});
+        if (isBoundCondition(c)) conds.push_back(c);
       return true;
     });
     return conds;
   }
 
   // The sub-range [lo, hi) of loop values where `cond` provably holds, when it is one contiguous,
-  // non-empty range that is not the whole loop (Simplify handles always-true conditions).
+  // non-empty range. The whole loop is a range too: a bound that an outer partition made true
+  // everywhere (the main tiles of a split on two axes) is dropped here, before VectorizeLoop,
+  // which would otherwise see a per-lane condition and give up.
   std::optional<std::pair<int64_t, int64_t>> provenRange(const ForNode* op, int64_t min,
                                                          int64_t extent, const PrimExpr& cond) {
     PrimExpr test = unwrapLikely(cond);
@@ -131,7 +178,7 @@ class Partitioner : public IRMutator {
         hi = k + 1;
       }
     }
-    if (lo < 0 || (lo == min && hi == min + extent)) return std::nullopt;
+    if (lo < 0) return std::nullopt;
     return std::make_pair(lo, hi);
   }
 
@@ -147,10 +194,10 @@ class Partitioner : public IRMutator {
   }
 
   Stmt partition(const ForNode* op, int64_t begin, int64_t end, std::pair<int64_t, int64_t> range,
-                 const Candidate& cond) {
+                 const PrimExpr& bound) {
     std::vector<Stmt> parts;
     if (range.first > begin) parts.push_back(visitBoundary(op, begin, range.first));
-    ConditionRemover remover(cond);
+    ConditionRemover remover(bound);
     Stmt main = subLoop(op, range.first, range.second, remover.visitStmt(op->body));
     parts.push_back(visitStmt(main));
     if (range.second < end) parts.push_back(visitBoundary(op, range.second, end));
@@ -160,10 +207,11 @@ class Partitioner : public IRMutator {
   // A boundary range keeps the condition; its inner loops may still partition. A range of one
   // value needs no loop: the body with the variable replaced.
   Stmt visitBoundary(const ForNode* op, int64_t begin, int64_t end) {
+    const Stmt body = FreshAllocations().visitStmt(op->body);
     if (end - begin == 1)
-      return visitStmt(simplifyStmt(
-          substitute(op->body, {{op->loopVar.get(), intImm(begin, op->loopVar->dtype)}})));
-    Stmt loop = subLoop(op, begin, end, op->body);
+      return visitStmt(
+          simplifyStmt(substitute(body, {{op->loopVar.get(), intImm(begin, op->loopVar->dtype)}})));
+    Stmt loop = subLoop(op, begin, end, body);
     const auto* f = loop->as<ForNode>();
     analyzer_.bind(f->loopVar, Range{f->min, f->extent});
     auto n = std::make_shared<ForNode>(*f);

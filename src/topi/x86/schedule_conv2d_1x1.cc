@@ -9,6 +9,13 @@
 #include "topi/x86/schedule_util.h"
 
 namespace tessera::topi::x86 {
+
+namespace {
+// The input rows of one chunk of pixel panels: well inside the L2 of every x86 core seen (512 KiB
+// on Zen 3).
+constexpr int64_t kChunkBytes = 128 * 1024;
+}  // namespace
+
 Applicability scheduleConv2d1x1(tir::Schedule& sch, const ScheduleOptions& options) {
   inlineElementwise(sch, {"conv2d_1x1"});
   std::optional<tir::BlockRV> conv = findBlock(sch, "conv2d_1x1");
@@ -27,33 +34,55 @@ Applicability scheduleConv2d1x1(tir::Schedule& sch, const ScheduleOptions& optio
   const int64_t pixels = *height * *width;
 
   const int64_t lanes = std::max<int64_t>(1, options.vectorBytes / 4);
-  const int64_t nr = pixels % (2 * lanes) == 0 ? 2 * lanes : lanes;
-  if (pixels % nr != 0) return notApplicable("conv2d_1x1", "pixels are not whole vectors");
+  const int64_t nr = pixels % (2 * lanes) == 0 || pixels % lanes != 0 ? 2 * lanes : lanes;
   const int64_t budget = accumulatorBudget(options.vectorRegisters, nr / lanes + 1, 16);
-  const int64_t mr = largestDivisorAtMost(
-      *channels, std::min<int64_t>(8, std::max<int64_t>(1, budget / (nr / lanes))));
+  // mr channel rows of nr / lanes vectors: the accumulators the registers hold.
+  const int64_t rows = std::min<int64_t>(8, std::max<int64_t>(1, budget / (nr / lanes)));
+  // Pixel panels run in chunks whose input rows stay in cache (kChunkBytes) while every channel
+  // block passes over them: the output is then written (and a residual read) in runs of a
+  // chunk's pixels per channel row, not one panel's 64 bytes in each of hundreds of rows.
+  const int64_t panels = (pixels + nr - 1) / nr;
+  const int64_t panelBytes = std::max<int64_t>(1, reduction * nr * 4);
+  // An input that fits twice the chunk is one chunk (the weights then pass through the cache
+  // once); otherwise chunks divide the panels.
+  const int64_t chunk =
+      panels * panelBytes <= 2 * kChunkBytes
+          ? panels
+          : largestDivisorAtMost(panels, std::max<int64_t>(1, kChunkBytes / panelBytes));
+  // Threads take chunks when there are enough of them, else channel blocks too. Channel
+  // blocks that do not divide the channels leave a last, partial block, which LoopPartition
+  // peels off; it can only do that from a loop of its own, not from a fused one that also
+  // counts chunks.
+  const int64_t batch = extentOf(sch, loops[0]).value_or(1);
+  const int64_t chunks = (panels + chunk - 1) / chunk;
+  const bool parallelChunks = batch * chunks >= 2 * options.numCores;
+  const int64_t mr = parallelChunks || batch * chunks == 1 ? std::min(*channels, rows)
+                                                           : largestDivisorAtMost(*channels, rows);
   tir::LoopRV pixel = sch.fuse({loops[2], loops[3]});
-  std::vector<tir::LoopRV> p = sch.split(pixel, {std::monostate{}, nr});
+  std::vector<tir::LoopRV> p = sch.split(pixel, {std::monostate{}, chunk, nr});
   std::vector<tir::LoopRV> c = sch.split(loops[1], {std::monostate{}, mr});
-  sch.reorder({p[0], c[0], c[1], p[1]});
-  sch.computeAt(*conv, c[0], /*preserveUnitLoops=*/true);
+  sch.reorder({p[0], c[0], p[1], c[1], p[2]});
+  sch.computeAt(*conv, p[1], /*preserveUnitLoops=*/true);
 
-  // Below the tile loops (n, p[0], c[0]): n, channel, pixel, then the input channels.
+  // Below the tile loops (n, p[0], c[0], p[1]): n, channel, pixel, then the input channels.
   std::vector<tir::LoopRV> tile = sch.getLoops(*conv);
-  if (tile.size() != 3 + 4) return notApplicable("conv2d_1x1", "unexpected loops below the tile");
-  const tir::LoopRV row = tile[4], lane = tile[5], rc = tile[6];
+  if (tile.size() != 4 + 4) return notApplicable("conv2d_1x1", "unexpected loops below the tile");
+  const tir::LoopRV row = tile[5], lane = tile[6], rc = tile[7];
   sch.reorder({rc, row, lane});
   tir::BlockRV init = sch.decomposeReduction(*conv, rc);
   vectorizeTile(sch, {row, lane});
-  vectorizeTile(sch, innerLoops(sch, init, 3));  // below the tile loops
-  sch.vectorize(p[1]);
+  vectorizeTile(sch, innerLoops(sch, init, 4));  // below the tile loops
+  sch.vectorize(p[2]);
   // The epilogue's channels unrolled: independent vectors of an expensive elementwise tail
   // (sigmoid, tanh: a long dependent chain each) overlap instead of running one after another
   // (conv1x1 + sigmoid on 64x56x56, Zen 3: 0.96 -> 0.61 ms;
   // bench/results/2026-11-28-control-flow.md).
   sch.unroll(c[1]);
   if (*channels * pixels * reduction >= options.minParallelWork)
-    parallelTiles(sch, {loops[0], p[0], c[0]}, options.numCores);
+    parallelTiles(sch,
+                  parallelChunks ? std::vector<tir::LoopRV>{loops[0], p[0]}
+                                 : std::vector<tir::LoopRV>{loops[0], p[0], c[0]},
+                  options.numCores);
   return Applicability::yes();
 }
 

@@ -41,7 +41,10 @@ size_t expectRoundTrips(const std::vector<tir::PrimFunc>& kernels, bool structur
       continue;
     }
     EXPECT_EQ(tir::toScript(parsed), text) << k->name;
-    if (structural) EXPECT_TRUE(tir::structuralEqual(k, parsed)) << k->name << "\n" << text;
+    if (structural)
+      EXPECT_TRUE(tir::structuralEqual(k, parsed))
+          << k->name << ": " << tir::explainDifference(k, parsed) << "\n"
+          << text;
   }
   return kernels.size();
 }

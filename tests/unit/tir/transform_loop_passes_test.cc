@@ -59,9 +59,43 @@ TEST(LoopPartition, SplitsEachAxisOfATwoAxisPredicate) {
   EXPECT_TRUE(sameResults(f, g));
 }
 
-TEST(LoopPartition, LeavesDivisibleAndSymbolicLoopsAlone) {
-  PrimFunc f = splitWithPredicate(12);  // condition always true: Simplify's job, not ours
-  EXPECT_EQ(script(tf::loopPartition(f)), script(f));
+// Every `if` that tests a proven bound sheds it, whatever its other conjuncts: the init and the
+// update of a reduction split on two axes test the same bound beside different ones. A bound
+// proven for the whole loop goes too (VectorizeLoop would otherwise see a per-lane condition).
+TEST(LoopPartition, DropsTheBoundFromEveryIfThatTestsIt) {
+  Buffer b = constBuffer("B", {10, 8}), c = constBuffer("C", {10, 6});
+  Var i0 = makeVar("i_0"), i1 = makeVar("i_1"), j0 = makeVar("j_0"), j1 = makeVar("j_1");
+  PrimExpr i = i0 * 4 + i1, j = j0 * 4 + j1;
+  Stmt init =
+      loop(i1, 4, loop(j1, 4, ifThenElse(lt(i, intImm(10)), bufferStore(b, floatImm(1), {i, j}))));
+  Stmt update = loop(i1, 4,
+                     loop(j1, 4,
+                          ifThenElse(logicalAnd(lt(j, intImm(6)), lt(i, intImm(10))),
+                                     bufferStore(c, floatImm(2), {i, j}))));
+  PrimFunc f = makePrimFunc("main", {b, c}, loop(i0, 3, loop(j0, 2, seq({init, update}))));
+  PrimFunc g = tf::loopPartition(f);
+  const std::string s = script(g);
+  EXPECT_NE(s.find("    for i_0 in range(2):\n"
+                   "        for j_0 in range(1):\n"
+                   "            for i_1, j_1 in T.grid(4, 4):\n"
+                   "                B[i_0 * 4 + i_1, j_0 * 4 + j_1] = T.float32(1.0)\n"
+                   "            for i_1, j_1 in T.grid(4, 4):\n"
+                   "                C[i_0 * 4 + i_1, j_0 * 4 + j_1] = T.float32(2.0)\n"),
+            std::string::npos)
+      << s;
+  EXPECT_TRUE(sameResults(f, g));
+
+  // A bound that holds on every iteration is dropped without a boundary part.
+  PrimFunc whole = splitWithPredicate(12);
+  EXPECT_EQ(script(tf::loopPartition(whole)),
+            R"(def main(A: T.Buffer((12,), "float32"), B: T.Buffer((12,), "float32")):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    for i_0, i_1 in T.grid(3, 4):
+        B[i_0 * 4 + i_1] = A[i_0 * 4 + i_1] + T.float32(1.0)
+)");
+}
+
+TEST(LoopPartition, LeavesSymbolicLoopsAlone) {
   Var n = makeSizeVar("n");
   Buffer a = makeBuffer("A", {n});
   Var i = makeVar("i");

@@ -108,13 +108,25 @@ TEST(X86Strategy, ConvolutionsGetTheirKernels) {
   relay::Conv2DAttrs pointwise;
   pointwise.kernelSize = std::vector<int64_t>{1, 1};
   pointwise.channels = 32;
-  // A product over pixels when they make whole vectors (16 x 16 here), else the packed kernel.
+  // A product over pixels when they make whole vectors (16 x 16 here), else the packed kernel;
+  // with AVX2 (16 vector registers) a product over pixels whose last panel is partial.
   const relay::Call conv1x1 = typedCall(relay::nn::conv2d(
       relay::var("x", {1, 16, 16, 16}), relay::var("w", {32, 16, 1, 1}), pointwise));
   EXPECT_EQ(choose(conv1x1, cpu, true).chosenName(), "conv2d_1x1.x86");
   const relay::Call conv1x1Odd =
       typedCall(relay::nn::conv2d(data, relay::var("w", {32, 16, 1, 1}), pointwise));
-  EXPECT_EQ(choose(conv1x1Odd, cpu, true).chosenName(), "conv2d_nchw_pack.x86");
+  const target::Target avx2 =
+      codegen::withHostDefaults(target::Target::parse("llvm -mcpu=haswell -mattr=+avx2,+fma"));
+  const target::Target avx512 = codegen::withHostDefaults(target::Target::parse(
+      "llvm -mcpu=skylake-avx512 -mattr=+avx512f,+avx512bw,+avx512dq,+avx512vl,+avx2,+fma"));
+  EXPECT_EQ(choose(conv1x1Odd, avx2, true).chosenName(), "conv2d_1x1.x86");
+  EXPECT_EQ(choose(conv1x1Odd, avx512, true).chosenName(), "conv2d_nchw_pack.x86");
+  const StrategyChoice odd512 = choose(conv1x1Odd, avx512, true);
+  for (const auto& c : odd512.considered)
+    if (c.name == "conv2d_1x1.x86")
+      EXPECT_EQ(c.answer.reason,
+                "not a pointwise (1x1, stride 1, unpadded, groups 1) convolution over whole "
+                "vectors of pixels (H*W a multiple of 16; with AVX2, at least 16)");
 
   relay::Conv2DAttrs nhwc = attrs;
   nhwc.dataLayout = "NHWC";

@@ -10,9 +10,11 @@
 #include "driver/pipeline.h"
 #include "lower/relay/lower_primitive.h"
 #include "relay/builder.h"
+#include "relay/strategy/packed_weights.h"
 #include "relay/strategy/schedule_kernel.h"
 #include "relay/strategy/strategy.h"
 #include "tir/printer/printer.h"
+#include "tir/transform/lower.h"
 #include "topi/x86/schedule.h"
 
 namespace tessera::driver::test {
@@ -91,9 +93,13 @@ TEST_P(X86Conv2d, MatchesInterpreter) {
   if (c.epilogue) y = relay::nn::relu(relay::nn::biasAdd(y, constantOf({c.oc}, 4)));
   const relay::IRModule mod = moduleOf(y);
   EXPECT_TRUE(matchesInterpreter(mod, 5));
-  // Pointwise convolutions over whole pixel vectors are matrix products on the plain weight.
+  // Pointwise convolutions over whole pixel vectors are matrix products on the plain weight;
+  // with AVX2 (16 vector registers) also over a partial last panel.
+  const int64_t pixels = c.h * c.w;
   const bool pointwise =
-      c.k == 1 && c.stride == 1 && c.pad == 0 && c.dilation == 1 && (c.h * c.w) % 16 == 0;
+      c.k == 1 && c.stride == 1 && c.pad == 0 && c.dilation == 1 &&
+      (pixels % 16 == 0 ||
+       (pixels >= 16 && relay::strategy::pointwisePartialPanels(codegen::hostTarget())));
   EXPECT_EQ(packedParams(build(mod, codegen::hostTarget()), 5),
             c.oc % 8 == 0 && !pointwise ? 1u : 0u);
 }
@@ -109,7 +115,8 @@ INSTANTIATE_TEST_SUITE_P(
                       ConvCase{16, 8, 8, 24, 1, 1, 0, 1, true},       // pointwise, 64 pixels
                       ConvCase{24, 28, 28, 36, 1, 1, 0, 1, false},    // pointwise, 784 pixels
                       ConvCase{40, 4, 12, 13, 1, 1, 0, 1, true},      // pointwise, odd channels
-                      ConvCase{24, 7, 7, 64, 1, 1, 0, 1, true},       // 1x1 at 7x7: 32-blocks
+                      ConvCase{24, 7, 7, 64, 1, 1, 0, 1, true},       // 1x1 at 7x7
+                      ConvCase{40, 14, 14, 44, 1, 1, 0, 1, true},     // 1x1 at 14x14
                       ConvCase{32, 15, 15, 96, 1, 2, 0, 1, true},     // strided 1x1, 3 blocks
                       ConvCase{16, 11, 11, 64, 3, 2, 1, 1, false}));  // strided 3x3
 
@@ -324,6 +331,40 @@ TEST(X86Schedule, DenseTileShape) {
   EXPECT_NE(s.find("T.vectorized(32)"), std::string::npos) << s;
   EXPECT_NE(s.find("T.unroll(8)"), std::string::npos) << s;
   EXPECT_NE(s.find("T.parallel("), std::string::npos) << s;
+}
+
+// With AVX2 a pointwise conv2d whose pixels are not whole 16-pixel panels (ResNet's 7x7 and
+// 14x14) is still a product over pixels: 12 accumulators (6 channels x 2 vectors) against the
+// packed tile's 7 on a 7-column row. The last panel is partial and the channel tiles need not
+// divide the channels: LoopPartition peels both off, so the main tiles stay vector code. With
+// AVX-512 the packed tile holds 14 accumulators at full lanes and these stay packed.
+TEST(X86Schedule, Avx2PointwiseTakesPartialPixelPanels) {
+  const target::Target avx2 =
+      codegen::withHostDefaults(target::Target::parse(std::string(kAvx2Target) + " -num-cores=2"));
+  const target::Target avx512 = codegen::withHostDefaults(target::Target::parse(kAvx512Target));
+  EXPECT_TRUE(relay::strategy::pointwisePartialPanels(avx2));
+  EXPECT_FALSE(relay::strategy::pointwisePartialPanels(avx512));
+  for (const int64_t size : {7, 14}) {
+    const relay::IRModule mod = moduleOf(relay::nn::relu(
+        relay::nn::biasAdd(relay::nn::conv2d(relay::var("x", {1, 32, size, size}),
+                                             constantOf({40, 32, 1, 1}, 3), convAttrs(40, 1)),
+                           constantOf({40}, 4))));
+    EXPECT_EQ(packedBlock(mod, kAvx2Target), 0) << size;
+    EXPECT_GT(packedBlock(mod, kAvx512Target), 0) << size;
+    const lower::LoweredFunction lowered = lowerOnlyKernel(mod, avx2, {1});
+    ASSERT_TRUE(lowered.func);
+    const AttrValue* impl = lowered.func->attrs.find(relay::strategy::kImplementationAttr);
+    ASSERT_TRUE(impl);
+    EXPECT_EQ(impl->asString(), "conv2d_1x1.x86");
+    relay::strategy::AnchorReport report;
+    const tir::PrimFunc scheduled = relay::strategy::scheduleKernel(lowered.func, avx2, &report);
+    EXPECT_TRUE(report.answer.applies) << report.answer.reason;
+    const std::string flat = tir::toScript(tir::transform::lower(scheduled));
+    // The main tiles: 16-pixel input vectors times broadcast weights.
+    EXPECT_NE(flat.find("* T.Broadcast(p1_1["), std::string::npos) << flat;
+    if (codegen::hostTarget().hasFeature("avx2") && codegen::hostTarget().hasFeature("fma"))
+      EXPECT_TRUE(matchesInterpreter(mod, 5, 1e-4, 1e-5, 3, avx2)) << size;
+  }
 }
 
 // The generic schedule of the one kernel of `mod` for an AVX-512 target with 2 cores, printed.

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "relay/strategy/op_strategy.h"
+#include "relay/strategy/packed_weights.h"
 #include "relay/strategy/strategy_util.h"
 #include "relay/strategy/x86/strategy_util.h"
 #include "support/check.h"
@@ -98,11 +99,18 @@ Applicability pointwiseConv(const StrategyCall& c) {
   const std::optional<std::vector<int64_t>> ds = d ? staticShape(d->shape) : std::nullopt;
   const std::optional<std::vector<int64_t>> ws = w ? staticShape(w->shape) : std::nullopt;
   const auto& a = attrsOf<Conv2DAttrs>(c.call.attrs);
-  if (!ds || !ws || !topi::conv2d1x1AsMatmul(*ds, *ws, convParams(a, d->dtype)))
+  if (!ds || !ws ||
+      !topi::conv2d1x1AsMatmul(*ds, *ws, convParams(a, d->dtype), pointwisePartialPanels(c.target)))
     return Applicability::no(
         "not a pointwise (1x1, stride 1, unpadded, groups 1) convolution over whole vectors of "
-        "pixels (H*W a multiple of 16)");
+        "pixels (H*W a multiple of 16; with AVX2, at least 16)");
   return Applicability::yes();
+}
+
+// The product over pixels, also where H*W is not whole panels (pointwiseConv decided it
+// applies; like the packed rows, the output is NCHW).
+Tensors pointwiseConvCompute(const StrategyCall& c, const Tensors& in) {
+  return {topi::conv2d1x1Nchw(in.at(0), in.at(1), tensorTypeOf(c.outType).dtype)};
 }
 
 // The blocked convolutions x86's AlterOpLayout makes (alter_layout.cc); the op's compute
@@ -199,6 +207,7 @@ void registerConv2d(StrategyRegistry& r) {
         {.name = "conv2d_1x1.x86",
          .priority = 10,
          .condition = pointwiseConv,
+         .compute = pointwiseConvCompute,
          .schedule = x86Schedule(topi::x86::scheduleConv2d1x1)});
   r.add("nn.conv2d", "cpu",
         {.name = "conv2d_NCHWc.x86",
