@@ -56,7 +56,7 @@ Applicability scheduleConv2d1x1(tir::Schedule& sch, const ScheduleOptions& optio
   const int64_t batch = extentOf(sch, loops[0]).value_or(1);
   const int64_t chunks = (panels + chunk - 1) / chunk;
   const bool parallelChunks = batch * chunks >= 2 * options.numCores;
-  const int64_t mr = parallelChunks || batch * chunks == 1 ? std::min(*channels, rows)
+  const int64_t mr = parallelChunks || batch * chunks == 1 ? tileExtent(*channels, rows)
                                                            : largestDivisorAtMost(*channels, rows);
   tir::LoopRV pixel = sch.fuse({loops[2], loops[3]});
   std::vector<tir::LoopRV> p = sch.split(pixel, {std::monostate{}, chunk, nr});

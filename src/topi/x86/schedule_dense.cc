@@ -9,12 +9,18 @@
 
 namespace tessera::topi::x86 {
 
-// mr rows of nr lanes: at most 16 vector accumulators (beside the weight vectors and the
-// broadcast input), at most 8 rows.
-int64_t packedDenseRows(int64_t rows, int64_t block, const ScheduleOptions& options) {
+namespace {
+// At most 16 vector accumulators (beside the weight vectors and the broadcast input), at most 8
+// rows.
+int64_t rowLimit(int64_t block, const ScheduleOptions& options) {
   const int64_t vectors = vectorsOf(block, options);
   const int64_t budget = accumulatorBudget(options.vectorRegisters, vectors + 1, 16);
-  return largestDivisorAtMost(rows, std::min<int64_t>(8, std::max<int64_t>(1, budget / vectors)));
+  return std::min<int64_t>(8, std::max<int64_t>(1, budget / vectors));
+}
+}  // namespace
+
+int64_t packedDenseRows(int64_t rows, int64_t block, const ScheduleOptions& options) {
+  return tileExtent(rows, rowLimit(block, options));
 }
 
 Applicability scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& options,
@@ -50,7 +56,13 @@ Applicability scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& opt
   if (!n || *n % nr != 0)
     return notApplicable("dense_pack", "the output columns are not whole weight blocks");
 
-  const int64_t mr = packedDenseRows(rows, nr, options);
+  // A partial last row tile needs the row loop outside the threads' loop, which then takes the
+  // batch loops and the column blocks only: enough of them, else whole row tiles.
+  int64_t outerTiles = *n / nr;
+  for (size_t b = 0; b < batch; ++b) outerTiles *= extentOf(sch, loops[b]).value_or(1);
+  const bool parallelRows = options.numCores > 1 && outerTiles < 2 * options.numCores;
+  int64_t mr = packedDenseRows(rows, nr, options);
+  if (rows % mr != 0 && parallelRows) mr = largestDivisorAtMost(rows, rowLimit(nr, options));
   tir::LoopRV row = loops[rank - 2];
   if (rank - 1 - batch > 1)
     row = sch.fuse({loops.begin() + static_cast<long>(batch), loops.end() - 1});
@@ -75,7 +87,7 @@ Applicability scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& opt
 
   std::vector<tir::LoopRV> tiles(loops.begin(), loops.begin() + static_cast<long>(batch));
   tiles.push_back(j[0]);
-  tiles.push_back(i[0]);
+  if (rows % mr == 0 || parallelRows) tiles.push_back(i[0]);
   if (rows * *n * depth >= options.minParallelWork) parallelTiles(sch, tiles, options.numCores);
   return Applicability::yes();
 }

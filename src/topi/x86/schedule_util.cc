@@ -52,6 +52,11 @@ int64_t largestDivisorAtMost(int64_t n, int64_t limit) {
   return 1;
 }
 
+int64_t tileExtent(int64_t n, int64_t limit) {
+  const int64_t divisor = largestDivisorAtMost(n, limit);
+  return n <= limit || 4 * divisor >= 3 * limit ? divisor : limit;
+}
+
 int64_t vectorsOf(int64_t lanes, const ScheduleOptions& options) {
   const int64_t perVector = std::max(1, options.vectorBytes / 4);
   return std::max<int64_t>(1, (lanes + perVector - 1) / perVector);

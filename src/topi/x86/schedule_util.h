@@ -25,6 +25,11 @@ std::optional<int64_t> extentOf(const tir::Schedule& sch, const tir::LoopRV& loo
 int64_t workOf(const tir::Schedule& sch, const std::vector<tir::LoopRV>& loops);
 /// The largest divisor of `n` that is at most `limit` (1 when none is larger).
 int64_t largestDivisorAtMost(int64_t n, int64_t limit);
+/// The tile size for `n` items at most `limit` to a tile: the largest divisor of `n` when it is at
+/// least 3/4 of `limit` (every tile whole), else `limit` itself, the last tile partial (the split
+/// leaves a predicate that LoopPartition peels off, where the tile loop is a loop of its own).
+/// ResNet's channel counts are powers of two: with AVX2's 6-row limit a divisor gave 4 rows.
+int64_t tileExtent(int64_t n, int64_t limit);
 /// Vector registers of `lanes` float32 lanes (at least one).
 int64_t vectorsOf(int64_t lanes, const ScheduleOptions& options);
 /// The vector accumulators a register tile may hold: `cap`, or fewer when `registers` less the

@@ -153,22 +153,26 @@ TEST(X86Schedule, Avx2TilesFitSixteenRegisters) {
   EXPECT_EQ(topi::x86::packedConvColumns(7, 16, avx2), 1);
   EXPECT_EQ(topi::x86::packedConvColumns(7, 8, avx2), 7);
   EXPECT_EQ(topi::x86::packedConvColumns(56, 32, avx512), 7);
-  EXPECT_EQ(topi::x86::packedDenseRows(49, 16, avx2), 1);
+  // Dense rows take the limit with a partial last tile when no divisor comes near it.
+  EXPECT_EQ(topi::x86::packedDenseRows(49, 16, avx2), 6);
   EXPECT_EQ(topi::x86::packedDenseRows(49, 8, avx2), 7);
-  EXPECT_EQ(topi::x86::packedDenseRows(64, 16, avx2), 4);
+  EXPECT_EQ(topi::x86::packedDenseRows(64, 16, avx2), 6);
+  EXPECT_EQ(topi::x86::packedDenseRows(48, 16, avx2), 6);
   EXPECT_EQ(topi::x86::packedDenseRows(64, 32, avx512), 8);
+  EXPECT_EQ(topi::x86::packedDenseRows(49, 32, avx512), 7);
 
   // A strided 3x3 conv to 7 columns: 8-channel blocks with AVX2, 32 with AVX-512.
   const relay::IRModule strided = moduleOf(relay::nn::conv2d(
       relay::var("x", {1, 16, 14, 14}), constantOf({32, 16, 3, 3}, 9), convAttrs(32, 3, 2, 1)));
   EXPECT_EQ(packedBlock(strided, kAvx2Target), 8);
   EXPECT_EQ(packedBlock(strided, kAvx512Target), 32);
-  // Winograd at 14x14 has 49 tiles (rows of its products): 8 with AVX2; at 28x28, 196: 16.
+  // Winograd at 14x14 has 49 tiles (rows of its products), at 28x28 196: 16-channel blocks with
+  // AVX2 (6 rows, the last tile partial: 12 accumulators against 8-channel blocks' 7 rows).
   auto winograd = [](int64_t size) {
     return moduleOf(relay::nn::conv2d(relay::var("x", {1, 16, size, size}),
                                       constantOf({32, 16, 3, 3}, 9), convAttrs(32, 3, 1, 1)));
   };
-  EXPECT_EQ(packedBlock(winograd(14), kAvx2Target), 8);
+  EXPECT_EQ(packedBlock(winograd(14), kAvx2Target), 16);
   EXPECT_EQ(packedBlock(winograd(28), kAvx2Target), 16);
   EXPECT_EQ(packedBlock(winograd(14), kAvx512Target), 32);
 }
@@ -192,6 +196,13 @@ TEST(X86Schedule, Avx2TilesMatchInterpreter) {
   EXPECT_TRUE(matchesInterpreter(
       moduleOf(relay::nn::dense(relay::var("x", {12, 40}), constantOf({48, 40}, 7))), 5, 1e-4, 1e-5,
       3, avx2));
+  // 13 rows: tiles of 6 and a partial one where 8 column blocks feed the threads, whole tiles
+  // of one row where 3 do not.
+  for (const int64_t columns : {128, 48})
+    EXPECT_TRUE(matchesInterpreter(moduleOf(relay::nn::relu(relay::nn::dense(
+                                       relay::var("x", {13, 40}), constantOf({columns, 40}, 7)))),
+                                   5, 1e-4, 1e-5, 3, avx2))
+        << columns;
 }
 
 // Winograd F(2x2, 3x3): the weight is transformed at compile time into (4, 4, O/ob, I, ob).
