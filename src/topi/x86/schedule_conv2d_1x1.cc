@@ -35,9 +35,8 @@ Applicability scheduleConv2d1x1(tir::Schedule& sch, const ScheduleOptions& optio
 
   const int64_t lanes = std::max<int64_t>(1, options.vectorBytes / 4);
   const int64_t nr = pixels % (2 * lanes) == 0 || pixels % lanes != 0 ? 2 * lanes : lanes;
-  const int64_t budget = accumulatorBudget(options.vectorRegisters, nr / lanes + 1, 16);
   // mr channel rows of nr / lanes vectors: the accumulators the registers hold.
-  const int64_t rows = std::min<int64_t>(8, std::max<int64_t>(1, budget / (nr / lanes)));
+  const int64_t rows = broadcastRowLimit(nr, options);
   // Pixel panels run in chunks whose input rows stay in cache (kChunkBytes) while every channel
   // block passes over them: the output is then written (and a residual read) in runs of a
   // chunk's pixels per channel row, not one panel's 64 bytes in each of hundreds of rows.

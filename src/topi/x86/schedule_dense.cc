@@ -9,18 +9,8 @@
 
 namespace tessera::topi::x86 {
 
-namespace {
-// At most 16 vector accumulators (beside the weight vectors and the broadcast input), at most 8
-// rows.
-int64_t rowLimit(int64_t block, const ScheduleOptions& options) {
-  const int64_t vectors = vectorsOf(block, options);
-  const int64_t budget = accumulatorBudget(options.vectorRegisters, vectors + 1, 16);
-  return std::min<int64_t>(8, std::max<int64_t>(1, budget / vectors));
-}
-}  // namespace
-
 int64_t packedDenseRows(int64_t rows, int64_t block, const ScheduleOptions& options) {
-  return tileExtent(rows, rowLimit(block, options));
+  return tileExtent(rows, broadcastRowLimit(block, options));
 }
 
 Applicability scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& options,
@@ -62,7 +52,8 @@ Applicability scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& opt
   for (size_t b = 0; b < batch; ++b) outerTiles *= extentOf(sch, loops[b]).value_or(1);
   const bool parallelRows = options.numCores > 1 && outerTiles < 2 * options.numCores;
   int64_t mr = packedDenseRows(rows, nr, options);
-  if (rows % mr != 0 && parallelRows) mr = largestDivisorAtMost(rows, rowLimit(nr, options));
+  if (rows % mr != 0 && parallelRows)
+    mr = largestDivisorAtMost(rows, broadcastRowLimit(nr, options));
   tir::LoopRV row = loops[rank - 2];
   if (rank - 1 - batch > 1)
     row = sch.fuse({loops.begin() + static_cast<long>(batch), loops.end() - 1});

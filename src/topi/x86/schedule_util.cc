@@ -52,6 +52,12 @@ int64_t largestDivisorAtMost(int64_t n, int64_t limit) {
   return 1;
 }
 
+int64_t broadcastRowLimit(int64_t lanes, const ScheduleOptions& options) {
+  const int64_t vectors = vectorsOf(lanes, options);
+  const int64_t budget = accumulatorBudget(options.vectorRegisters, vectors + 1, 16);
+  return std::min<int64_t>(8, std::max<int64_t>(1, budget / vectors));
+}
+
 int64_t tileExtent(int64_t n, int64_t limit) {
   const int64_t divisor = largestDivisorAtMost(n, limit);
   return n <= limit || 4 * divisor >= 3 * limit ? divisor : limit;

@@ -25,6 +25,10 @@ std::optional<int64_t> extentOf(const tir::Schedule& sch, const tir::LoopRV& loo
 int64_t workOf(const tir::Schedule& sch, const std::vector<tir::LoopRV>& loops);
 /// The largest divisor of `n` that is at most `limit` (1 when none is larger).
 int64_t largestDivisorAtMost(int64_t n, int64_t limit);
+/// Rows of an outer-product tile (one broadcast value per row against `lanes` float32 lanes of
+/// vectors): at most 16 vector accumulators within the register budget, at most 8 rows. The
+/// packed dense and the pointwise conv2d share it.
+int64_t broadcastRowLimit(int64_t lanes, const ScheduleOptions& options);
 /// The tile size for `n` items at most `limit` to a tile: the largest divisor of `n` when it is at
 /// least 3/4 of `limit` (every tile whole), else `limit` itself, the last tile partial (the split
 /// leaves a predicate that LoopPartition peels off, where the tile loop is a loop of its own).
