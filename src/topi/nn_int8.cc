@@ -31,19 +31,25 @@ struct DotForm {
   int64_t extraRows;
 };
 
-// The form of a packed weight: int8 is VNNI's groups of 4 bytes, int16 the AVX2 pairs.
-DotForm formOf(const Tensor& data, const Tensor& packed) {
+// The form of a packed weight for data of `channels` reduction elements: int16 is the AVX2
+// pairs; int8 is VNNI's groups of 4 bytes, with the compensation row or (the byte form, for data
+// in [0, 127]) without it.
+DotForm formOf(const Tensor& data, const Tensor& packed, int64_t channels) {
   if (packed.dtype() == DataType::int16())
     return {kInt8PairDepth, DataType::int16(), kInt8PairRepackStage, 0, 0};
+  if (packed.ndim() == 6 &&
+      constDim(packed.shape()[1], "int8 form") == ceilDiv(channels, kInt8Depth))
+    return {kInt8Depth, DataType::uint8(), kInt8ByteRepackStage, 0, 0};
   return {kInt8Depth, DataType::uint8(), kInt8RepackStage, dataShift(data.dtype()), 1};
 }
 
-DotForm requireInt8Operands(const Tensor& data, const Tensor& packed, const std::string& op) {
+DotForm requireInt8Operands(const Tensor& data, const Tensor& packed, int64_t channels,
+                            const std::string& op) {
   if ((data.dtype() != DataType::int8() && data.dtype() != DataType::uint8()) ||
       (packed.dtype() != DataType::int8() && packed.dtype() != DataType::int16()))
     throwDiagnostic("topi_int8", op + ": needs int8 or uint8 data and an int8 weight, found " +
                                      data.dtype().name() + " and " + packed.dtype().name());
-  const DotForm form = formOf(data, packed);
+  const DotForm form = formOf(data, packed, channels);
   if (packed.ndim() != 6 || constDim(packed.shape()[4], op) != kInt8Lanes ||
       constDim(packed.shape()[5], op) != form.depth)
     throwDiagnostic("topi_int8",
@@ -52,10 +58,10 @@ DotForm requireInt8Operands(const Tensor& data, const Tensor& packed, const std:
 }
 
 // A data value as the dot product reads it: shifted into [0, 256) when signed (VNNI), widened
-// to int16 (pairs).
+// to int16 (pairs), as uint8 (bytes, whose values are in [0, 127]).
 PrimExpr repackedValue(const PrimExpr& v, const DotForm& form) {
   if (form.repacked == DataType::int16()) return tir::cast(DataType::int16(), v);
-  if (form.shift == 0) return v;
+  if (form.shift == 0) return tir::cast(DataType::uint8(), v);
   return tir::cast(DataType::uint8(), tir::cast(DataType::int32(), v) + form.shift);
 }
 
@@ -99,8 +105,10 @@ struct ConvOperands {
 };
 ConvOperands convOperands(const Tensor& data, const Tensor& packed, const Conv2DParams& p,
                           const std::string& op) {
-  const DotForm form = requireInt8Operands(data, packed, op);
-  ConvOperands o{constShape(data, op), constShape(packed, op), 0, form};
+  const std::vector<int64_t> ds = constShape(data, op);
+  if (ds.size() != 4) throwDiagnostic("topi_int8", op + ": needs NCHW data");
+  const DotForm form = requireInt8Operands(data, packed, ds[1], op);
+  ConvOperands o{ds, constShape(packed, op), 0, form};
   o.groups = o.packed[1] - form.extraRows;
   if (o.data.size() != 4 || ceilDiv(o.data[1], form.depth) != o.groups || p.groups != 1)
     throwDiagnostic("topi_int8", op + ": needs NCHW data whose channels the weight was packed for");
@@ -127,17 +135,20 @@ bool int8Packable(int64_t outChannels) {
   return outChannels > 0;
 }
 
-NDArray packInt8Weight(const NDArray& weight) {
+NDArray packInt8Weight(const NDArray& weight, bool compensation) {
   const auto [outC, inC, kh, kw] = int8WeightDims(weight, "packInt8Weight");
   const int64_t groups = ceilDiv(inC, kInt8Depth);
+  const int64_t rows = groups + (compensation ? 1 : 0);
   // Output channels past O (to a whole block of 16) have zero weights and compensation.
-  NDArray packed = NDArray::empty(packedInt8Shape(weight.shape(), /*pairs=*/false), weight.dtype());
+  NDArray packed = NDArray::empty(
+      packedInt8Shape(weight.shape(), compensation ? Int8Form::kVnni : Int8Form::kBytes),
+      weight.dtype());
   auto* dst = static_cast<int8_t*>(packed.data());
   std::memset(dst, 0, packed.nbytes());
   const auto* src = static_cast<const int8_t*>(weight.data());
   // Index of [o, c, y, x, lane, k] in the packed array.
   auto at = [&](int64_t o, int64_t c, int64_t y, int64_t x, int64_t lane, int64_t k) {
-    return ((((o * (groups + 1) + c) * kh + y) * kw + x) * kInt8Lanes + lane) * kInt8Depth + k;
+    return ((((o * rows + c) * kh + y) * kw + x) * kInt8Lanes + lane) * kInt8Depth + k;
   };
   for (int64_t o = 0; o < outC; ++o) {
     const int64_t block = o / kInt8Lanes, lane = o % kInt8Lanes;
@@ -150,8 +161,9 @@ NDArray packInt8Weight(const NDArray& weight) {
           sum += static_cast<uint32_t>(static_cast<int32_t>(w));
         }
     const uint32_t comp = sum * 128u;
-    for (int64_t k = 0; k < kInt8Depth; ++k)
-      dst[at(block, groups, 0, 0, lane, k)] = static_cast<int8_t>((comp >> (8 * k)) & 0xff);
+    if (compensation)
+      for (int64_t k = 0; k < kInt8Depth; ++k)
+        dst[at(block, groups, 0, 0, lane, k)] = static_cast<int8_t>((comp >> (8 * k)) & 0xff);
   }
   return packed;
 }
@@ -160,7 +172,7 @@ NDArray packInt8WeightPairs(const NDArray& weight) {
   const auto [outC, inC, kh, kw] = int8WeightDims(weight, "packInt8WeightPairs");
   const int64_t groups = ceilDiv(inC, kInt8PairDepth);
   NDArray packed =
-      NDArray::empty(packedInt8Shape(weight.shape(), /*pairs=*/true), DataType::int16());
+      NDArray::empty(packedInt8Shape(weight.shape(), Int8Form::kPairs), DataType::int16());
   auto* dst = static_cast<int16_t*>(packed.data());
   std::memset(dst, 0, packed.nbytes());
   const auto* src = static_cast<const int8_t*>(weight.data());
@@ -178,10 +190,10 @@ NDArray packInt8WeightPairs(const NDArray& weight) {
   return packed;
 }
 
-std::vector<int64_t> packedInt8Shape(const std::vector<int64_t>& s, bool pairs) {
-  const int64_t depth = pairs ? kInt8PairDepth : kInt8Depth;
+std::vector<int64_t> packedInt8Shape(const std::vector<int64_t>& s, Int8Form form) {
+  const int64_t depth = form == Int8Form::kPairs ? kInt8PairDepth : kInt8Depth;
   return {ceilDiv(s[0], kInt8Lanes),
-          ceilDiv(s[1], depth) + (pairs ? 0 : 1),
+          ceilDiv(s[1], depth) + (form == Int8Form::kVnni ? 1 : 0),
           s.size() == 4 ? s[2] : 1,
           s.size() == 4 ? s[3] : 1,
           kInt8Lanes,
@@ -341,8 +353,9 @@ Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DP
 
 Tensor denseInt8(const Tensor& data, const Tensor& packed, int64_t outChannels) {
   const std::string op = "dense_int8";
-  const DotForm form = requireInt8Operands(data, packed, op);
   const std::vector<int64_t> ds = constShape(data, op), ws = constShape(packed, op);
+  if (ds.empty()) throwDiagnostic("topi_int8", op + ": needs (..., K) data");
+  const DotForm form = requireInt8Operands(data, packed, ds.back(), op);
   const int64_t groups = ws[1] - form.extraRows, depth = ds.back();
   if (ds.size() < 2 || ceilDiv(depth, form.depth) != groups || ws[2] != 1 || ws[3] != 1)
     throwDiagnostic("topi_int8", op + ": needs (..., K) data whose K the weight was packed for");

@@ -11,8 +11,12 @@
 // int16 x int16 products) on int16 widenings of both operands. The weight is packed as int16 in
 // groups of 16 x 2 (packInt8WeightPairs), the kernel widens the data to int16 pairs (`data_i16`),
 // and no shift or compensation is needed: every int8 or uint8 product and pair sum is exact in
-// int16 x int16 -> int32. (vpmaddubsw's uint8 x int8 pair sums saturate int16, so the faster byte
-// form would not be exact.) The computes below read the form from the packed weight's dtype.
+// int16 x int16 -> int32. vpmaddubsw's uint8 x int8 pair sums saturate int16 in general, but not
+// when every data value is in [0, 127] (2 x 127 x 128 < 32768): such data (a requantized relu's
+// output, proven by relay/value_range.h) takes the byte form, VNNI's weight groups without the
+// compensation row, the data taken as uint8 unshifted (`data_u7`), one vpmaddubsw + vpmaddwd per
+// 16 products. The computes below read the form from the packed weight: int16 is the pair form,
+// int8 without the compensation row the byte form.
 #pragma once
 
 #include "runtime/ndarray.h"
@@ -30,6 +34,15 @@ inline constexpr int64_t kInt8PairDepth = 2;
 /// the pair form's int16 pairs.
 inline constexpr const char* kInt8RepackStage = "data_u8";
 inline constexpr const char* kInt8PairRepackStage = "data_i16";
+/// The byte form's data stage: the values (all in [0, 127]) as uint8, in VNNI's groups of 4.
+inline constexpr const char* kInt8ByteRepackStage = "data_u7";
+
+/// The three packings of an int8 weight.
+enum class Int8Form : uint8_t {
+  kVnni,   ///< groups of 16 x 4 int8 and the compensation row (packInt8Weight)
+  kPairs,  ///< groups of 16 x 2 int16 (packInt8WeightPairs)
+  kBytes,  ///< groups of 16 x 4 int8, no compensation row (packInt8Weight(w, false))
+};
 
 /// Whether packInt8Weight and the computes below take a weight of `outChannels` rows (any count:
 /// the last block of 16 is padded).
@@ -39,16 +52,19 @@ bool int8Packable(int64_t outChannels);
 /// w[16o + l, 4c + k, y, x] (0 past O and I). The extra row c = ceil(I/4) holds at y = x = 0 the
 /// compensation 128 * sum(w[16o + l]) of lane l as 4 little-endian bytes. A dense weight (N, K)
 /// is packed as the (N, K, 1, 1) convolution weight.
-NDArray packInt8Weight(const NDArray& weight);
+/// Without `compensation` (the byte form, for data in [0, 127]) the extra row is left out.
+NDArray packInt8Weight(const NDArray& weight, bool compensation = true);
 /// The pair form's packing: (O, I, KH, KW) int8 -> (ceil(O/16), ceil(I/2), KH, KW, 16, 2) int16,
 /// [o, c, y, x, l, k] = w[16o + l, 2c + k, y, x] (0 past O and I), with no compensation row. A
 /// dense weight (N, K) is packed as the (N, K, 1, 1) convolution weight.
 NDArray packInt8WeightPairs(const NDArray& weight);
-/// The shape packInt8Weight (pairs: packInt8WeightPairs) gives an (O, I, KH, KW) or (N, K) weight.
-std::vector<int64_t> packedInt8Shape(const std::vector<int64_t>& weightShape, bool pairs);
+/// The shape an (O, I, KH, KW) or (N, K) weight packed in `form` has.
+std::vector<int64_t> packedInt8Shape(const std::vector<int64_t>& weightShape, Int8Form form);
 
 /// conv2d NCHW (groups 1) of int8 or uint8 data over a packInt8Weight weight, int32 out (over a
-/// packInt8WeightPairs weight: `data_i16` (..., 2) int16 in place of `data_u8`, no compensation):
+/// packInt8WeightPairs weight: `data_i16` (..., 2) int16 in place of `data_u8`, no compensation;
+/// over packInt8Weight(w, false), for data whose values all lie in [0, 127]: `data_u7`, the
+/// values unshifted, no compensation):
 /// `data_u8` (N, ceil(I/4), H + pads, W + pads, 4) uint8 (a strided 1x1 convolution repacks only
 /// the pixels it reads: (N, ceil(I/4), OH, OW, 4)), `conv2d_nchw_int8` (N, O/16, OH, OW,
 /// 16) and `T_conv2d_int8_unpack` (N, O, OH, OW), which subtracts the compensation.

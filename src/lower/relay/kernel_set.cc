@@ -17,18 +17,29 @@ relay::strategy::WeightPacking KernelInfo::packingOf(size_t param) const {
   return {};
 }
 
-// Identical primitive functions (FuseOps outlines each group separately) called with constants
-// in the same places share one kernel.
-const KernelInfo& KernelSet::kernelFor(const Function& fn, const std::vector<size_t>& constantArgs,
+ArgumentFacts argumentFacts(const relay::CallNode& call, relay::RangeAnalyzer& ranges) {
+  ArgumentFacts facts;
+  for (size_t i = 0; i < call.args.size(); ++i) {
+    if (call.args[i]->as<relay::ConstantNode>()) facts.constants.push_back(i);
+    if (ranges.smallNonNegativeBytes(call.args[i])) facts.smallNonNegative.push_back(i);
+  }
+  return facts;
+}
+
+// Identical primitive functions (FuseOps outlines each group separately) called with the same
+// argument facts share one kernel.
+const KernelInfo& KernelSet::kernelFor(const Function& fn, const ArgumentFacts& facts,
                                        bool* isNew) {
   const uint64_t hash = relay::structuralHash(fn);
   if (isNew) *isNew = false;
   for (Entry& e : entries_)
-    if (e.hash == hash && e.constantArgs == constantArgs && relay::structuralEqual(e.fn, fn)) {
+    if (e.hash == hash && e.facts == facts && relay::structuralEqual(e.fn, fn)) {
       ++kernels[e.info.index].calls;
       return e.info;
     }
-  LoweredFunction lowered = lowerPrimitive(fn, {.target = target_, .constantParams = constantArgs});
+  LoweredFunction lowered = lowerPrimitive(fn, {.target = target_,
+                                                .constantParams = facts.constants,
+                                                .smallNonNegativeParams = facts.smallNonNegative});
   std::string name = kernelBaseName(fn);
   const int n = nameUses_[name]++;
   if (n > 0) name += "_" + std::to_string(n);
@@ -41,7 +52,7 @@ const KernelInfo& KernelSet::kernelFor(const Function& fn, const std::vector<siz
   for (const relay::Var& p : fn->params)
     info.numInputs += flattenTensorTypes(p->type(), name).size();
   kernels.push_back({withKernelName(lowered.func, name), std::move(lowered.strategies), 1});
-  entries_.push_back({fn, hash, constantArgs, std::move(info)});
+  entries_.push_back({fn, hash, facts, std::move(info)});
   if (isNew) *isNew = true;
   return entries_.back().info;
 }

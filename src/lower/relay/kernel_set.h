@@ -12,6 +12,7 @@
 #include "lower/relay/lower_primitive.h"
 #include "relay/expr.h"
 #include "relay/strategy/strategy.h"
+#include "relay/value_range.h"
 #include "target/target.h"
 #include "tir/function.h"
 
@@ -42,15 +43,27 @@ struct KernelInfo {
   relay::strategy::WeightPacking packingOf(size_t param) const;
 };
 
+/// What a call site knows of its arguments, by index: which are constants, and which int8 or
+/// uint8 ones are proven to lie in [0, 127] (relay/value_range.h; int8 kernels may then multiply
+/// them as bytes).
+struct ArgumentFacts {
+  std::vector<size_t> constants;
+  std::vector<size_t> smallNonNegative;
+  bool operator==(const ArgumentFacts&) const = default;
+};
+
+/// The facts of the arguments of `call` (in the function whose ranges `ranges` analyses).
+ArgumentFacts argumentFacts(const relay::CallNode& call, relay::RangeAnalyzer& ranges);
+
 /// The kernels of a module, in order of first use.
 class KernelSet {
  public:
   /// `target` null: the generic computes, nothing packed, no strategies (the reference build).
   explicit KernelSet(const target::Target* target) : target_(target) {}
 
-  /// The kernel of a call of the primitive function `fn` whose arguments at `constantArgs` are
-  /// constants; lowered on first request. `isNew` tells the caller to set up its constants.
-  const KernelInfo& kernelFor(const relay::Function& fn, const std::vector<size_t>& constantArgs,
+  /// The kernel of a call of the primitive function `fn` with arguments as `facts` says; lowered
+  /// on first request. `isNew` tells the caller to set up its constants.
+  const KernelInfo& kernelFor(const relay::Function& fn, const ArgumentFacts& facts,
                               bool* isNew = nullptr);
 
   std::vector<GraphKernel> kernels;
@@ -59,7 +72,7 @@ class KernelSet {
   struct Entry {
     relay::Function fn;
     uint64_t hash;
-    std::vector<size_t> constantArgs;
+    ArgumentFacts facts;
     KernelInfo info;
   };
   const target::Target* target_;

@@ -10,6 +10,7 @@
 #include "relay/strategy/packed_weights.h"
 #include "relay/strategy/strategy.h"
 #include "relay/strategy/strategy_util.h"
+#include "relay/value_range.h"
 #include "relay/visit.h"
 #include "support/check.h"
 #include "support/diagnostic.h"
@@ -59,6 +60,10 @@ class Lowerer {
   explicit Lowerer(const PrimitiveLoweringOptions& options) : options_(options) {}
 
   LoweredFunction run(const Function& f) {
+    std::unordered_map<const relay::VarNode*, relay::ValueRange> known;
+    for (size_t i : options_.smallNonNegativeParams)
+      if (i < f->params.size()) known[f->params[i].get()] = {0, 127};
+    ranges_.emplace(std::move(known));
     if (options_.target) choosePackedWeights(f);
     Tensors inputs;
     for (size_t i = 0; i < f->params.size(); ++i) {
@@ -176,11 +181,17 @@ class Lowerer {
       if (b && !otherUses.count(node)) packing_[node] = b;
   }
 
+  // Whether every value of the call's data (argument 0) is proven to lie in [0, 127].
+  bool smallNonNegativeData(const CallNode& call) {
+    return !call.args.empty() && ranges_->smallNonNegativeBytes(call.args[0]);
+  }
+
   // The packing the implementation of a call with a constant weight asks for.
   WeightPacking wantedPacking(const CallNode& call, const Expr& e) {
     if (!call.op->as<OpNode>()) return {};
     const Type outType = typeOfExpr(e);
-    const StrategyCall sc{call, outType, *options_.target, {}, /*weightConstant=*/true};
+    const StrategyCall sc{
+        call, outType, *options_.target, {}, /*weightConstant=*/true, smallNonNegativeData(call)};
     const StrategyChoice choice = selectImplementation(sc);
     return choice.chosen && choice.chosen->packWeight ? choice.chosen->packWeight(sc)
                                                       : WeightPacking{};
@@ -200,7 +211,8 @@ class Lowerer {
       if (call->args.size() == 2)
         if (auto packed = packing_.find(call->args[1].get()); packed != packing_.end())
           weight = packed->second;
-      const StrategyCall sc{*call, outType, *options_.target, weight, false};
+      const StrategyCall sc{*call,  outType, *options_.target,
+                            weight, false,   smallNonNegativeData(*call)};
       StrategyChoice choice = selectImplementation(sc);
       const OpImplementation* impl = choice.chosen;
       if (!choice.considered.empty()) choices_.push_back(std::move(choice));
@@ -239,6 +251,7 @@ class Lowerer {
   std::vector<StrategyChoice> choices_;
   const OpImplementation* anchor_ = nullptr;  // the first chosen implementation with a schedule
   std::unordered_map<const ExprNode*, WeightPacking> packing_;  // constant -> its packing
+  std::optional<relay::RangeAnalyzer> ranges_;  // over the function, its known parameters given
   std::vector<LoweredFunction::PackedParam> packedParams_;
   std::unordered_map<const ExprNode*, Tensors> values_;
   std::vector<NDArray> constants_;

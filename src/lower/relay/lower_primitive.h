@@ -46,6 +46,10 @@ struct PrimitiveLoweringOptions {
   /// Indices of parameters whose argument is a constant at the call site: with a target, such a
   /// parameter used only as a packable weight is taken packed (LoweredFunction).
   std::vector<size_t> constantParams;
+  /// Indices of parameters whose argument is known to lie in [0, 127] at every element (what the
+  /// producers prove: relay/value_range.h). Calls whose data derives from them, or is proven so
+  /// inside the function, may take implementations that need it (StrategyCall).
+  std::vector<size_t> smallNonNegativeParams;
 };
 
 /// Lowers a type-checked primitive function (static shapes; parameters are tensors or tuples of

@@ -293,11 +293,8 @@ class GraphBuilder {
         return visitVtaCall(call, std::move(*k), out);
       }
     }
-    std::vector<size_t> constantArgs;
-    for (size_t i = 0; i < call.args.size(); ++i)
-      if (call.args[i]->as<relay::ConstantNode>()) constantArgs.push_back(i);
     bool isNew = false;
-    const KernelInfo& kernel = kernelSet_.kernelFor(fn, constantArgs, &isNew);
+    const KernelInfo& kernel = kernelSet_.kernelFor(fn, argumentFacts(call, ranges_), &isNew);
     if (isNew) {
       std::vector<int> entries;
       for (const NDArray& c : kernel.constants) entries.push_back(newParam(c));
@@ -397,7 +394,8 @@ class GraphBuilder {
 
   Function main_;
   KernelSet kernelSet_;
-  ParamSink sink_;  // takes each param instead of `params`
+  relay::RangeAnalyzer ranges_;  // of @main's values
+  ParamSink sink_;               // takes each param instead of `params`
   const target::Target* vta_ = nullptr;
   int vtaKernels_ = 0;
   std::map<std::pair<int, int>, int> copies_;      // (entry, device) -> its copy there

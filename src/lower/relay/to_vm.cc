@@ -347,15 +347,12 @@ class FunctionLowering {
                   "; the VM runs calls of global functions and fused primitive functions, not "
                   "closures",
               call.span, where_);
-    std::vector<size_t> constantArgs;
-    for (size_t i = 0; i < call.args.size(); ++i)
-      if (call.args[i]->as<relay::ConstantNode>()) constantArgs.push_back(i);
+    const ArgumentFacts facts = argumentFacts(call, ranges_);
     // Leading `?` axes kept row by row: a kernel for one row, with static shapes, called per row.
     std::optional<RowSplit> rows;
     if (hasAnyDim(call.type())) rows = splitByRows(fn);
     bool isNew = false;
-    const KernelInfo& kernel =
-        state_.kernels.kernelFor(rows ? rows->perRow : fn, constantArgs, &isNew);
+    const KernelInfo& kernel = state_.kernels.kernelFor(rows ? rows->perRow : fn, facts, &isNew);
     if (isNew) {
       std::vector<int> pooled;
       for (const NDArray& c : kernel.constants) pooled.push_back(state_.add(c));
@@ -538,6 +535,7 @@ class FunctionLowering {
   std::unordered_map<const relay::ExprNode*, Operand> values_;
   std::vector<const relay::ExprNode*> defined_;
   VMShapeVars shapeVars_;
+  relay::RangeAnalyzer ranges_;  // of the function's values (int8 kernels' data facts)
   std::unordered_map<const relay::ExprNode*, relay::SymValue> shapes_;  // values with `?` dims
 };
 

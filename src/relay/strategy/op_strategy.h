@@ -31,6 +31,8 @@ struct StrategyCall {
   /// Argument 1 is a constant that could still be packed: asked while lowering decides which
   /// constants to pack (weight is then kNone).
   bool weightConstant = false;
+  /// Every value of argument 0 lies in [0, 127] (relay/value_range.h: what its producers prove).
+  bool smallNonNegativeData = false;
 };
 
 /// The schedule an implementation gives the kernel it anchors, on top of which the target's

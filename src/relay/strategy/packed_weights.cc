@@ -125,6 +125,8 @@ NDArray packWeight(const NDArray& weight, const WeightPacking& packing) {
       return topi::packInt8Weight(weight);
     case PackKind::kInt8Pairs:
       return topi::packInt8WeightPairs(weight);
+    case PackKind::kInt8Bytes:
+      return topi::packInt8Weight(weight, /*compensation=*/false);
     case PackKind::kInt8Amx:
       return topi::packInt8WeightAmx(weight);
     case PackKind::kInt8BatchNN:
@@ -156,8 +158,11 @@ std::vector<int64_t> packedShape(const std::vector<int64_t>& s, const WeightPack
     case PackKind::kWinograd:
       return {4, 4, s[0] / b, s[1], b};
     case PackKind::kInt8:
+      return topi::packedInt8Shape(s, topi::Int8Form::kVnni);
     case PackKind::kInt8Pairs:
-      return topi::packedInt8Shape(s, packing.kind == PackKind::kInt8Pairs);
+      return topi::packedInt8Shape(s, topi::Int8Form::kPairs);
+    case PackKind::kInt8Bytes:
+      return topi::packedInt8Shape(s, topi::Int8Form::kBytes);
     case PackKind::kInt8Amx: {
       const bool fold = topi::amxFoldsWindow(s[1], s[2], s[3]);
       const int64_t channels = fold ? s[1] * s[2] * s[3] : s[1];
@@ -189,7 +194,8 @@ std::vector<te::Tensor> packedCompute(const CallNode& call, const WeightPacking&
                                       const Type& outType) {
   const DataType outDtype = tensorTypeOf(outType).dtype;
   if (packing.kind == PackKind::kDense) return {topi::densePacked(data, packedWeight, outDtype)};
-  if (packing.kind == PackKind::kInt8 || packing.kind == PackKind::kInt8Pairs) {
+  if (packing.kind == PackKind::kInt8 || packing.kind == PackKind::kInt8Pairs ||
+      packing.kind == PackKind::kInt8Bytes) {
     const std::vector<int64_t> out = constExtentsOf(outType, "int8 packed compute");
     if (call.op->as<OpNode>()->name == "nn.dense") {
       if (data.ndim() <= 2) return {topi::denseInt8(data, packedWeight, out.back())};

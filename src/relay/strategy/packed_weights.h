@@ -21,6 +21,7 @@ enum class PackKind : uint8_t {
   kWinograd,     ///< (O, I, 3, 3) -> G g G^T as (4, 4, O/ob, I, ob)
   kInt8,         ///< int8 (O, I, KH, KW) or (N, K) -> topi::packInt8Weight's groups of 16 x 4
   kInt8Pairs,    ///< int8 (O, I, KH, KW) or (N, K) -> topi::packInt8WeightPairs' 16 x 2 int16
+  kInt8Bytes,    ///< int8 (O, I, KH, KW) or (N, K) -> groups of 16 x 4, no compensation row
   kInt8Amx,      ///< int8 (O, I, KH, KW) -> topi::packInt8WeightAmx's 16 x 64 tiles
   kInt8BatchNN,  ///< int8 batch_matmul B (batch, K, N) -> topi::packInt8BatchWeight
   kInt8BatchNT,  ///< int8 batch_matmul B (batch, N, K) -> topi::packInt8BatchWeight

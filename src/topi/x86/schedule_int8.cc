@@ -2,7 +2,8 @@
 // form, AVX2: the output is tiled into register blocks of 16 output channels x a few pixels
 // (conv2d) or rows (dense); each block's int32 accumulators stay in vector registers over the
 // whole reduction, whose innermost 16 lanes x 4 bytes are tensorized into one vpdpbusd (16 lanes
-// x 2 int16: two vpmaddwd; topi/x86/tensor_intrin.h). The epilogue (the compensation,
+// x 2 int16: two vpmaddwd; the byte form's 16 x 4 bytes on AVX2: two vpmaddubsw + vpmaddwd;
+// topi/x86/tensor_intrin.h). The epilogue (the compensation,
 // requantization, clip, cast) is inlined into the output stage that writes the block out. The
 // data repacking (uint8 groups or int16 pairs) is a stage of its own, vectorized over 16 columns.
 #include "tir/stmt.h"
@@ -36,6 +37,17 @@ DotForm formOf(tir::Schedule& sch, const ScheduleOptions& options) {
             kAvx2Dot16x2SharedWeight,
             kInt8PairDepth,
             2,
+            (options.vectorRegisters - 2) / 2};
+  // The byte form's 16 lanes are two ymm registers too, and its tiles are the pair form's: the
+  // ones of its vpmaddwd are read as a memory operand when the registers run out. (Leaving them a
+  // register, 6 tiles, cut the rows of ResNet-50's 14x14 and 7x7 layers to 2 and 1 columns, and
+  // its 1x1 layers there ran about 10% slower.)
+  if (findBlock(sch, kInt8ByteRepackStage))
+    return {kInt8ByteRepackStage,
+            kAvx2Dot16x4,
+            kAvx2Dot16x4SharedWeight,
+            kInt8Depth,
+            1,
             (options.vectorRegisters - 2) / 2};
   return {kInt8RepackStage, kVnniDot16x4, kVnniDot16x4SharedWeight, kInt8Depth, 1,
           kMaxAccumulators};

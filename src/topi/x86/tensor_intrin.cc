@@ -146,6 +146,40 @@ PrimFunc pairImplementation(bool sharedWeight) {
   return intrinFunction({p.a, p.b, p.c}, seq(std::move(halves)));
 }
 
+// The byte form on AVX2: for each half of the 16 lanes, vpmaddubsw of the uint8 operand with the
+// int8 one (16 int16 pair sums), vpmaddwd of those with ones (8 int32 sums of 4 products), vpaddd.
+PrimFunc byteImplementation(bool sharedWeight) {
+  const Buffer a = makeBuffer("A",
+                              sharedWeight ? std::vector<PrimExpr>{intImm(16), intImm(4)}
+                                           : std::vector<PrimExpr>{intImm(4)},
+                              DataType::uint8());
+  const Buffer b = makeBuffer("B",
+                              sharedWeight ? std::vector<PrimExpr>{intImm(4)}
+                                           : std::vector<PrimExpr>{intImm(16), intImm(4)},
+                              DataType::int8());
+  const Buffer c = makeBuffer("C", {intImm(16)}, DataType::int32());
+  const Buffer& perLane = sharedWeight ? a : b;
+  const Buffer& shared = sharedWeight ? b : a;
+  PrimExpr group = call(DataType::int32(), "tir.reinterpret",
+                        {bufferLoad(shared, {ramp(intImm(0), intImm(1), 4)})});
+  const DataType sharedBytes = (sharedWeight ? DataType::int8() : DataType::uint8()).withLanes(32);
+  PrimExpr broadcasted = call(sharedBytes, "tir.reinterpret", {broadcast(group, 8)});
+  PrimExpr ones = broadcast(intImm(1, DataType::int16()), 16);
+  std::vector<Stmt> halves;
+  for (int64_t half = 0; half < 2; ++half) {
+    PrimExpr lanes = ramp(intImm(8 * half), intImm(1), 8);
+    PrimExpr operand = bufferLoad(perLane, {intImm(8 * half), ramp(intImm(0), intImm(1), 32)});
+    PrimExpr u8 = sharedWeight ? operand : broadcasted;
+    PrimExpr s8 = sharedWeight ? broadcasted : operand;
+    PrimExpr pairs = call(DataType::int16().withLanes(16), "tir.call_llvm_pure_intrin",
+                          {stringImm("llvm.x86.avx2.pmadd.ub.sw"), u8, s8});
+    PrimExpr quads = call(DataType::int32().withLanes(8), "tir.call_llvm_pure_intrin",
+                          {stringImm("llvm.x86.avx2.pmadd.wd"), pairs, ones});
+    halves.push_back(bufferStore(c, bufferLoad(c, {lanes}) + quads, {lanes}));
+  }
+  return intrinFunction({a, b, c}, seq(std::move(halves)));
+}
+
 }  // namespace
 
 void registerTensorIntrinsics() {
@@ -156,6 +190,9 @@ void registerTensorIntrinsics() {
                          sharedWeightImplementation());
     registerTensorIntrin(kAvx2Dot16x2, pairDescription(false), pairImplementation(false));
     registerTensorIntrin(kAvx2Dot16x2SharedWeight, pairDescription(true), pairImplementation(true));
+    registerTensorIntrin(kAvx2Dot16x4, vnniDescription(), byteImplementation(false));
+    registerTensorIntrin(kAvx2Dot16x4SharedWeight, sharedWeightDescription(),
+                         byteImplementation(true));
   });
 }
 

@@ -30,6 +30,13 @@ inline const std::string kAvx2Dot16x2 = "x86.avx2_dot_16x2_i16i16i32";
 /// int16, B (2,) int16, C (16,) int32).
 inline const std::string kAvx2Dot16x2SharedWeight = "x86.avx2_dot_16x2_i16i16i32_shared_weight";
 
+/// VNNI's description on AVX2 without VNNI: per 8 lanes, vpmaddubsw (uint8 x int8 pairs into
+/// int16, saturating), vpmaddwd with ones and vpaddd. Exact only where no pair sum leaves int16:
+/// uint8 data below 128 (data proven in [0, 127]).
+inline const std::string kAvx2Dot16x4 = "x86.avx2_dot_16x4_u7s8i32";
+/// The same with the weights shared by all lanes (kVnniDot16x4SharedWeight's description).
+inline const std::string kAvx2Dot16x4SharedWeight = "x86.avx2_dot_16x4_u7s8i32_shared_weight";
+
 /// Registers the intrinsics above (once; later calls do nothing).
 void registerTensorIntrinsics();
 

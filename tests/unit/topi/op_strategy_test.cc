@@ -89,20 +89,22 @@ TEST(X86Strategy, ConvolutionsGetTheirKernels) {
   EXPECT_EQ(direct.chosenName(), "conv2d_nchw.x86");
   // The int8 rows (priorities 22, 21, 20, ..., 18) are asked first and decline the float32 call
   // (the AMX row for the target's lack of AMX first where it has none).
-  ASSERT_GE(direct.considered.size(), 7u);
+  ASSERT_GE(direct.considered.size(), 9u);
   EXPECT_EQ(direct.considered[0].name, "conv2d_nchw_int8_amx.x86");
   EXPECT_EQ(direct.considered[1].name, "conv2d_1x1_int8_vnni.x86");
   EXPECT_EQ(direct.considered[2].name, "conv2d_nchw_int8_vnni.x86");
-  EXPECT_EQ(direct.considered[3].name, "depthwise_conv2d_nchw_int8.x86");
-  EXPECT_EQ(direct.considered[4].name, "conv2d_1x1_int8_avx2.x86");
-  EXPECT_EQ(direct.considered[5].name, "conv2d_nchw_int8_avx2.x86");
+  EXPECT_EQ(direct.considered[3].name, "conv2d_1x1_int8_bytes_avx2.x86");
+  EXPECT_EQ(direct.considered[4].name, "depthwise_conv2d_nchw_int8.x86");
+  EXPECT_EQ(direct.considered[5].name, "conv2d_nchw_int8_bytes_avx2.x86");
+  EXPECT_EQ(direct.considered[6].name, "conv2d_1x1_int8_avx2.x86");
+  EXPECT_EQ(direct.considered[7].name, "conv2d_nchw_int8_avx2.x86");
   EXPECT_EQ(direct.considered[0].answer.reason,
             cpu.hasFeature("amx-int8") && cpu.hasFeature("amx-tile")
                 ? "not int8/uint8 data x int8 weight -> int32"
                 : "the target has no AMX-INT8 (-mattr=+amx-tile,+amx-int8)");
-  for (size_t i = 1; i < 6; ++i)
+  for (size_t i = 1; i < 8; ++i)
     EXPECT_EQ(direct.considered[i].answer.reason, "not int8/uint8 data x int8 weight -> int32");
-  EXPECT_EQ(direct.considered[6].answer.reason,
+  EXPECT_EQ(direct.considered[8].answer.reason,
             "the weight is not a constant that can be packed at compile time");
 
   relay::Conv2DAttrs pointwise;
@@ -176,15 +178,18 @@ TEST(X86Strategy, BuildRecordsTheChoiceOfEveryKernel) {
   const Built built = build(mod, codegen::hostTarget());
   ASSERT_EQ(built.strategies.size(), 1u);
   const std::vector<std::string> lines = explainStrategy(built.strategies[0]);
-  ASSERT_EQ(lines.size(), 5u);
+  ASSERT_EQ(lines.size(), 6u);
   EXPECT_EQ(lines[1], "  nn.dense: dense_pack.x86 (priority 10)");
   EXPECT_EQ(lines[2],
             "    skipped dense_int8_vnni.x86 (priority 20): not int8/uint8 data x int8 weight -> "
             "int32");
   EXPECT_EQ(lines[3],
+            "    skipped dense_int8_bytes_avx2.x86 (priority 19): not int8/uint8 data x int8 "
+            "weight -> int32");
+  EXPECT_EQ(lines[4],
             "    skipped dense_int8_avx2.x86 (priority 18): not int8/uint8 data x int8 weight -> "
             "int32");
-  EXPECT_EQ(lines[4], "  schedule: dense_pack.x86");
+  EXPECT_EQ(lines[5], "  schedule: dense_pack.x86");
   EXPECT_TRUE(matchesInterpreter(mod, 11));
 }
 

@@ -6,7 +6,7 @@
 // compiled for the host and compared bit for bit with the reference interpreter; the tests also
 // check that the VNNI implementation was chosen and that its kernel calls vpdpbusd. The same
 // cases run in the pair form (int16 weights, vpmaddwd) for the host without VNNI, as an AVX2 CPU
-// builds them.
+// builds them, and in the byte form (vpmaddubsw) where the data is proven to lie in [0, 127].
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -41,20 +41,40 @@ target::Target pairTarget() {
   return hostWithout({"amx-int8", "amx-tile", "avx512vnni"});
 }
 
-// The pair form's build of `mod`: bit for bit against the interpreter, the avx2 rows chosen
-// (`implementation`), vpmaddwd called and the int16 repacking vectorized.
-void expectPairKernels(const relay::IRModule& mod, uint64_t seed,
-                       const std::string& implementation) {
+// An AVX2 build of `mod` (no VNNI): bit for bit against the interpreter, `implementation` chosen,
+// `intrinsic` called and, for a convolution, its data repacking vectorized (`repackStore`: the
+// store of 16 columns of a channel into the stage's groups).
+void expectAvx2Kernels(const relay::IRModule& mod, uint64_t seed, const std::string& implementation,
+                       const std::string& intrinsic, const std::string& repackStore) {
   if (!pairTarget().hasFeature("avx2")) GTEST_SKIP() << "the host has no AVX2";
   EXPECT_TRUE(matchesInterpreter(mod, seed, 1e-4, 1e-5, 3, pairTarget()));
   const BuiltKernels k = kernelsOf(mod, pairTarget());
   EXPECT_TRUE(k.mentions(implementation)) << ::testing::PrintToString(k.implementations);
-  EXPECT_TRUE(k.calls("llvm.x86.avx2.pmadd.wd"));
+  EXPECT_TRUE(k.calls(intrinsic));
   EXPECT_FALSE(k.callsVnni());
-  // A convolution's data repacking is vector code: 16 columns of a channel stored to every
-  // other int16.
   if (implementation.find("conv2d") != std::string::npos)
-    EXPECT_TRUE(std::regex_search(k.tir, std::regex(R"(data_i16\[[^\]]*:2\] = )"))) << k.tir;
+    EXPECT_TRUE(std::regex_search(k.tir, std::regex(repackStore))) << k.tir;
+}
+
+// The pair form: vpmaddwd on int16 pairs, every other int16 of `data_i16` stored.
+void expectPairKernels(const relay::IRModule& mod, uint64_t seed,
+                       const std::string& implementation) {
+  expectAvx2Kernels(mod, seed, implementation, "llvm.x86.avx2.pmadd.wd",
+                    R"(data_i16\[[^\]]*:2\] = )");
+}
+
+// The byte form: vpmaddubsw on the uint8 groups of `data_u7`, every 4th byte stored.
+void expectByteKernels(const relay::IRModule& mod, uint64_t seed,
+                       const std::string& implementation) {
+  expectAvx2Kernels(mod, seed, implementation, "llvm.x86.avx2.pmadd.ub.sw",
+                    R"(data_u7\[[^\]]*:4\] = )");
+}
+
+// The data of the byte form's tests: `x` clipped to [lo, hi] (within [0, 127]), as a kernel of its
+// own, so that the convolution's kernel learns the range from its call site.
+Expr clippedInput(const std::vector<int64_t>& shape, DataType dtype, double lo, double hi) {
+  return relay::callOp("clip", {relay::var("x", tensorType(shape, dtype))},
+                       {{"a_min", AttrValue::floating(lo)}, {"a_max", AttrValue::floating(hi)}});
 }
 
 bool hostHasVnni() {
@@ -82,7 +102,8 @@ bool overPixels(const ConvCase& c) {
          (c.w >= 16 || 16 % c.w == 0);
 }
 
-relay::IRModule convModule(const ConvCase& c) {
+// The case's convolution of `data` (null: a parameter x of the case's shape and dtype).
+relay::IRModule convModule(const ConvCase& c, Expr data = nullptr) {
   relay::Conv2DAttrs attrs;
   attrs.strides = {c.stride, c.stride};
   attrs.padding = {c.pad, c.pad};
@@ -90,8 +111,8 @@ relay::IRModule convModule(const ConvCase& c) {
   attrs.channels = c.oc;
   attrs.kernelSize = std::vector<int64_t>{c.k, c.k};
   attrs.outDtype = DataType::int32();
-  Expr y = relay::nn::conv2d(relay::var("x", tensorType({1, c.c, c.h, c.w}, c.dtype)),
-                             int8Constant({c.oc, c.c, c.k, c.k}, 3), attrs);
+  if (!data) data = relay::var("x", tensorType({1, c.c, c.h, c.w}, c.dtype));
+  Expr y = relay::nn::conv2d(data, int8Constant({c.oc, c.c, c.k, c.k}, 3), attrs);
   if (c.epilogue)
     y = requantize(y, relay::callOp("expand_dims", {int32Bias(c.oc, 4)},
                                     {{"axis", AttrValue::integer(1)},
@@ -120,6 +141,14 @@ TEST_P(X86Int8Conv2d, PairFormMatchesInterpreterBitForBit) {
   expectPairKernels(convModule(c), 6,
                     overPixels(c) ? "nn.conv2d: conv2d_1x1_int8_avx2.x86"
                                   : "nn.conv2d: conv2d_nchw_int8_avx2.x86");
+}
+
+// The same convolutions of data proven to lie in [0, 127] (a clip of the input) take the byte form.
+TEST_P(X86Int8Conv2d, ByteFormMatchesInterpreterBitForBit) {
+  const ConvCase c = GetParam();
+  expectByteKernels(convModule(c, clippedInput({1, c.c, c.h, c.w}, c.dtype, 0, 127)), 7,
+                    overPixels(c) ? "nn.conv2d: conv2d_1x1_int8_bytes_avx2.x86"
+                                  : "nn.conv2d: conv2d_nchw_int8_bytes_avx2.x86");
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -163,6 +192,15 @@ TEST_P(X86Int8Dense, PairFormMatchesInterpreterBitForBit) {
   expectPairKernels(denseModule(GetParam()), 12, "nn.dense: dense_int8_avx2.x86");
 }
 
+TEST_P(X86Int8Dense, ByteFormMatchesInterpreterBitForBit) {
+  const DenseCase c = GetParam();
+  const Expr y = relay::callOp(
+      "nn.dense", {clippedInput({c.m, c.k}, c.dtype, 0, 127), int8Constant({c.n, c.k}, 7)},
+      {{"out_dtype", AttrValue::string("int32")}});
+  expectByteKernels(moduleOf(c.epilogue ? requantize(y) : y), 13,
+                    "nn.dense: dense_int8_bytes_avx2.x86");
+}
+
 TEST_P(X86Int8Dense, MatchesInterpreterBitForBit) {
   const relay::IRModule mod = denseModule(GetParam());
   EXPECT_TRUE(matchesInterpreter(mod, 11));
@@ -204,6 +242,60 @@ TEST(X86Int8, DeclinedCallsStayExact) {
   EXPECT_FALSE(kernelsOf(variable, vnniTarget()).callsVnni());
 }
 
+// The byte form's pair sums at their extremes: data in [120, 127] against weights of -128 and of
+// 127 reach -32512 and 32258, inside int16, so vpmaddubsw does not saturate. Data that may reach
+// 128 (a uint8 input's relu) keeps the pair form.
+TEST(X86Int8, ByteFormPairSumsStayInsideInt16) {
+  if (!pairTarget().hasFeature("avx2")) GTEST_SKIP() << "the host has no AVX2";
+  relay::Conv2DAttrs attrs;
+  attrs.channels = 32;
+  attrs.kernelSize = std::vector<int64_t>{1, 1};
+  attrs.outDtype = DataType::int32();
+  for (double w : {-128.0, 127.0}) {
+    const Expr weight = relay::constant(
+        tessera::test::tensorOf({32, 64, 1, 1}, DataType::int8(), std::vector<double>(2048, w)));
+    for (DataType dtype : {DataType::int8(), DataType::uint8()}) {
+      const relay::IRModule mod =
+          moduleOf(relay::nn::conv2d(clippedInput({1, 64, 8, 8}, dtype, 120, 127), weight, attrs));
+      EXPECT_TRUE(matchesInterpreter(mod, 21, 1e-4, 1e-5, 3, pairTarget()));
+      EXPECT_TRUE(kernelsOf(mod, pairTarget()).mentions("conv2d_1x1_int8_bytes_avx2.x86"));
+    }
+  }
+  const relay::IRModule wide = moduleOf(relay::nn::conv2d(
+      relay::callOp("nn.relu", {relay::var("x", tensorType({1, 64, 8, 8}, DataType::uint8()))}),
+      int8Constant({32, 64, 1, 1}, 5), attrs));
+  EXPECT_TRUE(matchesInterpreter(wide, 22, 1e-4, 1e-5, 3, pairTarget()));
+  EXPECT_TRUE(kernelsOf(wide, pairTarget()).mentions("conv2d_1x1_int8_avx2.x86"));
+}
+
+// A requantized relu feeding the next convolution, as realize writes a network: the second
+// kernel's call site proves its data small and takes the byte form; the first (signed data)
+// keeps the pair form. A VNNI target keeps its own rows for both.
+TEST(X86Int8, RequantizedReluFeedsTheByteForm) {
+  relay::Conv2DAttrs attrs;
+  attrs.channels = 32;
+  attrs.padding = {1, 1};
+  attrs.kernelSize = std::vector<int64_t>{3, 3};
+  attrs.outDtype = DataType::int32();
+  Expr first = relay::nn::conv2d(relay::var("x", tensorType({1, 16, 10, 10}, DataType::int8())),
+                                 int8Constant({32, 16, 3, 3}, 8), attrs);
+  Expr data = requantize(relay::callOp("nn.relu", {first}), nullptr, -9);
+  data = relay::callOp("annotation.stop_fusion", {data});
+  const relay::IRModule mod =
+      moduleOf(requantize(relay::nn::conv2d(data, int8Constant({32, 32, 3, 3}, 9), attrs)));
+  if (pairTarget().hasFeature("avx2")) {
+    EXPECT_TRUE(matchesInterpreter(mod, 23, 1e-4, 1e-5, 3, pairTarget()));
+    const BuiltKernels k = kernelsOf(mod, pairTarget());
+    EXPECT_TRUE(k.mentions("conv2d_nchw_int8_avx2.x86"))
+        << ::testing::PrintToString(k.implementations);
+    EXPECT_TRUE(k.mentions("conv2d_nchw_int8_bytes_avx2.x86"));
+  }
+  if (!hostHasVnni()) GTEST_SKIP() << "the host has no AVX-512 VNNI";
+  const BuiltKernels v = kernelsOf(mod, vnniTarget());
+  EXPECT_FALSE(v.mentions("bytes_avx2")) << ::testing::PrintToString(v.implementations);
+  EXPECT_TRUE(v.callsVnni());
+}
+
 // The pair packing widens each weight to int16 in groups of 16 lanes x 2 channels, zero past the
 // channels, with no compensation row.
 TEST(X86Int8, PairPackingWidensToInt16) {
@@ -212,7 +304,7 @@ TEST(X86Int8, PairPackingWidensToInt16) {
   const NDArray p = topi::packInt8WeightPairs(w);
   ASSERT_EQ(p.dtype(), DataType::int16());
   ASSERT_EQ(p.shape(), (std::vector<int64_t>{2, 2, 1, 1, 16, 2}));
-  EXPECT_EQ(p.shape(), topi::packedInt8Shape({17, 3}, /*pairs=*/true));
+  EXPECT_EQ(p.shape(), topi::packedInt8Shape({17, 3}, topi::Int8Form::kPairs));
   const auto* v = static_cast<const int16_t*>(p.data());
   auto at = [&](int64_t block, int64_t group, int64_t lane, int64_t k) {
     return v[((block * 2 + group) * 16 + lane) * 2 + k];
@@ -222,6 +314,20 @@ TEST(X86Int8, PairPackingWidensToInt16) {
   EXPECT_EQ(at(0, 1, 5, 1), 0);     // input 3: padding
   EXPECT_EQ(at(1, 1, 0, 0), 127);
   EXPECT_EQ(at(1, 0, 1, 0), 0);  // channel 17: padding
+}
+
+// The byte packing is VNNI's groups without the compensation row.
+TEST(X86Int8, BytePackingLeavesOutTheCompensationRow) {
+  const NDArray w = tessera::test::randomTensor({20, 9, 3, 3}, DataType::int8(), 4, -128, 128);
+  const NDArray vnni = topi::packInt8Weight(w), bytes = topi::packInt8Weight(w, false);
+  ASSERT_EQ(bytes.shape(), (std::vector<int64_t>{2, 3, 3, 3, 16, 4}));
+  EXPECT_EQ(bytes.shape(), topi::packedInt8Shape({20, 9, 3, 3}, topi::Int8Form::kBytes));
+  const auto* v = static_cast<const int8_t*>(vnni.data());
+  const auto* b = static_cast<const int8_t*>(bytes.data());
+  const int64_t rowBytes = 3 * 3 * 16 * 4;  // one group of a block: KH x KW x 16 x 4
+  for (int64_t block = 0; block < 2; ++block)
+    for (int64_t i = 0; i < 3 * rowBytes; ++i)
+      ASSERT_EQ(b[block * 3 * rowBytes + i], v[block * 4 * rowBytes + i]) << block << " " << i;
 }
 
 // The packing's compensation row decodes to 128 * the sum of each output channel's weights.

@@ -5,8 +5,10 @@
 // vectors, computed as products over pixels): above every float implementation, whose
 // conditions an int8 call may also meet. On a target with AMX-INT8, the convolutions
 // topi/nn_int8_amx.h takes (unit stride, channels in blocks of 32) run on tile products instead
-// (priority 22). A target with AVX2 but no VNNI takes the same computes in the pair form (int16
-// weights, vpmaddwd; priorities 18 and 19, below VNNI's).
+// (priority 22). A target with AVX2 but no VNNI takes the same computes in the byte form when the
+// data is proven to lie in [0, 127] (vpmaddubsw; priorities 19 and 20) and in the pair form
+// otherwise (int16 weights, vpmaddwd; priorities 18 and 19). VNNI's rows and the byte form's
+// exclude each other (the byte form's need a target without VNNI).
 #include "relay/strategy/op_strategy.h"
 #include "relay/strategy/packed_weights.h"
 #include "relay/strategy/strategy_util.h"
@@ -28,17 +30,23 @@ Applicability int8Product(const StrategyCall& c, PackKind packing) {
   const bool int8Weight =
       w && (w->dtype == DataType::int8() ||
             (c.weight.kind == PackKind::kInt8Pairs && w->dtype == DataType::int16()));
+  const bool vnni = c.target.hasFeature("avx512vnni") && c.target.hasFeature("avx512bw");
   if (!d || !int8Weight || !out ||
       (d->dtype != DataType::int8() && d->dtype != DataType::uint8()) ||
       out->dtype != DataType::int32())
     return Applicability::no("not int8/uint8 data x int8 weight -> int32");
-  if (packing == PackKind::kInt8Pairs) {
+  if (packing == PackKind::kInt8Pairs || packing == PackKind::kInt8Bytes) {
     if (!c.target.hasFeature("avx2"))
       return Applicability::no("the target has no AVX2 (-mattr=+avx2)");
-  } else if (!c.target.hasFeature("avx512vnni") || !c.target.hasFeature("avx512bw")) {
+  } else if (!vnni) {
     return Applicability::no("the target has no AVX-512 VNNI (-mattr=+avx512vnni)");
   }
   if (c.weight.kind == packing) return Applicability::yes();
+  if (packing == PackKind::kInt8Bytes) {
+    if (vnni) return Applicability::no("the target has AVX-512 VNNI (its rows take the call)");
+    if (!c.smallNonNegativeData)
+      return Applicability::no("the data is not proven to lie in [0, 127]");
+  }
   if (c.weight) return Applicability::no("the weight is packed for another implementation");
   if (!c.weightConstant)
     return Applicability::no("the weight is not a constant that can be packed at compile time");
@@ -102,6 +110,17 @@ Applicability pairDense(const StrategyCall& c) {
   return int8DensePackedAs(c, PackKind::kInt8Pairs);
 }
 
+// The byte form's rows (AVX2 without VNNI, data in [0, 127]).
+Applicability byteConv(const StrategyCall& c) {
+  return int8ConvPackedAs(c, PackKind::kInt8Bytes);
+}
+Applicability bytePointwiseConv(const StrategyCall& c) {
+  return int8PointwiseConvPackedAs(c, PackKind::kInt8Bytes);
+}
+Applicability byteDense(const StrategyCall& c) {
+  return int8DensePackedAs(c, PackKind::kInt8Bytes);
+}
+
 // The AMX convolution's geometry (nullopt when the call has none).
 std::optional<topi::AmxConvGeometry> amxGeometry(const StrategyCall& c) {
   const TensorTypeNode* d = argType(c.call, 0);
@@ -143,6 +162,10 @@ WeightPacking pairPacking(const StrategyCall&) {
   return {PackKind::kInt8Pairs, topi::kInt8Lanes};
 }
 
+WeightPacking bytePacking(const StrategyCall&) {
+  return {PackKind::kInt8Bytes, topi::kInt8Lanes};
+}
+
 std::vector<te::Tensor> int8Compute(const StrategyCall& c, const std::vector<te::Tensor>& in) {
   return packedCompute(c.call, c.weight, in.at(0), in.at(1), c.outType);
 }
@@ -180,6 +203,20 @@ void registerX86Int8Strategies(StrategyRegistry& r) {
          .compute = int8Compute,
          .schedule = x86Schedule(topi::x86::scheduleConv2dInt8)});
   r.add("nn.conv2d", "cpu",
+        {.name = "conv2d_1x1_int8_bytes_avx2.x86",
+         .priority = 20,
+         .condition = bytePointwiseConv,
+         .packWeight = bytePacking,
+         .compute = int8PointwiseCompute,
+         .schedule = x86Schedule(topi::x86::scheduleConv2d1x1Int8)});
+  r.add("nn.conv2d", "cpu",
+        {.name = "conv2d_nchw_int8_bytes_avx2.x86",
+         .priority = 19,
+         .condition = byteConv,
+         .packWeight = bytePacking,
+         .compute = int8Compute,
+         .schedule = x86Schedule(topi::x86::scheduleConv2dInt8)});
+  r.add("nn.conv2d", "cpu",
         {.name = "conv2d_1x1_int8_avx2.x86",
          .priority = 19,
          .condition = pairPointwiseConv,
@@ -193,6 +230,13 @@ void registerX86Int8Strategies(StrategyRegistry& r) {
          .packWeight = pairPacking,
          .compute = int8Compute,
          .schedule = x86Schedule(topi::x86::scheduleConv2dInt8)});
+  r.add("nn.dense", "cpu",
+        {.name = "dense_int8_bytes_avx2.x86",
+         .priority = 19,
+         .condition = byteDense,
+         .packWeight = bytePacking,
+         .compute = int8Compute,
+         .schedule = x86Schedule(topi::x86::scheduleDenseInt8)});
   r.add("nn.dense", "cpu",
         {.name = "dense_int8_avx2.x86",
          .priority = 18,
