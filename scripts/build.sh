@@ -5,9 +5,6 @@ cd "$(dirname "$0")/.."
 preset="${1:-release}"
 shift || true
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}"
-# The release, ASan+UBSan and fuzz objects together outgrow ccache's default 5 GB; at that size a
-# run that builds all three would evict the first build's objects while it compiles the last.
-export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-20G}"
 # Paths under the checkout are hashed relative to it, and the build directory is not hashed, so a
 # fresh clone elsewhere (CI) reuses objects compiled by any earlier build.
 export CCACHE_BASEDIR="$PWD"
