@@ -57,68 +57,39 @@ Applicability int8Product(const StrategyCall& c, PackKind packing) {
   return Applicability::yes();
 }
 
-Applicability int8ConvPackedAs(const StrategyCall& c, PackKind packing) {
+// The conditions below take the packing of their row (VNNI's, AMX's, the pair form's or the byte
+// form's) as a template argument, so that each row names its condition without a wrapper.
+template <PackKind kPacking>
+Applicability int8Conv(const StrategyCall& c) {
   const auto& a = attrsOf<Conv2DAttrs>(c.call.attrs);
   if (a.dataLayout != "NCHW" || a.kernelLayout != "OIHW" ||
       !(a.outLayout.empty() || a.outLayout == "NCHW") || a.groups != 1)
     return Applicability::no("not an NCHW/OIHW conv2d with groups 1");
-  return int8Product(c, packing);
-}
-
-Applicability int8Conv(const StrategyCall& c) {
-  return int8ConvPackedAs(c, PackKind::kInt8);
+  return int8Product(c, kPacking);
 }
 
 // A pointwise conv2d over whole vectors of 16 pixels: the product over pixels.
-Applicability int8PointwiseConvPackedAs(const StrategyCall& c, PackKind packing) {
+template <PackKind kPacking>
+Applicability int8PointwiseConv(const StrategyCall& c) {
   const TensorTypeNode* d = argType(c.call, 0);
   const TensorTypeNode* w = argType(c.call, 1);
   const std::optional<std::vector<int64_t>> ds = d ? staticShape(d->shape) : std::nullopt;
   const std::optional<std::vector<int64_t>> ws = w ? staticShape(w->shape) : std::nullopt;
   const auto& a = attrsOf<Conv2DAttrs>(c.call.attrs);
-  if (Applicability conv = int8ConvPackedAs(c, packing); !conv) return conv;
+  if (Applicability conv = int8Conv<kPacking>(c); !conv) return conv;
   if (!ds || !ws || !topi::conv2d1x1Int8Applies(*ds, *ws, convParams(a, DataType::int32())))
     return Applicability::no(
         "not a pointwise (1x1, stride 1, unpadded) conv2d over whole vectors of 16 pixels");
   return Applicability::yes();
 }
 
-Applicability int8PointwiseConv(const StrategyCall& c) {
-  return int8PointwiseConvPackedAs(c, PackKind::kInt8);
-}
-
-Applicability int8DensePackedAs(const StrategyCall& c, PackKind packing) {
+template <PackKind kPacking>
+Applicability int8Dense(const StrategyCall& c) {
   const TensorTypeNode* d = argType(c.call, 0);
   if (!d || d->shape.size() < 2) return Applicability::no("the data is not a matrix");
   const TensorTypeNode* w = argType(c.call, 1);
   if (w && w->shape.size() != 2) return Applicability::no("the weight is VTA's packed form (4-D)");
-  return int8Product(c, packing);
-}
-
-Applicability int8Dense(const StrategyCall& c) {
-  return int8DensePackedAs(c, PackKind::kInt8);
-}
-
-// The pair form's rows (AVX2 without VNNI).
-Applicability pairConv(const StrategyCall& c) {
-  return int8ConvPackedAs(c, PackKind::kInt8Pairs);
-}
-Applicability pairPointwiseConv(const StrategyCall& c) {
-  return int8PointwiseConvPackedAs(c, PackKind::kInt8Pairs);
-}
-Applicability pairDense(const StrategyCall& c) {
-  return int8DensePackedAs(c, PackKind::kInt8Pairs);
-}
-
-// The byte form's rows (AVX2 without VNNI, data in [0, 127]).
-Applicability byteConv(const StrategyCall& c) {
-  return int8ConvPackedAs(c, PackKind::kInt8Bytes);
-}
-Applicability bytePointwiseConv(const StrategyCall& c) {
-  return int8PointwiseConvPackedAs(c, PackKind::kInt8Bytes);
-}
-Applicability byteDense(const StrategyCall& c) {
-  return int8DensePackedAs(c, PackKind::kInt8Bytes);
+  return int8Product(c, kPacking);
 }
 
 // The AMX convolution's geometry (nullopt when the call has none).
@@ -135,7 +106,7 @@ std::optional<topi::AmxConvGeometry> amxGeometry(const StrategyCall& c) {
 Applicability int8AmxConv(const StrategyCall& c) {
   if (!c.target.hasFeature("amx-int8") || !c.target.hasFeature("amx-tile"))
     return Applicability::no("the target has no AMX-INT8 (-mattr=+amx-tile,+amx-int8)");
-  if (Applicability conv = int8ConvPackedAs(c, PackKind::kInt8Amx); !conv) return conv;
+  if (Applicability conv = int8Conv<PackKind::kInt8Amx>(c); !conv) return conv;
   if (!amxGeometry(c))
     return Applicability::no(
         "not a unit-stride (or unpadded 1x1) conv2d with >= 32 input channels, output channels in "
@@ -154,16 +125,9 @@ std::vector<te::Tensor> int8AmxCompute(const StrategyCall& c, const std::vector<
                                   out.at(1))};
 }
 
+template <PackKind kPacking>
 WeightPacking int8Packing(const StrategyCall&) {
-  return {PackKind::kInt8, topi::kInt8Lanes};
-}
-
-WeightPacking pairPacking(const StrategyCall&) {
-  return {PackKind::kInt8Pairs, topi::kInt8Lanes};
-}
-
-WeightPacking bytePacking(const StrategyCall&) {
-  return {PackKind::kInt8Bytes, topi::kInt8Lanes};
+  return {kPacking, topi::kInt8Lanes};
 }
 
 std::vector<te::Tensor> int8Compute(const StrategyCall& c, const std::vector<te::Tensor>& in) {
@@ -191,64 +155,64 @@ void registerX86Int8Strategies(StrategyRegistry& r) {
   r.add("nn.conv2d", "cpu",
         {.name = "conv2d_1x1_int8_vnni.x86",
          .priority = 21,
-         .condition = int8PointwiseConv,
-         .packWeight = int8Packing,
+         .condition = int8PointwiseConv<PackKind::kInt8>,
+         .packWeight = int8Packing<PackKind::kInt8>,
          .compute = int8PointwiseCompute,
          .schedule = x86Schedule(topi::x86::scheduleConv2d1x1Int8)});
   r.add("nn.conv2d", "cpu",
         {.name = "conv2d_nchw_int8_vnni.x86",
          .priority = 20,
-         .condition = int8Conv,
-         .packWeight = int8Packing,
+         .condition = int8Conv<PackKind::kInt8>,
+         .packWeight = int8Packing<PackKind::kInt8>,
          .compute = int8Compute,
          .schedule = x86Schedule(topi::x86::scheduleConv2dInt8)});
   r.add("nn.conv2d", "cpu",
         {.name = "conv2d_1x1_int8_bytes_avx2.x86",
          .priority = 20,
-         .condition = bytePointwiseConv,
-         .packWeight = bytePacking,
+         .condition = int8PointwiseConv<PackKind::kInt8Bytes>,
+         .packWeight = int8Packing<PackKind::kInt8Bytes>,
          .compute = int8PointwiseCompute,
          .schedule = x86Schedule(topi::x86::scheduleConv2d1x1Int8)});
   r.add("nn.conv2d", "cpu",
         {.name = "conv2d_nchw_int8_bytes_avx2.x86",
          .priority = 19,
-         .condition = byteConv,
-         .packWeight = bytePacking,
+         .condition = int8Conv<PackKind::kInt8Bytes>,
+         .packWeight = int8Packing<PackKind::kInt8Bytes>,
          .compute = int8Compute,
          .schedule = x86Schedule(topi::x86::scheduleConv2dInt8)});
   r.add("nn.conv2d", "cpu",
         {.name = "conv2d_1x1_int8_avx2.x86",
          .priority = 19,
-         .condition = pairPointwiseConv,
-         .packWeight = pairPacking,
+         .condition = int8PointwiseConv<PackKind::kInt8Pairs>,
+         .packWeight = int8Packing<PackKind::kInt8Pairs>,
          .compute = int8PointwiseCompute,
          .schedule = x86Schedule(topi::x86::scheduleConv2d1x1Int8)});
   r.add("nn.conv2d", "cpu",
         {.name = "conv2d_nchw_int8_avx2.x86",
          .priority = 18,
-         .condition = pairConv,
-         .packWeight = pairPacking,
+         .condition = int8Conv<PackKind::kInt8Pairs>,
+         .packWeight = int8Packing<PackKind::kInt8Pairs>,
          .compute = int8Compute,
          .schedule = x86Schedule(topi::x86::scheduleConv2dInt8)});
   r.add("nn.dense", "cpu",
         {.name = "dense_int8_bytes_avx2.x86",
          .priority = 19,
-         .condition = byteDense,
-         .packWeight = bytePacking,
+         .condition = int8Dense<PackKind::kInt8Bytes>,
+         .packWeight = int8Packing<PackKind::kInt8Bytes>,
          .compute = int8Compute,
          .schedule = x86Schedule(topi::x86::scheduleDenseInt8)});
   r.add("nn.dense", "cpu",
         {.name = "dense_int8_avx2.x86",
          .priority = 18,
-         .condition = pairDense,
-         .packWeight = pairPacking,
+         .condition = int8Dense<PackKind::kInt8Pairs>,
+         .packWeight = int8Packing<PackKind::kInt8Pairs>,
          .compute = int8Compute,
          .schedule = x86Schedule(topi::x86::scheduleDenseInt8)});
   r.add("nn.dense", "cpu",
         {.name = "dense_int8_vnni.x86",
          .priority = 20,
-         .condition = int8Dense,
-         .packWeight = int8Packing,
+         .condition = int8Dense<PackKind::kInt8>,
+         .packWeight = int8Packing<PackKind::kInt8>,
          .compute = int8Compute,
          .schedule = x86Schedule(topi::x86::scheduleDenseInt8)});
 }
