@@ -26,14 +26,17 @@ ArgumentFacts argumentFacts(const relay::CallNode& call, relay::RangeAnalyzer& r
   return facts;
 }
 
-// Identical primitive functions (FuseOps outlines each group separately) called with the same
-// argument facts share one kernel.
+// Identical primitive functions (FuseOps outlines each group separately) called with constants in
+// the same places share one kernel; so do calls with different data facts where the facts change
+// none of the kernel's choices (on a VNNI or AMX target, or a kernel with no int8 product).
 const KernelInfo& KernelSet::kernelFor(const Function& fn, const ArgumentFacts& facts,
                                        bool* isNew) {
   const uint64_t hash = relay::structuralHash(fn);
   if (isNew) *isNew = false;
   for (Entry& e : entries_)
-    if (e.hash == hash && e.facts == facts && relay::structuralEqual(e.fn, fn)) {
+    if (e.hash == hash && e.facts.constants == facts.constants &&
+        (!e.dataFactsMatter || e.facts.smallNonNegative == facts.smallNonNegative) &&
+        relay::structuralEqual(e.fn, fn)) {
       ++kernels[e.info.index].calls;
       return e.info;
     }
@@ -52,7 +55,7 @@ const KernelInfo& KernelSet::kernelFor(const Function& fn, const ArgumentFacts& 
   for (const relay::Var& p : fn->params)
     info.numInputs += flattenTensorTypes(p->type(), name).size();
   kernels.push_back({withKernelName(lowered.func, name), std::move(lowered.strategies), 1});
-  entries_.push_back({fn, hash, facts, std::move(info)});
+  entries_.push_back({fn, hash, facts, lowered.dataFactsMatter, std::move(info)});
   if (isNew) *isNew = true;
   return entries_.back().info;
 }

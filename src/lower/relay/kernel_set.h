@@ -73,6 +73,7 @@ class KernelSet {
     relay::Function fn;
     uint64_t hash;
     ArgumentFacts facts;
+    bool dataFactsMatter;  // LoweredFunction::dataFactsMatter
     KernelInfo info;
   };
   const target::Target* target_;

@@ -100,7 +100,7 @@ class Lowerer {
       named->attrs.set(kImplementationAttr, AttrValue::string(anchor_->name));
       func = named;
     }
-    return LoweredFunction{func, constants_, packedParams_, choices_};
+    return LoweredFunction{func, constants_, packedParams_, choices_, dataFactsMatter_};
   }
 
  private:
@@ -186,13 +186,24 @@ class Lowerer {
     return !call.args.empty() && ranges_->smallNonNegativeBytes(call.args[0]);
   }
 
+  // selectImplementation, noting whether the call's data fact could change the choice (only
+  // selection reads it).
+  StrategyChoice selectNotingDataFact(StrategyCall sc) {
+    StrategyChoice choice = selectImplementation(sc);
+    if (!dataFactsMatter_) {
+      sc.smallNonNegativeData = !sc.smallNonNegativeData;
+      dataFactsMatter_ = selectImplementation(sc).chosen != choice.chosen;
+    }
+    return choice;
+  }
+
   // The packing the implementation of a call with a constant weight asks for.
   WeightPacking wantedPacking(const CallNode& call, const Expr& e) {
     if (!call.op->as<OpNode>()) return {};
     const Type outType = typeOfExpr(e);
     const StrategyCall sc{
         call, outType, *options_.target, {}, /*weightConstant=*/true, smallNonNegativeData(call)};
-    const StrategyChoice choice = selectImplementation(sc);
+    const StrategyChoice choice = selectNotingDataFact(sc);
     return choice.chosen && choice.chosen->packWeight ? choice.chosen->packWeight(sc)
                                                       : WeightPacking{};
   }
@@ -213,7 +224,7 @@ class Lowerer {
           weight = packed->second;
       const StrategyCall sc{*call,  outType, *options_.target,
                             weight, false,   smallNonNegativeData(*call)};
-      StrategyChoice choice = selectImplementation(sc);
+      StrategyChoice choice = selectNotingDataFact(sc);
       const OpImplementation* impl = choice.chosen;
       if (!choice.considered.empty()) choices_.push_back(std::move(choice));
       TS_CHECK(!weight || (impl && impl->compute))
@@ -252,6 +263,7 @@ class Lowerer {
   const OpImplementation* anchor_ = nullptr;  // the first chosen implementation with a schedule
   std::unordered_map<const ExprNode*, WeightPacking> packing_;  // constant -> its packing
   std::optional<relay::RangeAnalyzer> ranges_;  // over the function, its known parameters given
+  bool dataFactsMatter_ = false;                // LoweredFunction::dataFactsMatter
   std::vector<LoweredFunction::PackedParam> packedParams_;
   std::unordered_map<const ExprNode*, Tensors> values_;
   std::vector<NDArray> constants_;

@@ -34,6 +34,10 @@ struct LoweredFunction {
   /// The implementation chosen for each call that has strategies, in evaluation order (empty
   /// without a target).
   std::vector<StrategyChoice> strategies;
+  /// Whether flipping a call's data fact (StrategyCall::smallNonNegativeData) would change one
+  /// of its choices: only then does the kernel depend on the smallNonNegativeParams it was
+  /// lowered with (KernelSet shares the others between call sites with and without them).
+  bool dataFactsMatter = false;
 };
 
 /// How lowerPrimitive chooses computes.

@@ -296,6 +296,31 @@ TEST(X86Int8, RequantizedReluFeedsTheByteForm) {
   EXPECT_TRUE(v.callsVnni());
 }
 
+// Two calls of one fused layer, the first on a plain int8 input, the second on the first's
+// requantized relu (proven in [0, 127]): one kernel where that fact changes no choice (VNNI),
+// two where it picks the byte form (AVX2 without VNNI).
+TEST(X86Int8, DataFactsSplitKernelsOnlyWhereTheyChangeAChoice) {
+  relay::Conv2DAttrs attrs;
+  attrs.channels = 32;
+  attrs.padding = {1, 1};
+  attrs.kernelSize = std::vector<int64_t>{3, 3};
+  attrs.outDtype = DataType::int32();
+  auto layer = [&](Expr data, uint64_t seed) {
+    Expr conv = relay::nn::conv2d(data, int8Constant({32, 32, 3, 3}, seed), attrs);
+    return relay::callOp("annotation.stop_fusion",
+                         {requantize(relay::callOp("nn.relu", {conv}), nullptr, -9)});
+  };
+  const relay::IRModule mod =
+      moduleOf(layer(layer(relay::var("x", tensorType({1, 32, 10, 10}, DataType::int8())), 8), 9));
+  if (pairTarget().hasFeature("avx2")) {
+    EXPECT_EQ(build(mod, pairTarget()).kernels.size(), 2u);
+    EXPECT_TRUE(matchesInterpreter(mod, 24, 1e-4, 1e-5, 3, pairTarget()));
+  }
+  if (!hostHasVnni()) GTEST_SKIP() << "the host has no AVX-512 VNNI";
+  EXPECT_EQ(build(mod, vnniTarget()).kernels.size(), 1u);
+  EXPECT_TRUE(matchesInterpreter(mod, 24, 1e-4, 1e-5, 3, vnniTarget()));
+}
+
 // The pair packing widens each weight to int16 in groups of 16 lanes x 2 channels, zero past the
 // channels, with no compensation row.
 TEST(X86Int8, PairPackingWidensToInt16) {
