@@ -60,6 +60,25 @@ Stmt bufferStore(Buffer buffer, PrimExpr value, std::vector<PrimExpr> indices) {
   TS_CHECK(buffer && value) << "bufferStore needs a buffer and a value";
   return std::make_shared<BufferStoreNode>(std::move(buffer), std::move(value), std::move(indices));
 }
+Stmt maskedStore(Buffer buffer, PrimExpr mask, PrimExpr value, std::vector<PrimExpr> indices) {
+  TS_CHECK(mask && value && mask->dtype.lanes() > 1 && mask->dtype.lanes() == value->dtype.lanes())
+      << "maskedStore needs a vector mask of the value's lanes";
+  PrimExpr current = std::make_shared<BufferLoadNode>(value->dtype, buffer, indices);
+  PrimExpr blend = call(value->dtype, "tir.if_then_else", {mask, value, current});
+  return bufferStore(std::move(buffer), std::move(blend), std::move(indices));
+}
+MaskedStoreParts maskedStoreParts(const BufferStoreNode& op) {
+  const auto* blend = op.value->as<CallNode>();
+  if (!blend || blend->op != "tir.if_then_else" || blend->args.size() != 3 ||
+      blend->args[0]->dtype.lanes() <= 1)
+    return {};
+  const auto* current = blend->args[2]->as<BufferLoadNode>();
+  if (!current || current->buffer != op.buffer || current->indices.size() != op.indices.size())
+    return {};
+  for (size_t i = 0; i < op.indices.size(); ++i)
+    if (!deepEqual(current->indices[i], op.indices[i])) return {};
+  return {blend->args[0], blend->args[1]};
+}
 Stmt evaluate(PrimExpr value) {
   return std::make_shared<EvaluateNode>(std::move(value));
 }

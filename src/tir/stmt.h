@@ -315,6 +315,15 @@ using BlockRealize = std::shared_ptr<const BlockRealizeNode>;
 // --- construction --------------------------------------------------------------------------------
 
 Stmt bufferStore(Buffer buffer, PrimExpr value, std::vector<PrimExpr> indices);
+/// A masked store, `buffer[i] = if_then_else(mask, value, buffer[i])` with a vector `mask`: the
+/// lanes outside the mask are neither read nor written (VectorizeLoop writes it for a per-lane
+/// condition around a store; code generation and the evaluator honour it).
+Stmt maskedStore(Buffer buffer, PrimExpr mask, PrimExpr value, std::vector<PrimExpr> indices);
+/// The mask and value of a masked store (both null when `op` is not one).
+struct MaskedStoreParts {
+  PrimExpr mask, value;
+};
+MaskedStoreParts maskedStoreParts(const BufferStoreNode& op);
 Stmt evaluate(PrimExpr value);
 Stmt letStmt(Var var, PrimExpr value, Stmt body);
 Stmt attrStmt(Var node, std::string key, PrimExpr value, Stmt body);

@@ -536,9 +536,38 @@ llvm::Value* CodeGenLLVM::emitMaskedLoad(const BufferLoadNode* op, llvm::Value* 
   return builder_.CreateMaskedGather(vecType, addrs, align, mask, passthru);
 }
 
+// A masked store (tir::maskedStore) with a contiguous index: llvm.masked.store, the lanes outside
+// the mask neither read nor written.
+bool CodeGenLLVM::emitMaskedStore(const BufferStoreNode* op, const PrimExpr& index) {
+  const MaskedStoreParts parts = maskedStoreParts(*op);
+  const PrimExpr* base = contiguousBase(index);
+  if (!parts.mask || !base || op->buffer->dtype.isBool()) return false;
+  llvm::Value* mask = emitExpr(parts.mask);
+  llvm::Value* value = emitExpr(parts.value);
+  llvm::Value* addr = builder_.CreateInBoundsGEP(memoryType(op->buffer->dtype),
+                                                 bufferPointer(op->buffer), emitExpr(*base));
+  // As createMaskedLoad: a lane count that is not a power of two is widened, the extra lanes
+  // masked off.
+  const unsigned lanes = llvm::cast<llvm::FixedVectorType>(value->getType())->getNumElements();
+  if (!llvm::isPowerOf2_32(lanes)) {
+    const unsigned wide = static_cast<unsigned>(llvm::PowerOf2Ceil(lanes));
+    std::vector<int> widenValue, widenMask;
+    for (unsigned i = 0; i < wide; ++i) {
+      widenValue.push_back(i < lanes ? static_cast<int>(i) : llvm::PoisonMaskElem);
+      widenMask.push_back(static_cast<int>(i < lanes ? i : lanes));  // lane `lanes`: false
+    }
+    value = builder_.CreateShuffleVector(value, widenValue);
+    mask = shuffleMask(mask, widenMask,
+                       std::max(8u, value->getType()->getScalarType()->getScalarSizeInBits()));
+  }
+  builder_.CreateMaskedStore(value, addr, llvm::Align(op->buffer->dtype.bytes()), mask);
+  return true;
+}
+
 void CodeGenLLVM::emitStore(const BufferStoreNode* op) {
   llvm::Value* ptr = bufferPointer(op->buffer);
   PrimExpr index = flatIndex(op->buffer, op->indices);
+  if (emitMaskedStore(op, index)) return;
   DataType elemType = op->buffer->dtype;
   llvm::Type* memElem = memoryType(elemType);
   DataType valueType = op->value->dtype;

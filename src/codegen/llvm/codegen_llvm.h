@@ -121,6 +121,7 @@ class CodeGenLLVM {
 
   // Statements (codegen_llvm.cc).
   void emitStore(const tir::BufferStoreNode* op);
+  bool emitMaskedStore(const tir::BufferStoreNode* op, const tir::PrimExpr& index);
   void emitFor(const tir::ForNode* op);
   void emitSerialLoop(const tir::Var& loopVar, llvm::Value* begin, llvm::Value* end,
                       const tir::Stmt& body, llvm::MDNode* loopMetadata);

@@ -249,12 +249,15 @@ void Interpreter::execStore(const StmtCode& s) {
   // All lanes are read before any is written, as a vector store does.
   std::vector<Scalar> values(lanes);
   std::vector<int64_t> idx(static_cast<size_t>(lanes) * nidx);
+  std::vector<bool> active(lanes, true);  // a masked store's lanes
   for (int l = 0; l < lanes; ++l) {
+    if (s.predicate >= 0) active[l] = eval(s.predicate, l).i != 0;
+    if (!active[l]) continue;
     values[l] = eval(s.exprs[0], l);
     for (size_t d = 0; d < nidx; ++d) idx[l * nidx + d] = eval(s.exprs[d + 1], l).i;
   }
   for (int l = 0; l < lanes; ++l)
-    writeElement(address(s.buffer, &idx[l * nidx], nidx, "write"), dtype, values[l]);
+    if (active[l]) writeElement(address(s.buffer, &idx[l * nidx], nidx, "write"), dtype, values[l]);
 }
 
 void Interpreter::execBlock(const StmtCode& s) {

@@ -157,7 +157,10 @@ class Compiler {
         const auto* op = s->as<BufferStoreNode>();
         StmtCode c{SOp::kStore};
         c.buffer = bufferSlot(op->buffer);
-        c.exprs.push_back(expr(op->value));
+        // A masked store writes (and reads) only the lanes of its mask.
+        const MaskedStoreParts masked = maskedStoreParts(*op);
+        if (masked.mask) c.predicate = expr(masked.mask);
+        c.exprs.push_back(expr(masked.mask ? masked.value : op->value));
         for (const PrimExpr& i : op->indices) c.exprs.push_back(expr(i));
         return addStmt(std::move(c));
       }

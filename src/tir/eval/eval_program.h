@@ -170,7 +170,7 @@ struct StmtCode {
   DataType dtype;          ///< kAllocate element type
   // Blocks.
   std::vector<IterCode> iters;
-  int predicate = -1;
+  int predicate = -1;  ///< blocks: the predicate; kStore: a masked store's lane mask
   int init = -1;
   std::vector<int> allocBuffers;
   std::vector<MatchCode> matches;

@@ -2,8 +2,10 @@
 // variable becomes Ramp(min, 1, L); affine index arithmetic keeps ramps as ramps (so contiguous
 // accesses stay vector loads/stores), other vector values are element-wise nodes with scalars
 // broadcast; a per-lane condition selects between a contiguous load and a constant (a masked
-// load). Anything that has no vector meaning here (another condition that differs per lane, a store
-// of a vector to one address, a gather, an allocation, an extern call) makes the loop serial.
+// load), and a per-lane condition around a contiguous store stores only its lanes (a masked
+// store, its value's loads masked the same way). Anything that has no vector meaning here
+// (another condition that differs per lane, a store of a vector to one address, a gather, an
+// allocation, an extern call) makes the loop serial.
 #include <set>
 #include <string>
 
@@ -42,6 +44,15 @@ bool readsMemory(const PrimExpr& e) {
             (x->as<CallNode>() && !isElementwiseCall(x->as<CallNode>()->op));
   });
   return reads;
+}
+
+PrimExpr zeroOf(DataType dtype) {
+  return dtype.isFloat() ? floatImm(0, dtype) : intImm(0, dtype);
+}
+
+PrimExpr unwrapLikely(const PrimExpr& e) {
+  const auto* c = e->as<CallNode>();
+  return c && c->op == "tir.likely" && c->args.size() == 1 ? c->args[0] : e;
 }
 
 // Thrown from deep inside the rewrite when some node has no vector form; the loop is then kept
@@ -163,6 +174,11 @@ class Vectorizer {
     // never reads outside its buffer), so only a vector load against a value without loads.
     if (c->op == "tir.if_then_else" && isMaskableLoad(args[1]) && !readsMemory(args[2]))
       return call(c->dtype.withLanes(lanes_), c->op, {args[0], args[1], widen(args[2])});
+    // The same under a masked store, whose mask already guards the load.
+    if (c->op == "tir.if_then_else" && !readsMemory(args[2]) && maskedLoadOf(args[1]))
+      return call(
+          c->dtype.withLanes(lanes_), c->op,
+          {logicalAnd(widen(args[0]), mask_), args[1]->as<CallNode>()->args[1], widen(args[2])});
     if (!isElementwiseCall(c->op)) throw NotVectorizable{};
     for (PrimExpr& a : args) a = widen(a);
     return call(c->dtype.withLanes(lanes_), c->op, args);
@@ -192,7 +208,54 @@ class Vectorizer {
       return broadcast(bufferLoad(op->buffer, idx), lanes_);
     }
     if (!idx[vecDim]->as<RampNode>() || idx.size() != 1) throw NotVectorizable{};
-    return std::make_shared<BufferLoadNode>(op->buffer->dtype.withLanes(lanes_), op->buffer, idx);
+    PrimExpr loaded =
+        std::make_shared<BufferLoadNode>(op->buffer->dtype.withLanes(lanes_), op->buffer, idx);
+    // Under a masked store, the lanes it leaves alone may lie past the buffer: read only the rest.
+    if (mask_)
+      return call(loaded->dtype, "tir.if_then_else",
+                  {mask_, loaded, broadcast(zeroOf(op->buffer->dtype), lanes_)});
+    return loaded;
+  }
+
+  // The maskable load a masked store's value reads, `if_then_else(mask_, load, 0)`, as load().
+  bool maskedLoadOf(const PrimExpr& e) const {
+    const auto* c = e->as<CallNode>();
+    return mask_ && c && c->op == "tir.if_then_else" && c->args[0] == mask_ &&
+           isMaskableLoad(c->args[1]);
+  }
+
+  // `if (cond) buffer[i] = value` with a per-lane condition: a store of only the lanes where it
+  // holds (the predicate a split leaves on a row's last, partial vector): tir::maskedStore. The
+  // condition's lane-invariant conjuncts stay a branch.
+  Stmt maskedStore(const PrimExpr& cond, const BufferStoreNode* op) {
+    std::vector<PrimExpr> conjuncts, scalar, lanewise;
+    std::vector<PrimExpr> stack{cond};
+    while (!stack.empty()) {
+      PrimExpr e = stack.back();
+      stack.pop_back();
+      const auto* b = e->as<BinaryNode>();
+      if (b && b->op == BinaryOp::kAnd) {
+        stack.push_back(b->b);
+        stack.push_back(b->a);
+      } else {
+        conjuncts.push_back(e);
+      }
+    }
+    for (const PrimExpr& c : conjuncts) (isVec(expr(c)) ? lanewise : scalar).push_back(c);
+    PrimExpr mask;
+    for (const PrimExpr& c : lanewise) mask = mask ? logicalAnd(mask, c) : c;
+    mask_ = widen(expr(mask));
+    int vecDim = 0;
+    std::vector<PrimExpr> idx = indices(op->indices, &vecDim);
+    PrimExpr value = widen(expr(op->value));
+    mask_ = nullptr;
+    if (vecDim < 0 || !idx[vecDim]->as<RampNode>() || idx.size() != 1 ||
+        op->buffer->dtype.isBool() || op->buffer->dtype.lanes() != 1)
+      throw NotVectorizable{};
+    Stmt store = tir::maskedStore(op->buffer, widen(expr(mask)), value, idx);
+    for (auto it = scalar.rbegin(); it != scalar.rend(); ++it)
+      store = ifThenElse(expr(*it), store, nullptr);
+    return store;
   }
 
   // Statements keep their structure; only their expressions become vectors. Control flow must be
@@ -227,6 +290,8 @@ class Vectorizer {
       case StmtKind::kIfThenElse: {
         const auto* op = s->as<IfThenElseNode>();
         PrimExpr c = expr(op->condition);
+        if (isVec(c) && !op->elseCase && op->thenCase->as<BufferStoreNode>())
+          return maskedStore(unwrapLikely(op->condition), op->thenCase->as<BufferStoreNode>());
         if (isVec(c)) throw NotVectorizable{};
         return ifThenElse(c, stmt(op->thenCase), op->elseCase ? stmt(op->elseCase) : nullptr);
       }
@@ -258,6 +323,7 @@ class Vectorizer {
 
   const ForNode* loop_;
   int lanes_;
+  PrimExpr mask_;  ///< while vectorizing a masked store's value: its lane mask
 };
 
 class LoopVectorizer : public IRMutator {

@@ -90,5 +90,9 @@ Applicability scheduleBatchMatmulInt8(tir::Schedule& sch, const ScheduleOptions&
 /// The int8 depthwise conv2d `depthwise_conv2d_int8` (topi/depthwise_conv2d_int8.h): per
 /// channel, whole output rows of int32 vectors, the taps unrolled (same).
 Applicability scheduleDepthwiseConv2dInt8(tir::Schedule& sch, const ScheduleOptions& options);
+/// Its window form `depthwise_conv2d_int8_window` on AVX-512 VNNI and VBMI: per channel, blocks of
+/// 4 output rows x 16 columns, each tap group of a kernel row one vpdpbusd on a permuted input row
+/// (same).
+Applicability scheduleDepthwiseConv2dInt8Window(tir::Schedule& sch, const ScheduleOptions& options);
 
 }  // namespace tessera::topi::x86

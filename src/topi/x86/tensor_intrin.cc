@@ -3,8 +3,10 @@
 // calls).
 #include "topi/x86/tensor_intrin.h"
 
+#include <functional>
 #include <mutex>
 
+#include "support/check.h"
 #include "tir/function.h"
 #include "tir/schedule/primitive/tensor_intrin.h"
 #include "tir/stmt.h"
@@ -21,7 +23,7 @@ struct DotBuffers {
 };
 
 // The index of an operand of the 16 x 4 dot product from the block's iter vars (j: lane, k: byte).
-using DotIndex = std::vector<PrimExpr> (*)(const Var& j, const Var& k);
+using DotIndex = std::function<std::vector<PrimExpr>(const Var& j, const Var& k)>;
 
 // for j < 16, k < depth: C[j] = C[j] + int32(A[ai(j, k)]) * int32(B[bi(j, k)]), as a reduction
 // block over k: the description every intrinsic here shares, with its own operand shapes.
@@ -180,7 +182,55 @@ PrimFunc byteImplementation(bool sharedWeight) {
   return intrinFunction({a, b, c}, seq(std::move(halves)));
 }
 
+// The window form's operands: A (15 * stride + 4,) uint8, one row's bytes; B (4,) int8; C (16,)
+// int32.
+struct WindowBuffers {
+  explicit WindowBuffers(int64_t stride)
+      : a(makeBuffer("A", {intImm(15 * stride + 4)}, DataType::uint8())) {}
+  Buffer a;
+  Buffer b = makeBuffer("B", {intImm(4)}, DataType::int8());
+  Buffer c = makeBuffer("C", {intImm(16)}, DataType::int32());
+};
+
+// C[j] += int32(A[stride * j + k]) * int32(B[k]).
+PrimFunc windowDescription(int64_t stride) {
+  WindowBuffers p(stride);
+  return dotDescription(
+      p.a, p.b, p.c,
+      [stride](const Var& j, const Var& k) {
+        return std::vector<PrimExpr>{PrimExpr(j) * intImm(stride) + PrimExpr(k)};
+      },
+      [](const Var&, const Var& k) { return std::vector<PrimExpr>{k}; });
+}
+
+// C[0:16] = vpdpbusd(C[0:16], vpermb(A's bytes, table), B's 4 bytes broadcast): A is read with a
+// masked load of its own bytes (the row may end there), and the table's int32 lane j holds the
+// byte indices stride * j + 0, 1, 2, 3, little-endian.
+PrimFunc windowImplementation(int64_t stride) {
+  WindowBuffers p(stride);
+  const DataType i32x16 = DataType::int32().withLanes(16);
+  PrimExpr bytes = ramp(intImm(0), intImm(1), 64);
+  PrimExpr row = call(DataType::uint8().withLanes(64), "tir.if_then_else",
+                      {lt(bytes, broadcast(intImm(15 * stride + 4), 64)), bufferLoad(p.a, {bytes}),
+                       broadcast(intImm(0, DataType::uint8()), 64)});
+  PrimExpr table = ramp(intImm(0x03020100), intImm(stride * 0x01010101), 16);
+  PrimExpr taps = call(i32x16, "tir.call_llvm_pure_intrin",
+                       {stringImm("llvm.x86.avx512.permvar.qi.512"), row, table});
+  PrimExpr weights = call(DataType::int32(), "tir.reinterpret",
+                          {bufferLoad(p.b, {ramp(intImm(0), intImm(1), 4)})});
+  PrimExpr lanes = ramp(intImm(0), intImm(1), 16);
+  PrimExpr dot = call(i32x16, "tir.call_llvm_pure_intrin",
+                      {stringImm("llvm.x86.avx512.vpdpbusd.512"), bufferLoad(p.c, {lanes}), taps,
+                       broadcast(weights, 16)});
+  return intrinFunction({p.a, p.b, p.c}, bufferStore(p.c, dot, {lanes}));
+}
+
 }  // namespace
+
+std::string vnniWindowIntrinsic(int64_t stride) {
+  TS_CHECK(stride == 1 || stride == 2) << "the window intrinsic takes stride 1 or 2";
+  return "x86.vnni_window_16x4_u8s8i32_s" + std::to_string(stride);
+}
 
 void registerTensorIntrinsics() {
   static std::once_flag once;
@@ -193,6 +243,9 @@ void registerTensorIntrinsics() {
     registerTensorIntrin(kAvx2Dot16x4, vnniDescription(), byteImplementation(false));
     registerTensorIntrin(kAvx2Dot16x4SharedWeight, sharedWeightDescription(),
                          byteImplementation(true));
+    for (int64_t stride : {1, 2})
+      registerTensorIntrin(vnniWindowIntrinsic(stride), windowDescription(stride),
+                           windowImplementation(stride));
   });
 }
 

@@ -37,6 +37,16 @@ inline const std::string kAvx2Dot16x4 = "x86.avx2_dot_16x4_u7s8i32";
 /// The same with the weights shared by all lanes (kVnniDot16x4SharedWeight's description).
 inline const std::string kAvx2Dot16x4SharedWeight = "x86.avx2_dot_16x4_u7s8i32_shared_weight";
 
+/// The window form of the int8 depthwise conv2d (topi/depthwise_conv2d_int8.h) on AVX-512 VNNI
+/// and VBMI: 16 int32 accumulators, lane j += the 4 products of its own 4 uint8 data values, read
+/// from one row at stride * j, with 4 int8 weights shared by all lanes: description C[j] +=
+/// int32(A[stride * j + k]) * int32(B[k]) over j < 16, k < 4 (A (15 * stride + 4,) uint8, B (4,)
+/// int8, C (16,) int32); implementation one masked 64-byte load of A, one vpermb with a constant
+/// table giving each lane its 4 bytes, one vpdpbusd. Where several calls read the same row (the
+/// rows of a register block share input rows) the load and the vpermb are common subexpressions.
+/// Strides 1 and 2; registered with the others, returns the name.
+std::string vnniWindowIntrinsic(int64_t stride);
+
 /// Registers the intrinsics above (once; later calls do nothing).
 void registerTensorIntrinsics();
 

@@ -160,15 +160,42 @@ TEST(VectorizeLoop, FallsBackToSerial) {
         B[i * 8 + j] = A[j * j] * T.float32(2.0) + T.float32(1.0)
 )");
   EXPECT_TRUE(sameResults(f, g));
-  // A condition that differs per lane.
+  // A condition that differs per lane, with an else branch.
   Buffer a = constBuffer("A", {8});
   Var j = makeVar("j");
-  PrimFunc c =
-      makePrimFunc("main", {a},
-                   loop(j, 8, ifThenElse(lt(j, intImm(3)), bufferStore(a, floatImm(1), {j})),
-                        ForKind::kVectorized));
+  PrimFunc c = makePrimFunc("main", {a},
+                            loop(j, 8,
+                                 ifThenElse(lt(j, intImm(3)), bufferStore(a, floatImm(1), {j}),
+                                            bufferStore(a, floatImm(2), {j})),
+                                 ForKind::kVectorized));
+  ASSERT_TRUE(tf::vectorizeLoop(c)->body->as<ForNode>());
   EXPECT_EQ(tf::vectorizeLoop(c)->body->as<ForNode>()->forKind, ForKind::kSerial);
   EXPECT_TRUE(sameResults(c, tf::vectorizeLoop(c)));
+}
+
+TEST(VectorizeLoop, PerLaneConditionAroundAStoreIsAMaskedStore) {
+  // for j in 0..8 (vectorized): if i < 2 and j < 5: B[j] = A[j + 3] * 2, with A of 8 elements:
+  // the lanes j >= 5 would read past A. The scalar conjunct stays a branch; the per-lane one masks
+  // the store and the load.
+  Buffer a = constBuffer("A", {8}), b = constBuffer("B", {8});
+  Var i = makeSizeVar("i"), j = makeVar("j");
+  Stmt store = bufferStore(b, bufferLoad(a, {j + intImm(3)}) * floatImm(2), {j});
+  Stmt body = ifThenElse(logicalAnd(lt(i, intImm(2)), lt(j, intImm(5))), store);
+  PrimFunc f =
+      makePrimFunc("main", {a, b}, letStmt(i, intImm(1), loop(j, 8, body, ForKind::kVectorized)));
+  PrimFunc g = tf::vectorizeLoop(f);
+  EXPECT_EQ(script(g), R"(def main(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    i: T.int32 = 1
+    if i < 2:
+        B[0:8] = T.if_then_else(T.Ramp(0, 1, 8) < T.Broadcast(5, 8), T.if_then_else(T.Ramp(0, 1, 8) < T.Broadcast(5, 8), A[3:11], T.Broadcast(T.float32(0.0), 8)) * T.Broadcast(T.float32(2.0), 8), B[0:8])
+)");
+  const auto* masked =
+      g->body->as<LetStmtNode>()->body->as<IfThenElseNode>()->thenCase->as<BufferStoreNode>();
+  ASSERT_TRUE(masked);
+  EXPECT_TRUE(maskedStoreParts(*masked).mask);
+  // The evaluator reads and writes only the mask's lanes (A[8..10] would be out of bounds).
+  EXPECT_TRUE(sameResults(f, g));
 }
 
 TEST(VectorizeLoop, DisabledMakesEveryLoopSerial) {

@@ -89,22 +89,24 @@ TEST(X86Strategy, ConvolutionsGetTheirKernels) {
   EXPECT_EQ(direct.chosenName(), "conv2d_nchw.x86");
   // The int8 rows (priorities 22, 21, 20, ..., 18) are asked first and decline the float32 call
   // (the AMX row for the target's lack of AMX first where it has none).
-  ASSERT_GE(direct.considered.size(), 9u);
+  ASSERT_GE(direct.considered.size(), 11u);
   EXPECT_EQ(direct.considered[0].name, "conv2d_nchw_int8_amx.x86");
-  EXPECT_EQ(direct.considered[1].name, "conv2d_1x1_int8_vnni.x86");
-  EXPECT_EQ(direct.considered[2].name, "conv2d_nchw_int8_vnni.x86");
-  EXPECT_EQ(direct.considered[3].name, "conv2d_1x1_int8_bytes_avx2.x86");
-  EXPECT_EQ(direct.considered[4].name, "depthwise_conv2d_nchw_int8.x86");
-  EXPECT_EQ(direct.considered[5].name, "conv2d_nchw_int8_bytes_avx2.x86");
-  EXPECT_EQ(direct.considered[6].name, "conv2d_1x1_int8_avx2.x86");
-  EXPECT_EQ(direct.considered[7].name, "conv2d_nchw_int8_avx2.x86");
+  EXPECT_EQ(direct.considered[1].name, "depthwise_conv2d_nchw_int8_window.x86");
+  EXPECT_EQ(direct.considered[2].name, "conv2d_1x1_int8_vnni.x86");
+  EXPECT_EQ(direct.considered[3].name, "depthwise_conv2d_nchw_int8_window_shifted.x86");
+  EXPECT_EQ(direct.considered[4].name, "conv2d_nchw_int8_vnni.x86");
+  EXPECT_EQ(direct.considered[5].name, "conv2d_1x1_int8_bytes_avx2.x86");
+  EXPECT_EQ(direct.considered[6].name, "depthwise_conv2d_nchw_int8.x86");
+  EXPECT_EQ(direct.considered[7].name, "conv2d_nchw_int8_bytes_avx2.x86");
+  EXPECT_EQ(direct.considered[8].name, "conv2d_1x1_int8_avx2.x86");
+  EXPECT_EQ(direct.considered[9].name, "conv2d_nchw_int8_avx2.x86");
   EXPECT_EQ(direct.considered[0].answer.reason,
             cpu.hasFeature("amx-int8") && cpu.hasFeature("amx-tile")
                 ? "not int8/uint8 data x int8 weight -> int32"
                 : "the target has no AMX-INT8 (-mattr=+amx-tile,+amx-int8)");
-  for (size_t i = 1; i < 8; ++i)
+  for (size_t i = 1; i < 10; ++i)
     EXPECT_EQ(direct.considered[i].answer.reason, "not int8/uint8 data x int8 weight -> int32");
-  EXPECT_EQ(direct.considered[8].answer.reason,
+  EXPECT_EQ(direct.considered[10].answer.reason,
             "the weight is not a constant that can be packed at compile time");
 
   relay::Conv2DAttrs pointwise;

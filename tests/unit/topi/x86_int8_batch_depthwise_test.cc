@@ -86,7 +86,19 @@ struct DepthwiseCase {
   bool epilogue;
   DataType dtype = DataType::int8();
   int64_t batch = 1;
+  bool proven = false;  // the data clipped to [0, 127] first, so its range is known
 };
+
+// The implementation a case should get on the host: the window form on AVX-512 VNNI with VBMI
+// (horizontal stride 1 or 2; unsigned or proven data unshifted), the
+// plain form otherwise.
+std::string depthwiseImplementation(const DepthwiseCase& c) {
+  const target::Target host = codegen::hostTarget();
+  if (!hostHasVnni() || !host.hasFeature("avx512vbmi") || c.stride > 2)
+    return "depthwise_conv2d_nchw_int8.x86";
+  return c.dtype == DataType::uint8() || c.proven ? "depthwise_conv2d_nchw_int8_window.x86"
+                                                  : "depthwise_conv2d_nchw_int8_window_shifted.x86";
+}
 
 class X86Int8Depthwise : public ::testing::TestWithParam<DepthwiseCase> {};
 
@@ -99,31 +111,50 @@ TEST_P(X86Int8Depthwise, MatchesInterpreterBitForBit) {
   attrs.channels = c.c;
   attrs.kernelSize = std::vector<int64_t>{c.k, c.k};
   attrs.outDtype = DataType::int32();
-  Expr y = relay::nn::conv2d(relay::var("x", tensorType({c.batch, c.c, c.h, c.w}, c.dtype)),
-                             int8Constant({c.c, 1, c.k, c.k}, 3), attrs);
+  Expr x = relay::var("x", tensorType({c.batch, c.c, c.h, c.w}, c.dtype));
+  // A clip of its own kernel: the convolution's kernel learns the range from its call site.
+  if (c.proven)
+    x = relay::callOp("clip", {x},
+                      {{"a_min", AttrValue::floating(0)}, {"a_max", AttrValue::floating(127)}});
+  Expr y = relay::nn::conv2d(x, int8Constant({c.c, 1, c.k, c.k}, 3), attrs);
   if (c.epilogue) y = requantize(y);
   const relay::IRModule mod = moduleOf(y);
   EXPECT_TRUE(matchesInterpreter(mod, 5));
   const BuiltKernels k = kernelsOf(mod);
-  EXPECT_TRUE(k.mentions("nn.conv2d: depthwise_conv2d_nchw_int8.x86"))
+  const std::string chosen = depthwiseImplementation(c);
+  EXPECT_TRUE(k.mentions("nn.conv2d: " + chosen + " "))
       << ::testing::PrintToString(k.implementations);
-  EXPECT_TRUE(k.mentions("schedule: depthwise_conv2d_nchw_int8.x86"))
-      << ::testing::PrintToString(k.implementations);
+  EXPECT_TRUE(k.mentions("schedule: " + chosen)) << ::testing::PrintToString(k.implementations);
+  if (chosen.find("window") != std::string::npos) {
+    EXPECT_TRUE(k.callsVnni());
+    EXPECT_TRUE(k.calls("llvm.x86.avx512.permvar.qi.512"));
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, X86Int8Depthwise,
-    ::testing::Values(DepthwiseCase{32, 112, 112, 3, 1, {1, 1, 1, 1}, true},  // MobileNetV2's
-                      DepthwiseCase{16, 28, 28, 3, 2, {1, 1, 1, 1}, true},    // stride 2
-                      DepthwiseCase{8, 14, 14, 3, 1, {1, 1, 1, 1}, false},    // 14 of 16 lanes
-                      DepthwiseCase{24, 7, 7, 3, 1, {1, 1, 1, 1}, true},      // 7 columns
-                      DepthwiseCase{5, 13, 37, 3, 2, {1, 1, 1, 1}, false},    // odd, 3 vectors
-                      DepthwiseCase{4, 11, 21, 3, 2, {0, 0, 1, 1}, true},     // TF-style padding
-                      DepthwiseCase{3, 9, 70, 5, 1, {2, 2, 2, 2}, false},     // 5x5, 5 vectors
-                      DepthwiseCase{6, 10, 10, 3, 1, {0, 0, 0, 0}, true},     // no padding
-                      DepthwiseCase{4, 12, 40, 3, 3, {1, 2, 0, 1}, false},    // stride 3
-                      DepthwiseCase{8, 15, 17, 3, 1, {1, 1, 1, 1}, true, DataType::uint8()},
-                      DepthwiseCase{4, 9, 9, 3, 2, {1, 1, 1, 1}, true, DataType::int8(), 2}));
+    ::testing::Values(
+        DepthwiseCase{32, 112, 112, 3, 1, {1, 1, 1, 1}, true},  // MobileNetV2's
+        DepthwiseCase{16, 28, 28, 3, 2, {1, 1, 1, 1}, true},    // stride 2
+        DepthwiseCase{8, 14, 14, 3, 1, {1, 1, 1, 1}, false},    // 14 of 16 lanes
+        DepthwiseCase{24, 7, 7, 3, 1, {1, 1, 1, 1}, true},      // 7 columns
+        DepthwiseCase{5, 13, 37, 3, 2, {1, 1, 1, 1}, false},    // odd, 3 vectors
+        DepthwiseCase{4, 11, 21, 3, 2, {0, 0, 1, 1}, true},     // TF-style padding
+        DepthwiseCase{3, 9, 70, 5, 1, {2, 2, 2, 2}, false},     // 5x5, 5 vectors
+        DepthwiseCase{6, 10, 10, 3, 1, {0, 0, 0, 0}, true},     // no padding
+        DepthwiseCase{4, 12, 40, 3, 3, {1, 2, 0, 1}, false},    // stride 3
+        DepthwiseCase{8, 15, 17, 3, 1, {1, 1, 1, 1}, true, DataType::uint8()},
+        DepthwiseCase{4, 9, 9, 3, 2, {1, 1, 1, 1}, true, DataType::int8(), 2},
+        // The window form: rows not a multiple of its 4, vectors not whole, 7x7
+        // (two tap groups), unpadded, stride 2 over 16 columns, a batch; data
+        // proven to lie in [0, 127] (unshifted) beside data that is not.
+        DepthwiseCase{16, 56, 56, 3, 1, {1, 1, 1, 1}, true, DataType::int8(), 1, true},
+        DepthwiseCase{16, 56, 56, 3, 1, {1, 1, 1, 1}, true},
+        DepthwiseCase{9, 19, 33, 3, 2, {1, 1, 1, 1}, true, DataType::int8(), 1, true},
+        DepthwiseCase{4, 13, 50, 7, 1, {3, 3, 3, 3}, true},
+        DepthwiseCase{5, 10, 18, 3, 1, {0, 0, 0, 0}, false, DataType::int8(), 2},
+        DepthwiseCase{6, 33, 33, 3, 2, {0, 0, 1, 1}, true, DataType::uint8()},
+        DepthwiseCase{7, 6, 20, 5, 2, {2, 2, 2, 2}, true, DataType::int8(), 1, true}));
 
 // A dense of N-D data (a transformer's (tokens, batch, features) activations) is the int8 dense of
 // the matrix of its rows.

@@ -3,7 +3,9 @@
 // attention, both operands activations; a constant B is packed at compile time), and the
 // depthwise NCHW conv2d of int8/uint8 data (MobileNet's), vectorized along the output width: what
 // relay.quantize's realize produces for them. Priority 20, as the other int8 rows: above the
-// float implementations, whose conditions an int8 call may also meet.
+// float implementations, whose conditions an int8 call may also meet. On AVX-512 VNNI with VBMI,
+// depthwise convolutions of horizontal stride 1 or 2 and rows of at least 16 columns take the
+// window form instead (priorities 22 and 21: unsigned or proven data, shifted int8 data).
 #include "relay/strategy/op_strategy.h"
 #include "relay/strategy/packed_weights.h"
 #include "relay/strategy/strategy_util.h"
@@ -78,6 +80,36 @@ Applicability int8DepthwiseConv(const StrategyCall& c) {
   return Applicability::yes();
 }
 
+// The window form on AVX-512 VNNI and VBMI (vpermb): unsigned data (uint8, or int8 proven to lie
+// in [0, 127]) as it is, other int8 data shifted (kShifted). Two rows, so that the data fact
+// changes the choice and kernels of proven and unproven data are not shared.
+template <bool kShifted>
+Applicability int8DepthwiseWindow(const StrategyCall& c) {
+  if (Applicability depthwise = int8DepthwiseConv(c); !depthwise) return depthwise;
+  if (Applicability vnni = hasVnni(c); !vnni) return vnni;
+  if (!c.target.hasFeature("avx512vbmi"))
+    return Applicability::no("the target has no AVX-512 VBMI (-mattr=+avx512vbmi)");
+  const TensorTypeNode* d = argType(c.call, 0);
+  const bool unsignedData = d->dtype == DataType::uint8() || c.smallNonNegativeData;
+  if (kShifted == unsignedData)
+    return Applicability::no(kShifted ? "the data is unsigned or proven to lie in [0, 127]"
+                                      : "int8 data not proven to lie in [0, 127]");
+  const auto& a = attrsOf<Conv2DAttrs>(c.call.attrs);
+  const TensorTypeNode* w = argType(c.call, 1);
+  if (!topi::depthwiseConv2dInt8WindowApplies(*staticShape(d->shape), *staticShape(w->shape),
+                                              convParams(a, DataType::int32())))
+    return Applicability::no("needs a horizontal stride of 1 or 2 and at least 16 output columns");
+  return Applicability::yes();
+}
+
+template <bool kShifted>
+std::vector<te::Tensor> int8DepthwiseWindowCompute(const StrategyCall& c,
+                                                   const std::vector<te::Tensor>& in) {
+  const auto& a = attrsOf<Conv2DAttrs>(c.call.attrs);
+  return {topi::depthwiseConv2dNchwInt8Window(in.at(0), in.at(1), convParams(a, DataType::int32()),
+                                              kShifted)};
+}
+
 std::vector<te::Tensor> int8DepthwiseCompute(const StrategyCall& c,
                                              const std::vector<te::Tensor>& in) {
   const auto& a = attrsOf<Conv2DAttrs>(c.call.attrs);
@@ -100,6 +132,18 @@ void registerX86Int8BatchDepthwiseStrategies(StrategyRegistry& r) {
          .condition = int8DepthwiseConv,
          .compute = int8DepthwiseCompute,
          .schedule = x86Schedule(topi::x86::scheduleDepthwiseConv2dInt8)});
+  r.add("nn.conv2d", "cpu",
+        {.name = "depthwise_conv2d_nchw_int8_window.x86",
+         .priority = 22,
+         .condition = int8DepthwiseWindow<false>,
+         .compute = int8DepthwiseWindowCompute<false>,
+         .schedule = x86Schedule(topi::x86::scheduleDepthwiseConv2dInt8Window)});
+  r.add("nn.conv2d", "cpu",
+        {.name = "depthwise_conv2d_nchw_int8_window_shifted.x86",
+         .priority = 21,
+         .condition = int8DepthwiseWindow<true>,
+         .compute = int8DepthwiseWindowCompute<true>,
+         .schedule = x86Schedule(topi::x86::scheduleDepthwiseConv2dInt8Window)});
 }
 
 }  // namespace tessera::relay::strategy
