@@ -1,10 +1,12 @@
 // Kernel benchmark: Tessera's compiled dense and conv2d (default x86 schedules, weights packed at
 // compile time) side by side with OpenBLAS SGEMM and oneDNN's convolution, in one run, with 1
 // and 2 threads; and (--only int8) the int8 x int8 -> int32 ones (Tessera's VNNI kernels) against
-// oneDNN's int8 matmul and convolution. Engines alternate within each case (one timed block
+// oneDNN's int8 matmul and convolution (ResNet's, and MobileNetV2's depthwise ones; --only int8-dw
+// those alone). Engines alternate within each case (one timed block
 // each, repeated), so both see the same machine state. Prints a markdown table (GFLOPS or GOPS,
 // and Tessera's ratio to the peer) for bench/results/.
-// Usage: kernel_bench [--quick] [--threads 1,2] [--only gemm|conv|int8] [--conv C,H,W,OC,K,S,P]
+// Usage: kernel_bench [--quick] [--threads 1,2] [--only gemm|conv|int8|int8-dw]
+// [--conv C,H,W,OC,K,S,P]
 // [--int8-conv C,H,W,OC,K,S,P] (one fp32 or int8 case alone)
 #include <cblas.h>
 #include <omp.h>
@@ -137,6 +139,7 @@ void benchGemm(const GemmCase& g, const std::vector<int>& threads, int rounds, d
 struct ConvCase {
   const char* name;
   int64_t c, h, w, oc, k, stride, pad;
+  int64_t groups = 1;  // c for a depthwise convolution
 };
 
 // The distinct convolutions of ResNet-18 (batch 1, 224x224).
@@ -166,6 +169,20 @@ const ConvCase kResNet50PointwiseConvs[] = {
     {"P7 1024x14 k1s2 ->2048", 1024, 14, 14, 2048, 1, 2, 0},
     {"P8 512x7 k1 ->2048", 512, 7, 7, 2048, 1, 1, 0},
     {"P9 2048x7 k1 ->512", 2048, 7, 7, 512, 1, 1, 0},
+};
+
+// MobileNetV2's depthwise convolutions (int8 only; every distinct one of its 17).
+const ConvCase kMobileNetV2DepthwiseConvs[] = {
+    {"D1 32x112 k3 dw", 32, 112, 112, 32, 3, 1, 1, 32},
+    {"D2 96x112 k3s2 dw", 96, 112, 112, 96, 3, 2, 1, 96},
+    {"D3 144x56 k3 dw", 144, 56, 56, 144, 3, 1, 1, 144},
+    {"D4 144x56 k3s2 dw", 144, 56, 56, 144, 3, 2, 1, 144},
+    {"D5 192x28 k3 dw", 192, 28, 28, 192, 3, 1, 1, 192},
+    {"D6 192x28 k3s2 dw", 192, 28, 28, 192, 3, 2, 1, 192},
+    {"D7 384x14 k3 dw", 384, 14, 14, 384, 3, 1, 1, 384},
+    {"D8 576x14 k3 dw", 576, 14, 14, 576, 3, 1, 1, 576},
+    {"D9 576x14 k3s2 dw", 576, 14, 14, 576, 3, 2, 1, 576},
+    {"D10 960x7 k3 dw", 960, 7, 7, 960, 3, 1, 1, 960},
 };
 
 void benchConv(const ConvCase& v, const std::vector<int>& threads, int rounds, double minMs) {
@@ -278,12 +295,14 @@ void benchConvInt8(const ConvCase& v, const std::vector<int>& threads, int round
   using dnnl::memory;
   const int64_t oh = (v.h + 2 * v.pad - v.k) / v.stride + 1,
                 ow = (v.w + 2 * v.pad - v.k) / v.stride + 1;
-  NDArray x = randomInt8({1, v.c, v.h, v.w}, 3), wt = randomInt8({v.oc, v.c, v.k, v.k}, 4);
+  const int64_t g = v.groups;
+  NDArray x = randomInt8({1, v.c, v.h, v.w}, 3), wt = randomInt8({v.oc, v.c / g, v.k, v.k}, 4);
   relay::Conv2DAttrs attrs;
   attrs.strides = {v.stride, v.stride};
   attrs.padding = {v.pad, v.pad};
   attrs.kernelSize = std::vector<int64_t>{v.k, v.k};
   attrs.channels = v.oc;
+  attrs.groups = g;
   attrs.outDtype = DataType::int32();
   Compiled t =
       compile(relay::nn::conv2d(relay::var("x", tensorType({1, v.c, v.h, v.w}, DataType::int8())),
@@ -293,8 +312,11 @@ void benchConvInt8(const ConvCase& v, const std::vector<int>& threads, int round
   dnnl::stream strm(eng);
   memory::desc srcAny({1, v.c, v.h, v.w}, memory::data_type::s8, memory::format_tag::any);
   memory::desc dstAny({1, v.oc, oh, ow}, memory::data_type::s32, memory::format_tag::any);
-  memory::desc wAny({v.oc, v.c, v.k, v.k}, memory::data_type::s8, memory::format_tag::any);
-  const double ops = 2.0 * v.oc * oh * ow * v.c * v.k * v.k;
+  // A grouped convolution's weights are (groups, oc / groups, c / groups, k, k) to oneDNN.
+  const memory::dims wDims =
+      g == 1 ? memory::dims{v.oc, v.c, v.k, v.k} : memory::dims{g, v.oc / g, v.c / g, v.k, v.k};
+  memory::desc wAny(wDims, memory::data_type::s8, memory::format_tag::any);
+  const double ops = 2.0 * v.oc * oh * ow * (v.c / g) * v.k * v.k;
   for (int nt : threads) {
     setThreads(nt);
     dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
@@ -309,9 +331,10 @@ void benchConvInt8(const ConvCase& v, const std::vector<int>& threads, int round
     memory srcMem = toPreferred(
         pd.src_desc(), {{1, v.c, v.h, v.w}, memory::data_type::s8, memory::format_tag::nchw},
         x.data());
-    memory wMem = toPreferred(
-        pd.weights_desc(), {{v.oc, v.c, v.k, v.k}, memory::data_type::s8, memory::format_tag::oihw},
-        wt.data());
+    memory wMem = toPreferred(pd.weights_desc(),
+                              {wDims, memory::data_type::s8,
+                               g == 1 ? memory::format_tag::oihw : memory::format_tag::goihw},
+                              wt.data());
     memory dstMem(pd.dst_desc(), eng);
     dnnl::convolution_forward conv(pd);
     auto tessera = [&] { t.exec->run(); };
@@ -363,9 +386,10 @@ int main(int argc, char** argv) {
       for (const char* p = argv[++i]; *p; ++p)
         if (*p >= '1' && *p <= '9') threads.push_back(*p - '0');
     } else {
-      std::fprintf(stderr,
-                   "usage: kernel_bench [--quick] [--threads 1,2] [--only gemm|conv|int8] [--conv "
-                   "C,H,W,OC,K,S,P] [--int8-conv C,H,W,OC,K,S,P]\n");
+      std::fprintf(
+          stderr,
+          "usage: kernel_bench [--quick] [--threads 1,2] [--only gemm|conv|int8|int8-dw] [--conv "
+          "C,H,W,OC,K,S,P] [--int8-conv C,H,W,OC,K,S,P]\n");
       return 2;
     }
   }
@@ -399,6 +423,13 @@ int main(int argc, char** argv) {
       if (!quick || g.m <= 1024) benchGemmInt8(g, threads, rounds, minMs);
     for (const ConvCase& v : kResNet18Convs) benchConvInt8(v, threads, rounds, minMs);
     for (const ConvCase& v : kResNet50PointwiseConvs) benchConvInt8(v, threads, rounds, minMs);
+    for (const ConvCase& v : kMobileNetV2DepthwiseConvs) benchConvInt8(v, threads, rounds, minMs);
+  }
+  if (only == "int8-dw") {
+    std::printf(
+        "\n| int8 case | threads | Tessera ms | Tessera GOPS | oneDNN GOPS | Tessera / peer "
+        "speed | differing results | compile s |\n|---|---|---|---|---|---|---|---|\n");
+    for (const ConvCase& v : kMobileNetV2DepthwiseConvs) benchConvInt8(v, threads, rounds, minMs);
   }
   if (only == "int8-custom") {
     std::printf(
