@@ -217,7 +217,8 @@ class Vectorizer {
     return loaded;
   }
 
-  // The maskable load a masked store's value reads, `if_then_else(mask_, load, 0)`, as load().
+  // Whether `e` is a load of a masked store's value as load() guards it: if_then_else(mask_, load,
+  // 0).
   bool maskedLoadOf(const PrimExpr& e) const {
     const auto* c = e->as<CallNode>();
     return mask_ && c && c->op == "tir.if_then_else" && c->args[0] == mask_ &&
@@ -244,6 +245,11 @@ class Vectorizer {
     for (const PrimExpr& c : conjuncts) (isVec(expr(c)) ? lanewise : scalar).push_back(c);
     PrimExpr mask;
     for (const PrimExpr& c : lanewise) mask = mask ? logicalAnd(mask, c) : c;
+    // mask_ guards the value's loads (and is cleared however the value's rewrite ends).
+    struct MaskScope {
+      PrimExpr& mask;
+      ~MaskScope() { mask = nullptr; }
+    } scope{mask_};
     mask_ = widen(expr(mask));
     int vecDim = 0;
     std::vector<PrimExpr> idx = indices(op->indices, &vecDim);
