@@ -18,33 +18,12 @@ namespace {
 
 constexpr int64_t kMaxScan = 256;
 
-PrimExpr unwrapLikely(const PrimExpr& e) {
-  const auto* c = e->as<CallNode>();
-  return c && c->op == "tir.likely" && c->args.size() == 1 ? c->args[0] : e;
-}
-
 // Bounds (`<`, `<=`, `>`, `>=`, possibly under `likely`) are what splits leave; an equality such as
 // a reduction's `k == 0` init guard holds on one iteration only and is not worth a partition.
 bool isBoundCondition(const PrimExpr& cond) {
   const auto* b = unwrapLikely(cond)->as<BinaryNode>();
   return b && (b->op == BinaryOp::kLT || b->op == BinaryOp::kLE || b->op == BinaryOp::kGT ||
                b->op == BinaryOp::kGE);
-}
-
-// The conjuncts of `a and b and ...` (the condition itself when it is not a conjunction).
-void conjunctsOf(const PrimExpr& cond, std::vector<PrimExpr>& out) {
-  std::vector<PrimExpr> stack{cond};  // right operands first out: conjuncts in source order
-  while (!stack.empty()) {
-    PrimExpr e = stack.back();
-    stack.pop_back();
-    const auto* b = e->as<BinaryNode>();
-    if (!b || b->op != BinaryOp::kAnd) {
-      out.push_back(e);
-      continue;
-    }
-    stack.push_back(b->b);
-    stack.push_back(b->a);
-  }
 }
 
 // Drops the proven bound from every `if` below the loop that tests it: the then-branch when it

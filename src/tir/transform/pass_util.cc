@@ -153,4 +153,24 @@ std::vector<BufferRegion> accessedRegions(const Stmt& body, arith::Analyzer& ana
   return std::move(collector.regions);
 }
 
+PrimExpr unwrapLikely(const PrimExpr& e) {
+  const auto* c = e->as<CallNode>();
+  return c && c->op == "tir.likely" && c->args.size() == 1 ? c->args[0] : e;
+}
+
+void conjunctsOf(const PrimExpr& cond, std::vector<PrimExpr>& out) {
+  std::vector<PrimExpr> stack{cond};  // right operands first out: conjuncts in source order
+  while (!stack.empty()) {
+    PrimExpr e = stack.back();
+    stack.pop_back();
+    const auto* b = e->as<BinaryNode>();
+    if (!b || b->op != BinaryOp::kAnd) {
+      out.push_back(e);
+      continue;
+    }
+    stack.push_back(b->b);
+    stack.push_back(b->a);
+  }
+}
+
 }  // namespace tessera::tir::transform

@@ -19,6 +19,11 @@ PrimExpr attrToExpr(const AttrValue& value);
 
 /// Whether `e` is the constant `true` (or any non-zero integer immediate).
 bool isConstTrue(const PrimExpr& e);
+/// `e` without a `tir.likely` around it.
+PrimExpr unwrapLikely(const PrimExpr& e);
+/// Appends the conjuncts of `a and b and ...` to `out`, in source order (`cond` itself when it is
+/// not a conjunction).
+void conjunctsOf(const PrimExpr& cond, std::vector<PrimExpr>& out);
 /// Whether `e` is the constant `false`.
 bool isConstFalse(const PrimExpr& e);
 

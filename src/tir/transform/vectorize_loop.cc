@@ -50,11 +50,6 @@ PrimExpr zeroOf(DataType dtype) {
   return dtype.isFloat() ? floatImm(0, dtype) : intImm(0, dtype);
 }
 
-PrimExpr unwrapLikely(const PrimExpr& e) {
-  const auto* c = e->as<CallNode>();
-  return c && c->op == "tir.likely" && c->args.size() == 1 ? c->args[0] : e;
-}
-
 // Thrown from deep inside the rewrite when some node has no vector form; the loop is then kept
 // as a serial loop, which is always correct.
 struct NotVectorizable {};
@@ -230,18 +225,7 @@ class Vectorizer {
   // condition's lane-invariant conjuncts stay a branch.
   Stmt maskedStore(const PrimExpr& cond, const BufferStoreNode* op) {
     std::vector<PrimExpr> conjuncts, scalar, lanewise;
-    std::vector<PrimExpr> stack{cond};
-    while (!stack.empty()) {
-      PrimExpr e = stack.back();
-      stack.pop_back();
-      const auto* b = e->as<BinaryNode>();
-      if (b && b->op == BinaryOp::kAnd) {
-        stack.push_back(b->b);
-        stack.push_back(b->a);
-      } else {
-        conjuncts.push_back(e);
-      }
-    }
+    conjunctsOf(cond, conjuncts);
     for (const PrimExpr& c : conjuncts) (isVec(expr(c)) ? lanewise : scalar).push_back(c);
     PrimExpr mask;
     for (const PrimExpr& c : lanewise) mask = mask ? logicalAnd(mask, c) : c;
