@@ -29,18 +29,12 @@ PrimExpr batchOf(const PrimExpr& b, int64_t extent) {
   return extent == 1 ? tir::intImm(0, b->dtype) : b;
 }
 
-// The compensation of lane `lane` of block `block` in a packed constant: the int32 stored as 4
-// little-endian bytes in row `row` (the top byte carries the sign), as packInt8Weight writes it.
+// The compensation of lane `lane` of block `block` in a packed constant: the int32 in row `row`,
+// as packInt8Weight writes it.
 PrimExpr packedCompensation(const Tensor& packed, const PrimExpr& batch, const PrimExpr& block,
                             const PrimExpr& lane, int64_t row) {
-  PrimExpr sum;
-  for (int64_t k = 0; k < kInt8Depth; ++k) {
-    PrimExpr byte = packed(batch, block, tir::intImm(row), lane, tir::intImm(k));
-    if (k + 1 < kInt8Depth) byte = tir::cast(DataType::uint8(), byte);
-    PrimExpr v = tir::cast(DataType::int32(), byte) * (int64_t{1} << (8 * k));
-    sum = sum ? sum + v : v;
-  }
-  return sum;
+  return int32FromBytes(
+      [&](int64_t k) { return packed(batch, block, tir::intImm(row), lane, tir::intImm(k)); });
 }
 
 }  // namespace

@@ -9,6 +9,18 @@
 #include "support/diagnostic.h"
 
 namespace tessera::topi {
+
+PrimExpr int32FromBytes(const std::function<PrimExpr(int64_t)>& byteAt) {
+  const DataType u32 = DataType::uint32();
+  PrimExpr word;
+  for (int64_t k = 0; k < kInt8Depth; ++k) {
+    PrimExpr byte = tir::cast(u32, tir::cast(DataType::uint8(), byteAt(k)));
+    if (k > 0) byte = tir::call(u32, "tir.shift_left", {byte, tir::intImm(8 * k, u32)});
+    word = word ? tir::call(u32, "tir.bitwise_or", {word, byte}) : byte;
+  }
+  return tir::cast(DataType::int32(), word);
+}
+
 namespace {
 
 int64_t ceilDiv(int64_t a, int64_t b) {
@@ -65,19 +77,13 @@ PrimExpr repackedValue(const PrimExpr& v, const DotForm& form) {
   return tir::cast(DataType::uint8(), tir::cast(DataType::int32(), v) + form.shift);
 }
 
-// The compensation of lane `lane` of block `block`: the int32 stored as 4 little-endian bytes in
-// the packed weight's extra row `row` (the top byte carries the sign).
+// The compensation of lane `lane` of block `block`: the int32 stored in the packed weight's extra
+// row `row`.
 PrimExpr compensation(const Tensor& packed, const PrimExpr& block, const PrimExpr& lane,
                       int64_t row) {
-  PrimExpr sum;
-  for (int64_t k = 0; k < kInt8Depth; ++k) {
-    PrimExpr byte =
-        packed(block, tir::intImm(row), tir::intImm(0), tir::intImm(0), lane, tir::intImm(k));
-    if (k + 1 < kInt8Depth) byte = tir::cast(DataType::uint8(), byte);
-    PrimExpr v = tir::cast(DataType::int32(), byte) * (int64_t{1} << (8 * k));
-    sum = sum ? sum + v : v;
-  }
-  return sum;
+  return int32FromBytes([&](int64_t k) {
+    return packed(block, tir::intImm(row), tir::intImm(0), tir::intImm(0), lane, tir::intImm(k));
+  });
 }
 
 // The block of 16 and the lane of output channel `c`.

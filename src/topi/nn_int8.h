@@ -19,6 +19,8 @@
 // int8 without the compensation row the byte form.
 #pragma once
 
+#include <functional>
+
 #include "runtime/ndarray.h"
 #include "topi/nn.h"
 
@@ -36,6 +38,11 @@ inline constexpr const char* kInt8RepackStage = "data_u8";
 inline constexpr const char* kInt8PairRepackStage = "data_i16";
 /// The byte form's data stage: the values (all in [0, 127]) as uint8, in VNNI's groups of 4.
 inline constexpr const char* kInt8ByteRepackStage = "data_u7";
+
+/// The int32 stored as kInt8Depth little-endian bytes, `byteAt(k)` the k-th (int8): how a packed
+/// weight keeps its compensation row. It is an OR of zero-extended bytes, the form LLVM folds into
+/// one 32-bit load.
+PrimExpr int32FromBytes(const std::function<PrimExpr(int64_t)>& byteAt);
 
 /// The three packings of an int8 weight.
 enum class Int8Form : uint8_t {

@@ -70,6 +70,10 @@ const std::vector<PassRow>& pipeline() {
       // one (all of them under tir.disable_vectorize), which code generation relies on.
       row("VectorizeLoop", 2, kMandatory,
           [](F f, C ctx) { return vectorizeLoop(f, ctx.configFlag("tir.disable_vectorize")); }),
+      // After vectorization: only vector multiplies gain (a scalar int64 multiply is one
+      // instruction on x86-64, the int32 split is more).
+      row("NarrowFixedPointMultiply", 2, kOptional,
+          [](F f, C) { return narrowFixedPointMultiply(f); }),
       // Mandatory: code generation has no notion of a virtual thread.
       row("InjectVirtualThread", 2, kMandatory, [](F f, C) { return injectVirtualThread(f); }),
       row(

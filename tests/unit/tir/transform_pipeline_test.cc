@@ -199,7 +199,7 @@ TEST(LowerPipeline, PrintAfterAndUserPassesFromTheConfigRunInOrder) {
   expected.push_back("MyPhase3");
   EXPECT_EQ(printedPasses(printed.str()), expected);
   EXPECT_EQ(tf::lowerPassNames().front(), "LowerInitBlock");
-  EXPECT_EQ(tf::lowerPassNames().size(), 21u);
+  EXPECT_EQ(tf::lowerPassNames().size(), 22u);
 }
 
 TEST(LowerPipeline, ConfigSwitchesRowsOffAndDisabledPassesAreSkipped) {

@@ -1,0 +1,193 @@
+// NarrowFixedPointMultiply: `fixed_point_multiply` lowers to floor((x * m + r) / 2^s) computed in
+// int64 (TVM's lowering, topi/elemwise.cc), which on x86 costs a widening, two 64-bit multiplies
+// per 16 lanes, 64-bit adds and shifts and a narrowing again. In quantized networks the operand is
+// usually small and proven so by the expression itself: a clip before the multiply (relu6 in the
+// integer domain) or an int8 value widened. For such an operand the same value is computed
+// exactly in int32 by splitting the multiplier at bit k, m = mh * 2^k + ml, and the rounding
+// constant the same way, r = rh * 2^k + rl:
+//
+//   floor((x*m + r) / 2^s) = floor((x*mh + rh + floor((x*ml + rl) / 2^k)) / 2^(s-k))
+//
+// (nested floor division by powers of two). A k is taken only when every intermediate value of
+// the right side provably fits int32 over the operand's bounds, so the rewrite is exact; without
+// such a k the int64 form stays. Floor division by 2^n is the arithmetic shift right.
+//
+// Only vector expressions are rewritten (the pass runs after VectorizeLoop): x86's vector units
+// have no 64-bit multiply of full lanes, so the int64 form costs widening, two vpmuldq per 16
+// lanes and narrowing, where the split costs two vpmulld; a scalar int64 multiply is one
+// instruction, and the split would be more.
+#include <optional>
+
+#include "tir/arith/analyzer.h"
+#include "tir/functor.h"
+#include "tir/transform/pass_util.h"
+#include "tir/transform/transform.h"
+
+namespace tessera::tir::transform {
+
+namespace {
+
+using Int128 = __int128;
+constexpr Int128 kInt32Min = -(Int128{1} << 31), kInt32Max = (Int128{1} << 31) - 1;
+constexpr Int128 kInt64Min = -(Int128{1} << 63), kInt64Max = (Int128{1} << 63) - 1;
+
+// The integer constant `e` is, seen through a broadcast.
+std::optional<int64_t> constantOf(const PrimExpr& e) {
+  if (const auto* b = e->as<BroadcastNode>()) return constantOf(b->value);
+  if (const int64_t* c = asConstInt(e)) return *c;
+  return std::nullopt;
+}
+
+// floor((x * m + r) / 2^s), with x an integer of at most 32 bits widened to int64.
+struct FixedPointForm {
+  PrimExpr x;
+  int64_t m = 0, r = 0, s = 0;
+};
+
+// The operand and constant of `x * m` (either order) with x a widened narrow integer.
+bool matchProduct(const PrimExpr& e, FixedPointForm& form) {
+  const auto* mul = e->as<BinaryNode>();
+  if (!mul || mul->op != BinaryOp::kMul) return false;
+  for (const auto& [value, factor] : {std::pair{mul->a, mul->b}, std::pair{mul->b, mul->a}}) {
+    std::optional<int64_t> m = constantOf(factor);
+    const auto* widen = value->as<CastNode>();
+    if (!m || !widen) continue;
+    const DataType from = widen->value->dtype;
+    if (!from.isInteger() || from.bits() > 32 || (from.isUInt() && from.bits() == 32)) continue;
+    form.x = widen->value;
+    form.m = *m;
+    return true;
+  }
+  return false;
+}
+
+// `shift_right(x * m + r, s)` in int64 (the add may be missing or have its operands swapped).
+std::optional<FixedPointForm> matchFixedPoint(const PrimExpr& e) {
+  const auto* call = e->as<CallNode>();
+  if (!call || call->op != "tir.shift_right" || call->args.size() != 2) return std::nullopt;
+  if (call->dtype.element() != DataType::int64()) return std::nullopt;
+  FixedPointForm form;
+  std::optional<int64_t> s = constantOf(call->args[1]);
+  if (!s || *s < 0 || *s > 62) return std::nullopt;
+  form.s = *s;
+  const PrimExpr& sum = call->args[0];
+  if (matchProduct(sum, form)) return form;
+  const auto* add = sum->as<BinaryNode>();
+  if (!add || add->op != BinaryOp::kAdd) return std::nullopt;
+  for (const auto& [term, constant] : {std::pair{add->a, add->b}, std::pair{add->b, add->a}}) {
+    std::optional<int64_t> r = constantOf(constant);
+    if (r && matchProduct(term, form)) {
+      form.r = *r;
+      return form;
+    }
+  }
+  return std::nullopt;
+}
+
+struct Interval {
+  Int128 lo, hi;
+  bool fits(Int128 min, Int128 max) const { return lo >= min && hi <= max; }
+};
+Interval scale(Interval x, int64_t c) {
+  Int128 a = x.lo * c, b = x.hi * c;
+  return {std::min(a, b), std::max(a, b)};
+}
+Interval shiftBy(Interval x, Int128 c) {
+  return {x.lo + c, x.hi + c};
+}
+Int128 floorShift(Int128 v, int64_t k) {
+  return v >> k;  // arithmetic: floor division by 2^k
+}
+
+// The split point k of an exact int32 evaluation over x in `x`, preferring the one with the fewest
+// operations (no low part at all when x * m itself fits).
+struct Split {
+  int64_t k, mh, ml, rh, rl;
+};
+std::optional<Split> chooseSplit(const FixedPointForm& f, Interval x) {
+  // The int64 original must not wrap either, or it would not equal the exact value.
+  if (!shiftBy(scale(x, f.m), f.r).fits(kInt64Min, kInt64Max)) return std::nullopt;
+  std::optional<Split> best;
+  int bestCost = 0;
+  for (int64_t k = 0; k <= std::min<int64_t>(f.s, 31); ++k) {
+    if (f.s - k > 31) continue;
+    const Int128 mask = (Int128{1} << k) - 1;
+    const Split sp{k, static_cast<int64_t>(Int128{f.m} >> k), static_cast<int64_t>(f.m & mask),
+                   static_cast<int64_t>(Int128{f.r} >> k), static_cast<int64_t>(f.r & mask)};
+    const Interval high = scale(x, sp.mh), low = shiftBy(scale(x, sp.ml), sp.rl);
+    const Interval lowShifted{floorShift(low.lo, k), floorShift(low.hi, k)};
+    const Interval withRound = shiftBy(high, sp.rh);
+    const Interval total{withRound.lo + lowShifted.lo, withRound.hi + lowShifted.hi};
+    bool ok = high.fits(kInt32Min, kInt32Max) && withRound.fits(kInt32Min, kInt32Max) &&
+              total.fits(kInt32Min, kInt32Max) && Int128{sp.rh} <= kInt32Max;
+    if (sp.ml != 0)
+      ok = ok && low.fits(kInt32Min, kInt32Max) && scale(x, sp.ml).fits(kInt32Min, kInt32Max);
+    if (!ok) continue;
+    const int cost = (sp.ml != 0 ? 4 : 0) + (sp.rh != 0 ? 1 : 0) + (f.s - k > 0 ? 1 : 0);
+    if (!best || cost < bestCost) best = sp, bestCost = cost;
+  }
+  return best;
+}
+
+PrimExpr constantLike(int64_t v, DataType type) {
+  PrimExpr c = intImm(v, type.element());
+  return type.lanes() > 1 ? broadcast(c, type.lanes()) : c;
+}
+
+PrimExpr shiftRight(const PrimExpr& a, int64_t n) {
+  if (n == 0) return a;
+  return call(a->dtype, "tir.shift_right", {a, constantLike(n, a->dtype)});
+}
+
+// The int32 evaluation of `f` with the split `sp`.
+PrimExpr narrowForm(const FixedPointForm& f, const Split& sp) {
+  const DataType i32 = DataType::int32().withLanes(f.x->dtype.lanes());
+  const PrimExpr x = cast(i32, f.x);
+  PrimExpr total = sp.mh == 0 ? constantLike(0, i32) : mul(x, constantLike(sp.mh, i32));
+  if (sp.rh != 0) total = add(total, constantLike(sp.rh, i32));
+  if (sp.ml != 0) {
+    PrimExpr low = mul(x, constantLike(sp.ml, i32));
+    if (sp.rl != 0) low = add(low, constantLike(sp.rl, i32));
+    total = add(total, shiftRight(low, sp.k));
+  }
+  return shiftRight(total, f.s - sp.k);
+}
+
+class Narrower : public IRMutator {
+ public:
+  PrimExpr visitExpr(const PrimExpr& e) override {
+    if (!e) return e;
+    // The narrowing cast around the multiply. The narrow form computes the same integer (it fits
+    // int32), so any cast of it to 32 bits or fewer gives what the cast of the int64 one gave.
+    if (const auto* c = e->as<CastNode>();
+        c && c->dtype.isInteger() && c->dtype.bits() <= 32 && c->dtype.lanes() > 1) {
+      if (std::optional<FixedPointForm> f = matchFixedPoint(c->value)) {
+        f->x = visitExpr(f->x);
+        const arith::ConstIntBound b = analyzer_.constIntBound(f->x);
+        if (b.min != arith::ConstIntBound::kNegInf && b.max != arith::ConstIntBound::kPosInf) {
+          if (std::optional<Split> sp = chooseSplit(*f, {b.min, b.max}))
+            return cast(e->dtype, narrowForm(*f, *sp));
+        }
+      }
+    }
+    return IRMutator::visitExpr(e);
+  }
+
+ protected:
+  Stmt visitFor(const ForNode* op, const Stmt& self) override {
+    analyzer_.bind(op->loopVar, Range{op->min, op->extent});
+    return IRMutator::visitFor(op, self);
+  }
+
+ private:
+  arith::Analyzer analyzer_;
+};
+
+}  // namespace
+
+PrimFunc narrowFixedPointMultiply(const PrimFunc& func) {
+  Narrower narrower;
+  return withBody(func, narrower.visitStmt(func->body));
+}
+
+}  // namespace tessera::tir::transform

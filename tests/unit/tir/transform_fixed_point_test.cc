@@ -1,0 +1,130 @@
+// NarrowFixedPointMultiply: fixed_point_multiply's int64 vector form becomes int32 arithmetic when
+// the operand's bounds prove it exact. Each rewritten function is run on every operand value of
+// its range (and past it, where a clip bounds it) and compared bit for bit with the int64 form.
+#include <gtest/gtest.h>
+
+#include "runtime/ndarray.h"
+#include "tir/eval/eval.h"
+#include "tir/transform/transform.h"
+#include "transform_test_util.h"
+
+namespace tessera::test {
+namespace {
+
+using namespace tir;
+namespace tf = tir::transform;
+
+constexpr int kLanes = 16;
+
+PrimExpr vec(int64_t v, DataType t) {
+  return broadcast(intImm(v, t), kLanes);
+}
+
+// fixed_point_multiply as topi lowers it, on 16 lanes: cast(int32, (int64(x) * m + r) >> s).
+PrimExpr fixedPoint(const PrimExpr& x, int64_t m, int64_t s) {
+  const DataType i64 = DataType::int64().withLanes(kLanes);
+  PrimExpr t = mul(cast(i64, x), vec(m, DataType::int64()));
+  t = add(t, vec(int64_t{1} << (s - 1), DataType::int64()));
+  t = call(i64, "tir.shift_right", {t, vec(s, DataType::int64())});
+  return cast(DataType::int32().withLanes(kLanes), t);
+}
+
+// B[16i : 16i+16] = body(A[16i : 16i+16]) over n elements (a multiple of 16).
+PrimFunc vectorFunc(int64_t n, DataType in, const std::function<PrimExpr(PrimExpr)>& body) {
+  Buffer a = constBuffer("A", {n}, in), b = constBuffer("B", {n}, DataType::int32());
+  Var i = makeVar("i");
+  PrimExpr idx = ramp(i * kLanes, intImm(1), kLanes);
+  return makePrimFunc("main", {a, b},
+                      loop(i, n / kLanes, bufferStore(b, body(bufferLoad(a, {idx})), {idx})));
+}
+
+// Builds the function over A = lo, lo+1, ..., hi (padded to whole vectors), runs it before and
+// after the pass and compares B exactly.
+::testing::AssertionResult sameOnRange(const std::function<PrimExpr(PrimExpr)>& body, DataType in,
+                                       int64_t lo, int64_t hi) {
+  const int64_t n = (hi - lo + kLanes) / kLanes * kLanes;
+  PrimFunc f = vectorFunc(n, in, body);
+  PrimFunc g = tf::narrowFixedPointMultiply(f);
+  NDArray a = NDArray::empty({n}, in);
+  for (int64_t i = 0; i < n; ++i) a.setInt(i, std::min(lo + i, hi));
+  NDArray want = NDArray::empty({n}, DataType::int32()), got = want.copy();
+  evaluate(f, {a, want});
+  evaluate(g, {a, got});
+  for (int64_t i = 0; i < n; ++i)
+    if (want.getInt(i) != got.getInt(i))
+      return ::testing::AssertionFailure() << "x = " << a.getInt(i) << ": int64 form "
+                                           << want.getInt(i) << ", narrowed " << got.getInt(i);
+  return ::testing::AssertionSuccess();
+}
+
+bool mentionsInt64(const PrimFunc& f) {
+  return script(f).find("int64") != std::string::npos;
+}
+
+TEST(NarrowFixedPointMultiply, ClippedOperandIsComputedInInt32) {
+  // MobileNetV2's relu6 in the integer domain before the requantizing multiply.
+  auto body = [](PrimExpr x) {
+    return fixedPoint(min(max(x, vec(0, DataType::int32())), vec(7867, DataType::int32())),
+                      1118644352, 36);
+  };
+  PrimFunc f = vectorFunc(16, DataType::int32(), body);
+  PrimFunc g = tf::narrowFixedPointMultiply(f);
+  EXPECT_TRUE(mentionsInt64(f));
+  EXPECT_FALSE(mentionsInt64(g)) << script(g);
+  // The split keeps 13 low bits of the multiplier apart: 1118644352 = 136553 * 2^13 + 2176.
+  EXPECT_NE(script(g).find("T.Broadcast(136553, 16)"), std::string::npos) << script(g);
+  EXPECT_TRUE(sameOnRange(body, DataType::int32(), -20000, 20000));
+}
+
+TEST(NarrowFixedPointMultiply, WidenedInt8OperandsForManyScales) {
+  // The residual adds requantize int8 values: every multiplier and shift gives the int64 result.
+  uint64_t state = 12345;
+  for (int trial = 0; trial < 40; ++trial) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const int64_t m = (int64_t{1} << 30) + static_cast<int64_t>((state >> 20) % (1u << 30));
+    const int64_t s = 25 + static_cast<int64_t>((state >> 8) % 20);
+    auto body = [&](PrimExpr x) {
+      return fixedPoint(cast(DataType::int32().withLanes(kLanes), x), m, s);
+    };
+    PrimFunc f = vectorFunc(16, DataType::int8(), body);
+    PrimFunc g = tf::narrowFixedPointMultiply(f);
+    EXPECT_FALSE(mentionsInt64(g)) << "m = " << m << ", s = " << s << "\n" << script(g);
+    EXPECT_TRUE(sameOnRange(body, DataType::int8(), -128, 127)) << "m = " << m << ", s = " << s;
+  }
+}
+
+TEST(NarrowFixedPointMultiply, SignedClipRangesAtTheLimitOfTheSplit) {
+  // |x| just under 2^15 still splits; the values at both ends of the clip are compared too.
+  for (int64_t bound : {int64_t{1000}, int64_t{20000}, int64_t{32000}}) {
+    auto body = [&](PrimExpr x) {
+      return fixedPoint(min(max(x, vec(-bound, DataType::int32())), vec(bound, DataType::int32())),
+                        2040109466, 38);
+    };
+    PrimFunc f = vectorFunc(16, DataType::int32(), body);
+    PrimFunc g = tf::narrowFixedPointMultiply(f);
+    EXPECT_FALSE(mentionsInt64(g)) << bound;
+    EXPECT_TRUE(sameOnRange(body, DataType::int32(), -bound - 50, bound + 50)) << bound;
+  }
+}
+
+TEST(NarrowFixedPointMultiply, UnboundedOrScalarOperandsKeepTheInt64Form) {
+  // An int32 accumulator with no clip may need all 64 bits.
+  PrimFunc wide =
+      vectorFunc(16, DataType::int32(), [](PrimExpr x) { return fixedPoint(x, 1118644352, 36); });
+  EXPECT_EQ(script(tf::narrowFixedPointMultiply(wide)), script(wide));
+
+  // A scalar multiply stays: one 64-bit imul is cheaper than the split.
+  Buffer a = constBuffer("A", {4}, DataType::int8()), b = constBuffer("B", {4}, DataType::int32());
+  Var i = makeVar("i");
+  PrimExpr x = cast(DataType::int64(), cast(DataType::int32(), bufferLoad(a, {i})));
+  PrimExpr t =
+      call(DataType::int64(), "tir.shift_right",
+           {x * intImm(1118644352, DataType::int64()) + intImm(int64_t{1} << 35, DataType::int64()),
+            intImm(36, DataType::int64())});
+  PrimFunc scalar =
+      makePrimFunc("main", {a, b}, loop(i, 4, bufferStore(b, cast(DataType::int32(), t), {i})));
+  EXPECT_EQ(script(tf::narrowFixedPointMultiply(scalar)), script(scalar));
+}
+
+}  // namespace
+}  // namespace tessera::test
