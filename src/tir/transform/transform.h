@@ -43,7 +43,8 @@ PrimFunc loopPartition(const PrimFunc& func);
 /// be vectorized becomes serial. With `disable`, every vectorized loop becomes serial.
 PrimFunc vectorizeLoop(const PrimFunc& func, bool disable = false);
 /// Computes `fixed_point_multiply`'s int64 vector form, cast(int32, (x * m + r) >> s), exactly in
-/// int32 where the bounds of x prove every intermediate value fits (narrow_fixed_point_multiply.cc).
+/// int32 where the bounds of x prove every intermediate value fits
+/// (narrow_fixed_point_multiply.cc).
 PrimFunc narrowFixedPointMultiply(const PrimFunc& func);
 /// InjectVirtualThread: `virtual_thread` scopes (loops bound to vthread* or cthread) become
 /// explicit per-thread copies of the work and of the buffers (inject_virtual_thread.cc).
