@@ -296,16 +296,9 @@ Tensor conv2dNchwInt8(const Tensor& data, const Tensor& packed, const Conv2DPara
 bool conv2d1x1Int8Applies(const std::vector<int64_t>& dataShape,
                           const std::vector<int64_t>& weightShape, const Conv2DParams& p) {
   if (dataShape.size() != 4 || weightShape.size() != 4) return false;
-  // A vector of 16 pixels spanning rows narrower than 16 (and not dividing it) is a region the
-  // simplifier cannot rebuild from the split row and column ((p // 12) * 12 + p % 12 after p's
-  // coefficients are reduced modulo 12), so tensorize could not divide it: such shapes take
-  // the other kernel.
-  const int64_t width = dataShape[3];
   return weightShape[2] == 1 && weightShape[3] == 1 && p.groups == 1 &&
          p.strides == std::array<int64_t, 2>{1, 1} &&
-         p.padding == std::array<int64_t, 4>{0, 0, 0, 0} &&
-         (dataShape[2] * width) % kInt8Lanes == 0 &&
-         (width >= kInt8Lanes || kInt8Lanes % width == 0);
+         p.padding == std::array<int64_t, 4>{0, 0, 0, 0};
 }
 
 Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DParams& p,
@@ -319,17 +312,23 @@ Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DP
   const DotForm& form = operands.form;
   const int64_t shift = form.shift;
   const int64_t width = ds[3], pixels = ds[2] * ds[3];
+  // The pixels padded to whole vectors: the padding pixels' products are computed and never read.
+  const int64_t paddedPixels = ceilDiv(pixels, kInt8Lanes) * kInt8Lanes;
 
   // (N, I/4, H*W, 4): 16 consecutive pixels of a channel group are 64 contiguous bytes.
   Tensor repacked = te::compute(
-      shapeOf({ds[0], groups, pixels, form.depth}),
+      shapeOf({ds[0], groups, paddedPixels, form.depth}),
       [&](Var n, Var c, Var pixel, Var k) -> PrimExpr {
         PrimExpr channel = addIdx(mulIdx(c, form.depth), k);
         PrimExpr w = tir::intImm(width, pixel->dtype);
         PrimExpr v = data(n, channel, tir::floordiv(pixel, w), tir::floormod(pixel, w));
-        if (ds[1] % form.depth != 0)
-          v = tir::ifThenElse(tir::lt(channel, tir::intImm(ds[1])), v,
-                              tir::intImm(0, data.dtype()));
+        PrimExpr inside;
+        if (ds[1] % form.depth != 0) inside = tir::lt(channel, tir::intImm(ds[1]));
+        if (paddedPixels != pixels) {
+          PrimExpr real = tir::lt(pixel, tir::intImm(pixels, pixel->dtype));
+          inside = inside ? tir::logicalAnd(inside, real) : real;
+        }
+        if (inside) v = tir::ifThenElse(inside, v, tir::intImm(0, data.dtype()));
         return repackedValue(v, form);
       },
       te::ComputeOptions{.name = form.repackName, .tag = "injective,pad"});
@@ -337,7 +336,7 @@ Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DP
   IterVar rk = te::reduceAxis(0, form.depth, "rk");
   const DataType i32 = DataType::int32();
   Tensor acc = te::compute(
-      shapeOf({ds[0], ws[0] * kInt8Lanes, pixels}),
+      shapeOf({ds[0], ws[0] * kInt8Lanes, paddedPixels}),
       [&](Var n, Var oc, Var pixel) {
         const ChannelPosition at = positionOf(oc);
         return te::sum(tir::cast(i32, repacked(n, rc.var, pixel, rk.var)) *

@@ -80,12 +80,14 @@ Tensor conv2dNchwInt8(const Tensor& data, const Tensor& packed, const Conv2DPara
                       int64_t outChannels = 0);
 
 /// Whether conv2dNchw1x1Int8 computes a conv2d (NCHW/OIHW shapes): 1x1 kernel, unit stride and
-/// dilation, no padding, groups 1, H*W a multiple of 16 and W at least 16 or a divisor of 16.
+/// dilation, no padding, groups 1.
 bool conv2d1x1Int8Applies(const std::vector<int64_t>& dataShape,
                           const std::vector<int64_t>& weightShape, const Conv2DParams& p);
-/// Such a conv2d as a product over pixels, 16 pixels per vector: `data_u8` (N, ceil(I/4), H*W, 4)
-/// uint8, `conv2d_1x1_int8` (N, O, H*W) and `T_conv2d_1x1_int8_unpack` (N, O, H, W), which
-/// subtracts the compensation. The weight is packed by packInt8Weight as for conv2dNchwInt8.
+/// Such a conv2d as a product over pixels, 16 pixels per vector: `data_u8` (N, ceil(I/4), P, 4)
+/// uint8, `conv2d_1x1_int8` (N, O, P) and `T_conv2d_1x1_int8_unpack` (N, O, H, W), which
+/// subtracts the compensation; P is H*W rounded up to whole vectors of 16 (the padding pixels
+/// are zeros, their sums never read). The weight is packed by packInt8Weight as for
+/// conv2dNchwInt8.
 Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DParams& p,
                          int64_t outChannels = 0);
 

@@ -211,8 +211,7 @@ Applicability scheduleConv2d1x1Int8(tir::Schedule& sch, const ScheduleOptions& o
   if (loops.size() != 4) return notApplicable(anchor, "the output is not NCHW");
   const std::optional<int64_t> channels = extentOf(sch, loops[1]);
   const std::optional<int64_t> height = extentOf(sch, loops[2]), width = extentOf(sch, loops[3]);
-  if (!channels || !height || !width || (*height * *width) % kInt8Lanes != 0)
-    return notApplicable(anchor, "pixels are not whole vectors of 16");
+  if (!channels || !height || !width) return notApplicable(anchor, "symbolic shape");
 
   // mr output channels x 16 pixels: one accumulator per channel; each step loads one vector of
   // 16 pixels' 4 bytes and multiplies it by each channel's 4 weight bytes, broadcast.
@@ -231,7 +230,8 @@ Applicability scheduleConv2d1x1Int8(tir::Schedule& sch, const ScheduleOptions& o
   sch.unroll(tile[4]);
   sch.tensorize(tile[5], form.sharedWeightDot);
   vectorizeTile(sch, innerLoops(sch, init, 3));  // below the tile loops
-  // The epilogue writes whole vectors of 16 pixels of each channel's row.
+  // The epilogue writes vectors of 16 pixels of each channel's row (the last one masked when
+  // H*W is not a multiple of 16).
   sch.unroll(c[1]);
   sch.vectorize(p[1]);
   if (*channels * *height * *width * reduction >= options.minParallelWork)

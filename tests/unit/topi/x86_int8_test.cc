@@ -96,10 +96,9 @@ struct ConvCase {
   DataType dtype = DataType::int8();
 };
 
-// Pointwise convolutions over whole vectors of 16 pixels are products over pixels.
+// Pointwise convolutions are products over pixels (the last vector of 16 padded).
 bool overPixels(const ConvCase& c) {
-  return c.k == 1 && c.stride == 1 && c.pad == 0 && (c.h * c.w) % 16 == 0 &&
-         (c.w >= 16 || 16 % c.w == 0);
+  return c.k == 1 && c.stride == 1 && c.pad == 0;
 }
 
 // The case's convolution of `data` (null: a parameter x of the case's shape and dtype).
@@ -157,11 +156,13 @@ INSTANTIATE_TEST_SUITE_P(
                       ConvCase{16, 14, 14, 32, 3, 1, 1, 1, true},  // 3x3, 14 columns per tile
                       ConvCase{8, 13, 11, 16, 3, 2, 1, 1, false},  // odd width, stride 2
                       ConvCase{64, 7, 7, 64, 3, 1, 1, 1, true},    // ResNet's last stage shape
-                      ConvCase{32, 9, 9, 16, 1, 1, 0, 1, true},    // 1x1
+                      ConvCase{32, 9, 9, 16, 1, 1, 0, 1, true},    // 1x1, 81 pixels: 5 vectors
                       ConvCase{5, 12, 12, 16, 3, 1, 2, 2, false},  // dilation, 5 channels
                       ConvCase{24, 8, 29, 48, 1, 2, 0, 1, true},   // pointwise stride 2, wide
                       ConvCase{64, 8, 8, 32, 1, 1, 0, 1, true},    // 1x1 over 64 pixels
-                      ConvCase{10, 4, 12, 48, 1, 1, 0, 1, false},  // 12 columns: not over pixels
+                      ConvCase{10, 4, 12, 48, 1, 1, 0, 1, false},  // 12 columns, whole vectors
+                      ConvCase{160, 7, 7, 96, 1, 1, 0, 1, true},   // MobileNetV2's 7x7: 49 pixels
+                      ConvCase{96, 14, 14, 40, 1, 1, 0, 1, true},  // 14x14: 196 pixels
                       ConvCase{10, 2, 24, 48, 1, 1, 0, 1, false},  // over pixels, 10 channels
                       ConvCase{20, 16, 16, 16, 1, 1, 0, 1, true, DataType::uint8()},
                       ConvCase{16, 9, 9, 24, 3, 1, 1, 1, true},    // 24 channels: a half block

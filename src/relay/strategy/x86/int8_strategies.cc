@@ -68,7 +68,7 @@ Applicability int8Conv(const StrategyCall& c) {
   return int8Product(c, kPacking);
 }
 
-// A pointwise conv2d over whole vectors of 16 pixels: the product over pixels.
+// A pointwise conv2d: the product over pixels (in vectors of 16, the last one padded).
 template <PackKind kPacking>
 Applicability int8PointwiseConv(const StrategyCall& c) {
   const TensorTypeNode* d = argType(c.call, 0);
@@ -79,7 +79,7 @@ Applicability int8PointwiseConv(const StrategyCall& c) {
   if (Applicability conv = int8Conv<kPacking>(c); !conv) return conv;
   if (!ds || !ws || !topi::conv2d1x1Int8Applies(*ds, *ws, convParams(a, DataType::int32())))
     return Applicability::no(
-        "not a pointwise (1x1, stride 1, unpadded) conv2d over whole vectors of 16 pixels");
+        "not a pointwise (1x1, stride 1, unpadded) conv2d");
   return Applicability::yes();
 }
 
