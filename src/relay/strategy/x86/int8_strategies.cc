@@ -78,8 +78,7 @@ Applicability int8PointwiseConv(const StrategyCall& c) {
   const auto& a = attrsOf<Conv2DAttrs>(c.call.attrs);
   if (Applicability conv = int8Conv<kPacking>(c); !conv) return conv;
   if (!ds || !ws || !topi::conv2d1x1Int8Applies(*ds, *ws, convParams(a, DataType::int32())))
-    return Applicability::no(
-        "not a pointwise (1x1, stride 1, unpadded) conv2d");
+    return Applicability::no("not a pointwise (1x1, stride 1, unpadded) conv2d");
   return Applicability::yes();
 }
 
