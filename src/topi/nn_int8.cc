@@ -356,6 +356,83 @@ Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DP
                          .indexNames = {"n", "c", "h", "w"}});
 }
 
+bool conv2dInt8OverPixelsApplies(const std::vector<int64_t>& dataShape,
+                                 const std::vector<int64_t>& weightShape, const Conv2DParams& p) {
+  if (dataShape.size() != 4 || weightShape.size() != 4 || p.groups != 1) return false;
+  // Pointwise ones, strided too, keep their kernels (the strided one subsamples the data once).
+  if (weightShape[2] * weightShape[3] == 1) return false;
+  const int64_t steps = ceilDiv(dataShape[1], kInt8Depth) * weightShape[2] * weightShape[3];
+  // Rows of whole vectors: a vector of pixels spanning two rows reads no affine span of the data,
+  // and the data copy would be a scalar loop.
+  const int64_t spanX = (weightShape[3] - 1) * p.dilation[1] + 1;
+  const int64_t ow = (dataShape[3] + p.padding[1] + p.padding[3] - spanX) / p.strides[1] + 1;
+  return steps <= kMaxInt8PixelSteps && ow > 0 && ow % kInt8Lanes == 0;
+}
+
+Tensor conv2dNchwInt8OverPixels(const Tensor& data, const Tensor& packed, const Conv2DParams& p,
+                                int64_t outChannels) {
+  const std::string op = "conv2d_pixels_int8";
+  const ConvOperands operands = convOperands(data, packed, p, op);
+  const std::vector<int64_t>&ds = operands.data, &ws = operands.packed;
+  const int64_t groups = operands.groups, kh = ws[2], kw = ws[3];
+  const DotForm& form = operands.form;
+  const int64_t spanY = (kh - 1) * p.dilation[0] + 1, spanX = (kw - 1) * p.dilation[1] + 1;
+  const int64_t oh = (ds[2] + p.padding[0] + p.padding[2] - spanY) / p.strides[0] + 1;
+  const int64_t ow = (ds[3] + p.padding[1] + p.padding[3] - spanX) / p.strides[1] + 1;
+  if (oh <= 0 || ow <= 0)
+    throwDiagnostic("topi_int8", op + ": the window exceeds the padded input");
+  if (!conv2dInt8OverPixelsApplies(ds, {ws[0] * kInt8Lanes, ds[1], kh, kw}, p))
+    throwDiagnostic("topi_int8", op + ": needs a conv2d with few channel groups and taps and " +
+                                     "output rows of whole vectors of 16");
+  const int64_t pixels = oh * ow;
+
+  // (N, I/4, KH, KW, P, 4): for each tap, the input value each output pixel multiplies by it
+  // (zero in the padding), 16 consecutive pixels 64 contiguous bytes.
+  Tensor repacked = te::compute(
+      shapeOf({ds[0], groups, kh, kw, pixels, form.depth}),
+      [&](const std::vector<Var>& i) -> PrimExpr {
+        const Var &n = i[0], &c = i[1], &ry = i[2], &rx = i[3], &pixel = i[4], &k = i[5];
+        const DataType t = pixel->dtype;
+        PrimExpr channel = addIdx(mulIdx(c, form.depth), k);
+        PrimExpr y =
+            addIdx(mulIdx(tir::floordiv(pixel, tir::intImm(ow, t)), p.strides[0]), -p.padding[0]);
+        y = addIdx(y, mulIdx(ry, p.dilation[0]));
+        PrimExpr x =
+            addIdx(mulIdx(tir::floormod(pixel, tir::intImm(ow, t)), p.strides[1]), -p.padding[1]);
+        x = addIdx(x, mulIdx(rx, p.dilation[1]));
+        PrimExpr inside = tir::logicalAnd(
+            tir::lt(channel, tir::intImm(ds[1], t)),
+            tir::logicalAnd(
+                tir::logicalAnd(tir::ge(y, tir::intImm(0, t)), tir::lt(y, tir::intImm(ds[2], t))),
+                tir::logicalAnd(tir::ge(x, tir::intImm(0, t)), tir::lt(x, tir::intImm(ds[3], t)))));
+        PrimExpr v = tir::ifThenElse(inside, data(n, channel, y, x), tir::intImm(0, data.dtype()));
+        return repackedValue(v, form);
+      },
+      te::ComputeOptions{.name = form.repackName, .tag = "injective,pad"});
+  IterVar rc = te::reduceAxis(0, groups, "rc"), ry = te::reduceAxis(0, kh, "ry"),
+          rx = te::reduceAxis(0, kw, "rx"), rk = te::reduceAxis(0, form.depth, "rk");
+  const DataType i32 = DataType::int32();
+  Tensor acc = te::compute(
+      shapeOf({ds[0], ws[0] * kInt8Lanes, pixels}),
+      [&](Var n, Var oc, Var pixel) {
+        const ChannelPosition at = positionOf(oc);
+        return te::sum(
+            tir::cast(i32, repacked(n, rc.var, ry.var, rx.var, pixel, rk.var)) *
+                tir::cast(i32, packed(at.block, rc.var, ry.var, rx.var, at.lane, rk.var)),
+            {rc, ry, rx, rk});
+      },
+      te::ComputeOptions{.name = op, .tag = op, .indexNames = {"n", "oc", "pixel"}});
+  return te::compute(
+      shapeOf({ds[0], channelsOf(ws, outChannels, op), oh, ow}),
+      [&](Var n, Var c, Var y, Var x) {
+        return compensated(acc(n, c, addIdx(mulIdx(y, ow), x)), packed, positionOf(c), form.shift,
+                           groups);
+      },
+      te::ComputeOptions{.name = "T_conv2d_pixels_int8_unpack",
+                         .tag = "injective",
+                         .indexNames = {"n", "c", "h", "w"}});
+}
+
 Tensor denseInt8(const Tensor& data, const Tensor& packed, int64_t outChannels) {
   const std::string op = "dense_int8";
   const std::vector<int64_t> ds = constShape(data, op), ws = constShape(packed, op);

@@ -77,6 +77,9 @@ Applicability scheduleConv2dInt8(tir::Schedule& sch, const ScheduleOptions& opti
 /// The pointwise int8 conv2d `conv2d_1x1_int8` as a product over pixels: tiles of up to 24 output
 /// channels x 16 pixels, pixels as the vector lanes (same).
 Applicability scheduleConv2d1x1Int8(tir::Schedule& sch, const ScheduleOptions& options);
+/// `conv2d_pixels_int8` (a stem-like conv2d over output pixels): as the pointwise one, the
+/// kernel's taps steps of the reduction (same).
+Applicability scheduleConv2dInt8OverPixels(tir::Schedule& sch, const ScheduleOptions& options);
 /// The int8 dense `dense_int8` of (M, K) data (N-D data reshaped to its rows, the output's
 /// leading loops fused): tiles of up to 8 rows x 16 columns (same).
 Applicability scheduleDenseInt8(tir::Schedule& sch, const ScheduleOptions& options);

@@ -196,8 +196,14 @@ Applicability scheduleConv2dInt8(tir::Schedule& sch, const ScheduleOptions& opti
   return tileRows(sch, c, owb, options);
 }
 
-Applicability scheduleConv2d1x1Int8(tir::Schedule& sch, const ScheduleOptions& options) {
-  const std::string anchor = "conv2d_1x1_int8";
+namespace {
+
+// The products over pixels (`anchor`: conv2d_1x1_int8, conv2d_pixels_int8), whose block is (n,
+// oc, pixel) over the reduction steps ending in the 4 (or 2) elements of a dot product: tiles of
+// mr output channels x 16 pixels, one accumulator per channel; each step loads one vector of 16
+// pixels' 4 bytes and multiplies it by each channel's 4 weight bytes, broadcast.
+Applicability scheduleOverPixels(tir::Schedule& sch, const ScheduleOptions& options,
+                                 const std::string& anchor) {
   registerTensorIntrinsics();
   const DotForm form = formOf(sch, options);
   inlineElementwise(sch, {anchor, form.repack});
@@ -205,7 +211,8 @@ Applicability scheduleConv2d1x1Int8(tir::Schedule& sch, const ScheduleOptions& o
   std::optional<tir::BlockRV> conv = findBlock(sch, anchor);
   std::optional<tir::BlockRV> out = soleOutputBlock(sch);
   if (!conv || !out) return notApplicable(anchor, "the kernel needs one conv2d and one output");
-  if (sch.get(*conv)->iterVars.size() != 5) return notApplicable(anchor, "unexpected conv2d");
+  const size_t axes = sch.get(*conv)->iterVars.size();
+  if (axes < 5) return notApplicable(anchor, "unexpected conv2d");
   const int64_t reduction = reductionSize(sch.get(*conv));
   std::vector<tir::LoopRV> loops = sch.getLoops(*out);
   if (loops.size() != 4) return notApplicable(anchor, "the output is not NCHW");
@@ -213,8 +220,6 @@ Applicability scheduleConv2d1x1Int8(tir::Schedule& sch, const ScheduleOptions& o
   const std::optional<int64_t> height = extentOf(sch, loops[2]), width = extentOf(sch, loops[3]);
   if (!channels || !height || !width) return notApplicable(anchor, "symbolic shape");
 
-  // mr output channels x 16 pixels: one accumulator per channel; each step loads one vector of
-  // 16 pixels' 4 bytes and multiplies it by each channel's 4 weight bytes, broadcast.
   const int64_t mr = largestDivisorAtMost(*channels, form.maxTiles);
   tir::LoopRV pixel = sch.fuse({loops[2], loops[3]});
   std::vector<tir::LoopRV> p = sch.split(pixel, {std::monostate{}, kInt8Lanes});
@@ -222,10 +227,13 @@ Applicability scheduleConv2d1x1Int8(tir::Schedule& sch, const ScheduleOptions& o
   sch.reorder({p[0], c[0], c[1], p[1]});
   sch.computeAt(*conv, c[0], /*preserveUnitLoops=*/true);
 
-  // Below the tile loops (n, p[0], c[0]): n, channel, pixel, then rc, rk.
+  // Below the tile loops (n, p[0], c[0]): n, channel, pixel, then the reduction steps and the
+  // dot product's elements; the steps go outside the channels, the elements stay innermost.
   std::vector<tir::LoopRV> tile = sch.getLoops(*conv);
-  if (tile.size() != 3 + 5) return notApplicable(anchor, "unexpected loops below the tile");
-  sch.reorder({tile[6], tile[4], tile[5], tile[7]});
+  if (tile.size() != 3 + axes) return notApplicable(anchor, "unexpected loops below the tile");
+  std::vector<tir::LoopRV> order(tile.begin() + 6, tile.end() - 1);
+  order.insert(order.end(), {tile[4], tile[5], tile.back()});
+  sch.reorder(order);
   tir::BlockRV init = sch.decomposeReduction(*conv, tile[6]);
   sch.unroll(tile[4]);
   sch.tensorize(tile[5], form.sharedWeightDot);
@@ -237,6 +245,16 @@ Applicability scheduleConv2d1x1Int8(tir::Schedule& sch, const ScheduleOptions& o
   if (*channels * *height * *width * reduction >= options.minParallelWork)
     parallelTiles(sch, {loops[0], p[0], c[0]}, options.numCores);
   return Applicability::yes();
+}
+
+}  // namespace
+
+Applicability scheduleConv2d1x1Int8(tir::Schedule& sch, const ScheduleOptions& options) {
+  return scheduleOverPixels(sch, options, "conv2d_1x1_int8");
+}
+
+Applicability scheduleConv2dInt8OverPixels(tir::Schedule& sch, const ScheduleOptions& options) {
+  return scheduleOverPixels(sch, options, "conv2d_pixels_int8");
 }
 
 Applicability scheduleDenseInt8(tir::Schedule& sch, const ScheduleOptions& options) {

@@ -89,24 +89,29 @@ TEST(X86Strategy, ConvolutionsGetTheirKernels) {
   EXPECT_EQ(direct.chosenName(), "conv2d_nchw.x86");
   // The int8 rows (priorities 22, 21, 20, ..., 18) are asked first and decline the float32 call
   // (the AMX row for the target's lack of AMX first where it has none).
-  ASSERT_GE(direct.considered.size(), 11u);
-  EXPECT_EQ(direct.considered[0].name, "conv2d_nchw_int8_amx.x86");
-  EXPECT_EQ(direct.considered[1].name, "depthwise_conv2d_nchw_int8_window.x86");
-  EXPECT_EQ(direct.considered[2].name, "conv2d_1x1_int8_vnni.x86");
-  EXPECT_EQ(direct.considered[3].name, "depthwise_conv2d_nchw_int8_window_shifted.x86");
-  EXPECT_EQ(direct.considered[4].name, "conv2d_nchw_int8_vnni.x86");
-  EXPECT_EQ(direct.considered[5].name, "conv2d_1x1_int8_bytes_avx2.x86");
-  EXPECT_EQ(direct.considered[6].name, "depthwise_conv2d_nchw_int8.x86");
-  EXPECT_EQ(direct.considered[7].name, "conv2d_nchw_int8_bytes_avx2.x86");
-  EXPECT_EQ(direct.considered[8].name, "conv2d_1x1_int8_avx2.x86");
-  EXPECT_EQ(direct.considered[9].name, "conv2d_nchw_int8_avx2.x86");
+  const std::vector<std::string> int8Rows = {"conv2d_nchw_int8_amx.x86",
+                                             "depthwise_conv2d_nchw_int8_window.x86",
+                                             "conv2d_1x1_int8_vnni.x86",
+                                             "conv2d_pixels_int8_vnni.x86",
+                                             "depthwise_conv2d_nchw_int8_window_shifted.x86",
+                                             "conv2d_nchw_int8_vnni.x86",
+                                             "conv2d_1x1_int8_bytes_avx2.x86",
+                                             "conv2d_pixels_int8_bytes_avx2.x86",
+                                             "depthwise_conv2d_nchw_int8.x86",
+                                             "conv2d_nchw_int8_bytes_avx2.x86",
+                                             "conv2d_1x1_int8_avx2.x86",
+                                             "conv2d_pixels_int8_avx2.x86",
+                                             "conv2d_nchw_int8_avx2.x86"};
+  ASSERT_GE(direct.considered.size(), int8Rows.size() + 1);
+  for (size_t i = 0; i < int8Rows.size(); ++i)
+    EXPECT_EQ(direct.considered[i].name, int8Rows[i]) << i;
   EXPECT_EQ(direct.considered[0].answer.reason,
             cpu.hasFeature("amx-int8") && cpu.hasFeature("amx-tile")
                 ? "not int8/uint8 data x int8 weight -> int32"
                 : "the target has no AMX-INT8 (-mattr=+amx-tile,+amx-int8)");
-  for (size_t i = 1; i < 10; ++i)
+  for (size_t i = 1; i < int8Rows.size(); ++i)
     EXPECT_EQ(direct.considered[i].answer.reason, "not int8/uint8 data x int8 weight -> int32");
-  EXPECT_EQ(direct.considered[10].answer.reason,
+  EXPECT_EQ(direct.considered[int8Rows.size()].answer.reason,
             "the weight is not a constant that can be packed at compile time");
 
   relay::Conv2DAttrs pointwise;

@@ -96,9 +96,16 @@ struct ConvCase {
   DataType dtype = DataType::int8();
 };
 
-// Pointwise convolutions are products over pixels (the last vector of 16 padded).
-bool overPixels(const ConvCase& c) {
-  return c.k == 1 && c.stride == 1 && c.pad == 0;
+// The row expected for the case with the packing's suffix ("vnni", "bytes_avx2", "avx2"):
+// pointwise convolutions are products over pixels (the last vector of 16 padded), and so are
+// stem-like ones (up to 16 channel groups x taps, rows of whole vectors) with the taps as
+// reduction steps.
+std::string implementationOf(const ConvCase& c, const std::string& suffix) {
+  const bool pointwise = c.k == 1 && c.stride == 1 && c.pad == 0;
+  const int64_t ow = (c.w + 2 * c.pad - (c.k - 1) * c.dilation - 1) / c.stride + 1;
+  const bool stemLike = c.k > 1 && (c.c + 3) / 4 * c.k * c.k <= 16 && ow % 16 == 0;
+  const std::string kind = pointwise ? "1x1" : stemLike ? "pixels" : "nchw";
+  return "nn.conv2d: conv2d_" + kind + "_int8_" + suffix + ".x86";
 }
 
 // The case's convolution of `data` (null: a parameter x of the case's shape and dtype).
@@ -127,8 +134,8 @@ TEST_P(X86Int8Conv2d, MatchesInterpreterBitForBit) {
   EXPECT_TRUE(matchesInterpreter(mod, 5, 1e-4, 1e-5, 3, vnniTarget()));
   if (!hostHasVnni()) GTEST_SKIP() << "the host has no AVX-512 VNNI: generic int8 kernels only";
   const BuiltKernels k = kernelsOf(mod, vnniTarget());
-  EXPECT_TRUE(k.mentions(overPixels(c) ? "nn.conv2d: conv2d_1x1_int8_vnni.x86"
-                                       : "nn.conv2d: conv2d_nchw_int8_vnni.x86"));
+  EXPECT_TRUE(k.mentions(implementationOf(c, "vnni")))
+      << ::testing::PrintToString(k.implementations);
   EXPECT_TRUE(k.callsVnni()) << ::testing::PrintToString(k.implementations);
   // The data repacking is vector code: per channel of a group, 16 bytes stored to every 4th
   // byte (the vectorizer leaves a loop it cannot vectorize scalar, without a word).
@@ -137,22 +144,24 @@ TEST_P(X86Int8Conv2d, MatchesInterpreterBitForBit) {
 
 TEST_P(X86Int8Conv2d, PairFormMatchesInterpreterBitForBit) {
   const ConvCase c = GetParam();
-  expectPairKernels(convModule(c), 6,
-                    overPixels(c) ? "nn.conv2d: conv2d_1x1_int8_avx2.x86"
-                                  : "nn.conv2d: conv2d_nchw_int8_avx2.x86");
+  expectPairKernels(convModule(c), 6, implementationOf(c, "avx2"));
 }
 
 // The same convolutions of data proven to lie in [0, 127] (a clip of the input) take the byte form.
 TEST_P(X86Int8Conv2d, ByteFormMatchesInterpreterBitForBit) {
   const ConvCase c = GetParam();
   expectByteKernels(convModule(c, clippedInput({1, c.c, c.h, c.w}, c.dtype, 0, 127)), 7,
-                    overPixels(c) ? "nn.conv2d: conv2d_1x1_int8_bytes_avx2.x86"
-                                  : "nn.conv2d: conv2d_nchw_int8_bytes_avx2.x86");
+                    implementationOf(c, "bytes_avx2"));
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, X86Int8Conv2d,
-    ::testing::Values(ConvCase{3, 17, 17, 16, 7, 2, 3, 1, true},   // stem: 3 channels, odd size
+    ::testing::Values(ConvCase{3, 17, 17, 16, 7, 2, 3, 1, true},  // stem: 3 channels, odd size
+                      ConvCase{3, 24, 32, 32, 3, 2, 1, 1, true},  // MobileNetV2's stem, over pixels
+                      ConvCase{3, 13, 16, 24, 3, 1, 1, 1, false},  // over pixels, 13 rows
+                      ConvCase{4, 11, 32, 16, 3, 2, 2, 2, true},   // over pixels, dilation 2
+                      ConvCase{6, 9, 17, 16, 2, 1, 0, 1, false},   // 2 groups x 4 taps
+                      ConvCase{3, 24, 24, 32, 3, 2, 1, 1, true},   // rows of 12: channel blocks
                       ConvCase{16, 14, 14, 32, 3, 1, 1, 1, true},  // 3x3, 14 columns per tile
                       ConvCase{8, 13, 11, 16, 3, 2, 1, 1, false},  // odd width, stride 2
                       ConvCase{64, 7, 7, 64, 3, 1, 1, 1, true},    // ResNet's last stage shape

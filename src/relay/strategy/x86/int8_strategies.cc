@@ -82,6 +82,21 @@ Applicability int8PointwiseConv(const StrategyCall& c) {
   return Applicability::yes();
 }
 
+// A stem-like conv2d (few channels, a kernel larger than 1x1): the product over output pixels.
+template <PackKind kPacking>
+Applicability int8PixelsConv(const StrategyCall& c) {
+  const TensorTypeNode* d = argType(c.call, 0);
+  const TensorTypeNode* w = argType(c.call, 1);
+  const std::optional<std::vector<int64_t>> ds = d ? staticShape(d->shape) : std::nullopt;
+  const std::optional<std::vector<int64_t>> ws = w ? staticShape(w->shape) : std::nullopt;
+  const auto& a = attrsOf<Conv2DAttrs>(c.call.attrs);
+  if (Applicability conv = int8Conv<kPacking>(c); !conv) return conv;
+  if (!ds || !ws || !topi::conv2dInt8OverPixelsApplies(*ds, *ws, convParams(a, DataType::int32())))
+    return Applicability::no("not a conv2d with a kernel larger than 1x1 and at most " +
+                             std::to_string(topi::kMaxInt8PixelSteps) + " channel groups x taps");
+  return Applicability::yes();
+}
+
 template <PackKind kPacking>
 Applicability int8Dense(const StrategyCall& c) {
   const TensorTypeNode* d = argType(c.call, 0);
@@ -141,6 +156,14 @@ std::vector<te::Tensor> int8PointwiseCompute(const StrategyCall& c,
                                   out.at(1))};
 }
 
+std::vector<te::Tensor> int8PixelsCompute(const StrategyCall& c,
+                                          const std::vector<te::Tensor>& in) {
+  const std::vector<int64_t> out = constExtentsOf(c.outType, "conv2d_pixels_int8");
+  return {topi::conv2dNchwInt8OverPixels(
+      in.at(0), in.at(1), convParams(attrsOf<Conv2DAttrs>(c.call.attrs), DataType::int32()),
+      out.at(1))};
+}
+
 }  // namespace
 
 void registerX86Int8Strategies(StrategyRegistry& r) {
@@ -159,6 +182,13 @@ void registerX86Int8Strategies(StrategyRegistry& r) {
          .compute = int8PointwiseCompute,
          .schedule = x86Schedule(topi::x86::scheduleConv2d1x1Int8)});
   r.add("nn.conv2d", "cpu",
+        {.name = "conv2d_pixels_int8_vnni.x86",
+         .priority = 21,
+         .condition = int8PixelsConv<PackKind::kInt8>,
+         .packWeight = int8Packing<PackKind::kInt8>,
+         .compute = int8PixelsCompute,
+         .schedule = x86Schedule(topi::x86::scheduleConv2dInt8OverPixels)});
+  r.add("nn.conv2d", "cpu",
         {.name = "conv2d_nchw_int8_vnni.x86",
          .priority = 20,
          .condition = int8Conv<PackKind::kInt8>,
@@ -173,6 +203,13 @@ void registerX86Int8Strategies(StrategyRegistry& r) {
          .compute = int8PointwiseCompute,
          .schedule = x86Schedule(topi::x86::scheduleConv2d1x1Int8)});
   r.add("nn.conv2d", "cpu",
+        {.name = "conv2d_pixels_int8_bytes_avx2.x86",
+         .priority = 20,
+         .condition = int8PixelsConv<PackKind::kInt8Bytes>,
+         .packWeight = int8Packing<PackKind::kInt8Bytes>,
+         .compute = int8PixelsCompute,
+         .schedule = x86Schedule(topi::x86::scheduleConv2dInt8OverPixels)});
+  r.add("nn.conv2d", "cpu",
         {.name = "conv2d_nchw_int8_bytes_avx2.x86",
          .priority = 19,
          .condition = int8Conv<PackKind::kInt8Bytes>,
@@ -186,6 +223,13 @@ void registerX86Int8Strategies(StrategyRegistry& r) {
          .packWeight = int8Packing<PackKind::kInt8Pairs>,
          .compute = int8PointwiseCompute,
          .schedule = x86Schedule(topi::x86::scheduleConv2d1x1Int8)});
+  r.add("nn.conv2d", "cpu",
+        {.name = "conv2d_pixels_int8_avx2.x86",
+         .priority = 19,
+         .condition = int8PixelsConv<PackKind::kInt8Pairs>,
+         .packWeight = int8Packing<PackKind::kInt8Pairs>,
+         .compute = int8PixelsCompute,
+         .schedule = x86Schedule(topi::x86::scheduleConv2dInt8OverPixels)});
   r.add("nn.conv2d", "cpu",
         {.name = "conv2d_nchw_int8_avx2.x86",
          .priority = 18,
