@@ -1,11 +1,11 @@
 // Kernel benchmark: Tessera's compiled dense and conv2d (default x86 schedules, weights packed at
 // compile time) side by side with OpenBLAS SGEMM and oneDNN's convolution, in one run, with 1
 // and 2 threads; and (--only int8) the int8 x int8 -> int32 ones (Tessera's VNNI kernels) against
-// oneDNN's int8 matmul and convolution (ResNet's, and MobileNetV2's depthwise ones; --only int8-dw
-// those alone). Engines alternate within each case (one timed block
-// each, repeated), so both see the same machine state. Prints a markdown table (GFLOPS or GOPS,
-// and Tessera's ratio to the peer) for bench/results/.
-// Usage: kernel_bench [--quick] [--threads 1,2] [--only gemm|conv|int8|int8-dw]
+// oneDNN's int8 matmul and convolution (ResNet's and MobileNetV2's; --only int8-dw MobileNetV2's
+// depthwise ones alone, --only int8-mnv2 all of MobileNetV2's). Engines alternate within each case
+// (one timed block each, repeated), so both see the same machine state. Prints a markdown table
+// (GFLOPS or GOPS, and Tessera's ratio to the peer) for bench/results/. Usage: kernel_bench
+// [--quick] [--threads 1,2] [--only gemm|conv|int8|int8-dw|int8-mnv2]
 // [--conv C,H,W,OC,K,S,P]
 // [--int8-conv C,H,W,OC,K,S,P] (one fp32 or int8 case alone)
 #include <cblas.h>
@@ -169,6 +169,16 @@ const ConvCase kResNet50PointwiseConvs[] = {
     {"P7 1024x14 k1s2 ->2048", 1024, 14, 14, 2048, 1, 2, 0},
     {"P8 512x7 k1 ->2048", 512, 7, 7, 2048, 1, 1, 0},
     {"P9 2048x7 k1 ->512", 2048, 7, 7, 512, 1, 1, 0},
+};
+
+// MobileNetV2's stem and a pointwise expansion of each image size (int8 only): the stem's 3
+// channels and the small reductions are where the output stage weighs most.
+const ConvCase kMobileNetV2Convs[] = {
+    {"M1 3x224 k3s2 ->32", 3, 224, 224, 32, 3, 2, 1},
+    {"M2 16x112 k1 ->96", 16, 112, 112, 96, 1, 1, 0},
+    {"M3 24x56 k1 ->144", 24, 56, 56, 144, 1, 1, 0},
+    {"M4 96x14 k1 ->576", 96, 14, 14, 576, 1, 1, 0},
+    {"M5 160x7 k1 ->960", 160, 7, 7, 960, 1, 1, 0},
 };
 
 // MobileNetV2's depthwise convolutions (int8 only; every distinct one of its 17).
@@ -388,7 +398,8 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(
           stderr,
-          "usage: kernel_bench [--quick] [--threads 1,2] [--only gemm|conv|int8|int8-dw] [--conv "
+          "usage: kernel_bench [--quick] [--threads 1,2] [--only gemm|conv|int8|int8-dw|int8-mnv2] "
+          "[--conv "
           "C,H,W,OC,K,S,P] [--int8-conv C,H,W,OC,K,S,P]\n");
       return 2;
     }
@@ -423,12 +434,15 @@ int main(int argc, char** argv) {
       if (!quick || g.m <= 1024) benchGemmInt8(g, threads, rounds, minMs);
     for (const ConvCase& v : kResNet18Convs) benchConvInt8(v, threads, rounds, minMs);
     for (const ConvCase& v : kResNet50PointwiseConvs) benchConvInt8(v, threads, rounds, minMs);
+    for (const ConvCase& v : kMobileNetV2Convs) benchConvInt8(v, threads, rounds, minMs);
     for (const ConvCase& v : kMobileNetV2DepthwiseConvs) benchConvInt8(v, threads, rounds, minMs);
   }
-  if (only == "int8-dw") {
+  if (only == "int8-dw" || only == "int8-mnv2") {
     std::printf(
         "\n| int8 case | threads | Tessera ms | Tessera GOPS | oneDNN GOPS | Tessera / peer "
         "speed | differing results | compile s |\n|---|---|---|---|---|---|---|---|\n");
+    if (only == "int8-mnv2")
+      for (const ConvCase& v : kMobileNetV2Convs) benchConvInt8(v, threads, rounds, minMs);
     for (const ConvCase& v : kMobileNetV2DepthwiseConvs) benchConvInt8(v, threads, rounds, minMs);
   }
   if (only == "int8-custom") {
