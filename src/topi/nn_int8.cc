@@ -296,9 +296,14 @@ Tensor conv2dNchwInt8(const Tensor& data, const Tensor& packed, const Conv2DPara
 bool conv2d1x1Int8Applies(const std::vector<int64_t>& dataShape,
                           const std::vector<int64_t>& weightShape, const Conv2DParams& p) {
   if (dataShape.size() != 4 || weightShape.size() != 4) return false;
-  return weightShape[2] == 1 && weightShape[3] == 1 && p.groups == 1 &&
-         p.strides == std::array<int64_t, 2>{1, 1} &&
-         p.padding == std::array<int64_t, 4>{0, 0, 0, 0};
+  if (weightShape[2] != 1 || weightShape[3] != 1 || p.groups != 1 ||
+      p.strides != std::array<int64_t, 2>{1, 1} || p.padding != std::array<int64_t, 4>{0, 0, 0, 0})
+    return false;
+  // The padding pixels cost products: past an eighth of the pixels (a 7x7 image computes 64 for
+  // 49) only a short reduction, whose output stage weighs more, gains from whole pixel vectors.
+  const int64_t pixels = dataShape[2] * dataShape[3];
+  const int64_t padding = ceilDiv(pixels, kInt8Lanes) * kInt8Lanes - pixels;
+  return padding * 8 <= pixels || dataShape[1] <= kMaxPaddedPixelReduction;
 }
 
 Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DParams& p,

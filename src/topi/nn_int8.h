@@ -79,8 +79,12 @@ std::vector<int64_t> packedInt8Shape(const std::vector<int64_t>& weightShape, In
 Tensor conv2dNchwInt8(const Tensor& data, const Tensor& packed, const Conv2DParams& p,
                       int64_t outChannels = 0);
 
+/// The most input channels a pointwise conv2d over pixels takes when the padding of its last
+/// pixel vector exceeds an eighth of its pixels (7x7 images).
+inline constexpr int64_t kMaxPaddedPixelReduction = 384;
 /// Whether conv2dNchw1x1Int8 computes a conv2d (NCHW/OIHW shapes): 1x1 kernel, unit stride and
-/// dilation, no padding, groups 1.
+/// dilation, no padding, groups 1, and a padded last pixel vector only where it pays
+/// (kMaxPaddedPixelReduction).
 bool conv2d1x1Int8Applies(const std::vector<int64_t>& dataShape,
                           const std::vector<int64_t>& weightShape, const Conv2DParams& p);
 /// Such a conv2d as a product over pixels, 16 pixels per vector: `data_u8` (N, ceil(I/4), P, 4)

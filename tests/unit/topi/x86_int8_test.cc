@@ -101,7 +101,9 @@ struct ConvCase {
 // stem-like ones (up to 16 channel groups x taps, rows of whole vectors) with the taps as
 // reduction steps.
 std::string implementationOf(const ConvCase& c, const std::string& suffix) {
-  const bool pointwise = c.k == 1 && c.stride == 1 && c.pad == 0;
+  const int64_t pixels = c.h * c.w, padding = (pixels + 15) / 16 * 16 - pixels;
+  const bool pointwise =
+      c.k == 1 && c.stride == 1 && c.pad == 0 && (padding * 8 <= pixels || c.c <= 384);
   const int64_t ow = (c.w + 2 * c.pad - (c.k - 1) * c.dilation - 1) / c.stride + 1;
   const bool stemLike = c.k > 1 && (c.c + 3) / 4 * c.k * c.k <= 16 && ow % 16 == 0;
   const std::string kind = pointwise ? "1x1" : stemLike ? "pixels" : "nchw";
@@ -171,6 +173,7 @@ INSTANTIATE_TEST_SUITE_P(
                       ConvCase{64, 8, 8, 32, 1, 1, 0, 1, true},    // 1x1 over 64 pixels
                       ConvCase{10, 4, 12, 48, 1, 1, 0, 1, false},  // 12 columns, whole vectors
                       ConvCase{160, 7, 7, 96, 1, 1, 0, 1, true},   // MobileNetV2's 7x7: 49 pixels
+                      ConvCase{400, 7, 7, 32, 1, 1, 0, 1, true},   // 7x7, long: channel lanes
                       ConvCase{96, 14, 14, 40, 1, 1, 0, 1, true},  // 14x14: 196 pixels
                       ConvCase{10, 2, 24, 48, 1, 1, 0, 1, false},  // over pixels, 10 channels
                       ConvCase{20, 16, 16, 16, 1, 1, 0, 1, true, DataType::uint8()},
