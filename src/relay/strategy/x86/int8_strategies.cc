@@ -68,16 +68,24 @@ Applicability int8Conv(const StrategyCall& c) {
   return int8Product(c, kPacking);
 }
 
-// A pointwise conv2d: the product over pixels (in vectors of 16, the last one padded).
-template <PackKind kPacking>
-Applicability int8PointwiseConv(const StrategyCall& c) {
+// Whether the call's data and weight have static shapes that `test` (a topi applicability check)
+// accepts.
+using ConvShapeTest = bool (*)(const std::vector<int64_t>&, const std::vector<int64_t>&,
+                               const topi::Conv2DParams&);
+bool convShapesPass(const StrategyCall& c, ConvShapeTest test) {
   const TensorTypeNode* d = argType(c.call, 0);
   const TensorTypeNode* w = argType(c.call, 1);
   const std::optional<std::vector<int64_t>> ds = d ? staticShape(d->shape) : std::nullopt;
   const std::optional<std::vector<int64_t>> ws = w ? staticShape(w->shape) : std::nullopt;
-  const auto& a = attrsOf<Conv2DAttrs>(c.call.attrs);
+  return ds && ws &&
+         test(*ds, *ws, convParams(attrsOf<Conv2DAttrs>(c.call.attrs), DataType::int32()));
+}
+
+// A pointwise conv2d: the product over pixels (in vectors of 16, the last one padded).
+template <PackKind kPacking>
+Applicability int8PointwiseConv(const StrategyCall& c) {
   if (Applicability conv = int8Conv<kPacking>(c); !conv) return conv;
-  if (!ds || !ws || !topi::conv2d1x1Int8Applies(*ds, *ws, convParams(a, DataType::int32())))
+  if (!convShapesPass(c, topi::conv2d1x1Int8Applies))
     return Applicability::no("not a pointwise (1x1, stride 1, unpadded) conv2d");
   return Applicability::yes();
 }
@@ -85,15 +93,11 @@ Applicability int8PointwiseConv(const StrategyCall& c) {
 // A stem-like conv2d (few channels, a kernel larger than 1x1): the product over output pixels.
 template <PackKind kPacking>
 Applicability int8PixelsConv(const StrategyCall& c) {
-  const TensorTypeNode* d = argType(c.call, 0);
-  const TensorTypeNode* w = argType(c.call, 1);
-  const std::optional<std::vector<int64_t>> ds = d ? staticShape(d->shape) : std::nullopt;
-  const std::optional<std::vector<int64_t>> ws = w ? staticShape(w->shape) : std::nullopt;
-  const auto& a = attrsOf<Conv2DAttrs>(c.call.attrs);
   if (Applicability conv = int8Conv<kPacking>(c); !conv) return conv;
-  if (!ds || !ws || !topi::conv2dInt8OverPixelsApplies(*ds, *ws, convParams(a, DataType::int32())))
-    return Applicability::no("not a conv2d with a kernel larger than 1x1 and at most " +
-                             std::to_string(topi::kMaxInt8PixelSteps) + " channel groups x taps");
+  if (!convShapesPass(c, topi::conv2dInt8OverPixelsApplies))
+    return Applicability::no("not a conv2d with a kernel larger than 1x1, at most " +
+                             std::to_string(topi::kMaxInt8PixelSteps) +
+                             " channel groups x taps and rows of whole vectors of 16 pixels");
   return Applicability::yes();
 }
 
