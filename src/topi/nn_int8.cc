@@ -297,11 +297,12 @@ bool conv2d1x1Int8Applies(const std::vector<int64_t>& dataShape,
                           const std::vector<int64_t>& weightShape, const Conv2DParams& p) {
   if (dataShape.size() != 4 || weightShape.size() != 4) return false;
   if (weightShape[2] != 1 || weightShape[3] != 1 || p.groups != 1 ||
-      p.strides != std::array<int64_t, 2>{1, 1} || p.padding != std::array<int64_t, 4>{0, 0, 0, 0})
+      p.padding != std::array<int64_t, 4>{0, 0, 0, 0} || p.strides[0] < 1 || p.strides[1] < 1)
     return false;
   // The padding pixels cost products: past an eighth of the pixels (a 7x7 image computes 64 for
   // 49) only a short reduction, whose output stage weighs more, gains from whole pixel vectors.
-  const int64_t pixels = dataShape[2] * dataShape[3];
+  const int64_t pixels =
+      ((dataShape[2] - 1) / p.strides[0] + 1) * ((dataShape[3] - 1) / p.strides[1] + 1);
   const int64_t padding = ceilDiv(pixels, kInt8Lanes) * kInt8Lanes - pixels;
   return padding * 8 <= pixels || dataShape[1] <= kMaxPaddedPixelReduction;
 }
@@ -316,9 +317,21 @@ Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DP
     throwDiagnostic("topi_int8", op + ": needs a pointwise NCHW conv2d over whole pixel vectors");
   const DotForm& form = operands.form;
   const int64_t shift = form.shift;
-  const int64_t width = ds[3], pixels = ds[2] * ds[3];
+  const int64_t height = (ds[2] - 1) / p.strides[0] + 1, width = (ds[3] - 1) / p.strides[1] + 1;
+  const int64_t pixels = height * width;
   // The pixels padded to whole vectors: the padding pixels' products are computed and never read.
   const int64_t paddedPixels = ceilDiv(pixels, kInt8Lanes) * kInt8Lanes;
+  // A strided one reads one pixel in strides[0] x strides[1]: those are copied out first, a row at
+  // a time (strided vector loads), so that 16 consecutive output pixels are 16 consecutive bytes
+  // of the copy even where they span two rows.
+  Tensor source = data;
+  if (height != ds[2] || width != ds[3])
+    source = te::compute(
+        shapeOf({ds[0], ds[1], height, width}),
+        [&](Var n, Var c, Var y, Var x) {
+          return data(n, c, mulIdx(y, p.strides[0]), mulIdx(x, p.strides[1]));
+        },
+        te::ComputeOptions{.name = "data_subsampled", .tag = "injective"});
 
   // (N, I/4, H*W, 4): 16 consecutive pixels of a channel group are 64 contiguous bytes.
   Tensor repacked = te::compute(
@@ -326,7 +339,7 @@ Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DP
       [&](Var n, Var c, Var pixel, Var k) -> PrimExpr {
         PrimExpr channel = addIdx(mulIdx(c, form.depth), k);
         PrimExpr w = tir::intImm(width, pixel->dtype);
-        PrimExpr v = data(n, channel, tir::floordiv(pixel, w), tir::floormod(pixel, w));
+        PrimExpr v = source(n, channel, tir::floordiv(pixel, w), tir::floormod(pixel, w));
         PrimExpr inside;
         if (ds[1] % form.depth != 0) inside = tir::lt(channel, tir::intImm(ds[1]));
         if (paddedPixels != pixels) {
@@ -351,7 +364,7 @@ Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DP
       },
       te::ComputeOptions{.name = op, .tag = op, .indexNames = {"n", "oc", "pixel"}});
   return te::compute(
-      shapeOf({ds[0], channelsOf(ws, outChannels, op), ds[2], width}),
+      shapeOf({ds[0], channelsOf(ws, outChannels, op), height, width}),
       [&](Var n, Var c, Var y, Var x) {
         return compensated(acc(n, c, addIdx(mulIdx(y, width), x)), packed, positionOf(c), shift,
                            groups);
@@ -364,7 +377,7 @@ Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DP
 bool conv2dInt8OverPixelsApplies(const std::vector<int64_t>& dataShape,
                                  const std::vector<int64_t>& weightShape, const Conv2DParams& p) {
   if (dataShape.size() != 4 || weightShape.size() != 4 || p.groups != 1) return false;
-  // Pointwise ones, strided too, keep their kernels (the strided one subsamples the data once).
+  // Pointwise ones, strided too, take the pointwise product over pixels (conv2dNchw1x1Int8).
   if (weightShape[2] * weightShape[3] == 1) return false;
   const int64_t steps = ceilDiv(dataShape[1], kInt8Depth) * weightShape[2] * weightShape[3];
   // Rows of whole vectors: a vector of pixels spanning two rows reads no affine span of the data,

@@ -82,15 +82,16 @@ Tensor conv2dNchwInt8(const Tensor& data, const Tensor& packed, const Conv2DPara
 /// The most input channels a pointwise conv2d over pixels takes when the padding of its last
 /// pixel vector exceeds an eighth of its pixels (7x7 images).
 inline constexpr int64_t kMaxPaddedPixelReduction = 384;
-/// Whether conv2dNchw1x1Int8 computes a conv2d (NCHW/OIHW shapes): 1x1 kernel, unit stride and
-/// dilation, no padding, groups 1, and a padded last pixel vector only where it pays
+/// Whether conv2dNchw1x1Int8 computes a conv2d (NCHW/OIHW shapes): 1x1 kernel (any stride), no
+/// padding, groups 1, and a padded last pixel vector only where it pays
 /// (kMaxPaddedPixelReduction).
 bool conv2d1x1Int8Applies(const std::vector<int64_t>& dataShape,
                           const std::vector<int64_t>& weightShape, const Conv2DParams& p);
 /// Such a conv2d as a product over pixels, 16 pixels per vector: `data_u8` (N, ceil(I/4), P, 4)
-/// uint8, `conv2d_1x1_int8` (N, O, P) and `T_conv2d_1x1_int8_unpack` (N, O, H, W), which
-/// subtracts the compensation; P is H*W rounded up to whole vectors of 16 (the padding pixels
-/// are zeros, their sums never read). The weight is packed by packInt8Weight as for
+/// uint8, `conv2d_1x1_int8` (N, O, P) and `T_conv2d_1x1_int8_unpack` (N, O, OH, OW), which
+/// subtracts the compensation; P is OH*OW rounded up to whole vectors of 16 (the padding pixels
+/// are zeros, their sums never read). A strided one first copies the pixels it reads,
+/// `data_subsampled` (N, I, OH, OW). The weight is packed by packInt8Weight as for
 /// conv2dNchwInt8.
 Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DParams& p,
                          int64_t outChannels = 0);

@@ -86,6 +86,18 @@ void vectorizeRepack(tir::Schedule& sch, const DotForm& form, const ScheduleOpti
     parallelTiles(sch, {loops.begin(), loops.end() - 2}, options.numCores);
 }
 
+// A strided pointwise conv2d's copy of the pixels it reads, `data_subsampled` (n, c, y, x): each
+// row one vector of strided loads (a wide load and a shuffle), channels in parallel.
+void vectorizeSubsample(tir::Schedule& sch, const ScheduleOptions& options) {
+  std::optional<tir::BlockRV> copy = findBlock(sch, "data_subsampled");
+  if (!copy) return;
+  std::vector<tir::LoopRV> loops = sch.getLoops(*copy);
+  if (loops.size() != 4) return;
+  sch.vectorize(loops.back());
+  if (workOf(sch, loops) >= options.minParallelWork)
+    parallelTiles(sch, {loops[0], loops[1]}, options.numCores);
+}
+
 }  // namespace
 
 namespace {
@@ -165,8 +177,9 @@ Applicability scheduleConv2dInt8(tir::Schedule& sch, const ScheduleOptions& opti
   const std::string anchor = "conv2d_nchw_int8";
   registerTensorIntrinsics();
   const DotForm form = formOf(sch, options);
-  inlineElementwise(sch, {anchor, form.repack});
+  inlineElementwise(sch, {anchor, form.repack, "data_subsampled"});
   vectorizeRepack(sch, form, options);
+  vectorizeSubsample(sch, options);
   std::optional<tir::BlockRV> conv = findBlock(sch, anchor);
   std::optional<tir::BlockRV> out = soleOutputBlock(sch);
   if (!conv || !out) return notApplicable(anchor, "the kernel needs one conv2d and one output");
@@ -206,8 +219,9 @@ Applicability scheduleOverPixels(tir::Schedule& sch, const ScheduleOptions& opti
                                  const std::string& anchor) {
   registerTensorIntrinsics();
   const DotForm form = formOf(sch, options);
-  inlineElementwise(sch, {anchor, form.repack});
+  inlineElementwise(sch, {anchor, form.repack, "data_subsampled"});
   vectorizeRepack(sch, form, options);
+  vectorizeSubsample(sch, options);
   std::optional<tir::BlockRV> conv = findBlock(sch, anchor);
   std::optional<tir::BlockRV> out = soleOutputBlock(sch);
   if (!conv || !out) return notApplicable(anchor, "the kernel needs one conv2d and one output");

@@ -101,10 +101,10 @@ struct ConvCase {
 // stem-like ones (up to 16 channel groups x taps, rows of whole vectors) with the taps as
 // reduction steps.
 std::string implementationOf(const ConvCase& c, const std::string& suffix) {
-  const int64_t pixels = c.h * c.w, padding = (pixels + 15) / 16 * 16 - pixels;
-  const bool pointwise =
-      c.k == 1 && c.stride == 1 && c.pad == 0 && (padding * 8 <= pixels || c.c <= 384);
+  const int64_t oh = (c.h + 2 * c.pad - (c.k - 1) * c.dilation - 1) / c.stride + 1;
   const int64_t ow = (c.w + 2 * c.pad - (c.k - 1) * c.dilation - 1) / c.stride + 1;
+  const int64_t pixels = oh * ow, padding = (pixels + 15) / 16 * 16 - pixels;
+  const bool pointwise = c.k == 1 && c.pad == 0 && (padding * 8 <= pixels || c.c <= 384);
   const bool stemLike = c.k > 1 && (c.c + 3) / 4 * c.k * c.k <= 16 && ow % 16 == 0;
   const std::string kind = pointwise ? "1x1" : stemLike ? "pixels" : "nchw";
   return "nn.conv2d: conv2d_" + kind + "_int8_" + suffix + ".x86";
@@ -142,6 +142,10 @@ TEST_P(X86Int8Conv2d, MatchesInterpreterBitForBit) {
   // The data repacking is vector code: per channel of a group, 16 bytes stored to every 4th
   // byte (the vectorizer leaves a loop it cannot vectorize scalar, without a word).
   EXPECT_TRUE(std::regex_search(k.tir, std::regex(R"(data_u8\[[^\]]*:4\] = )"))) << k.tir;
+  // A strided pointwise one copies the pixels it reads first, a row per vector.
+  if (c.k == 1 && c.stride > 1 && implementationOf(c, "vnni").find("1x1") != std::string::npos)
+    EXPECT_TRUE(std::regex_search(k.tir, std::regex(R"(data_subsampled\[[^\]]*:[^\]]*\] = )")))
+        << k.tir;
 }
 
 TEST_P(X86Int8Conv2d, PairFormMatchesInterpreterBitForBit) {
@@ -160,16 +164,20 @@ INSTANTIATE_TEST_SUITE_P(
     Shapes, X86Int8Conv2d,
     ::testing::Values(ConvCase{3, 17, 17, 16, 7, 2, 3, 1, true},  // stem: 3 channels, odd size
                       ConvCase{3, 24, 32, 32, 3, 2, 1, 1, true},  // MobileNetV2's stem, over pixels
-                      ConvCase{3, 13, 16, 24, 3, 1, 1, 1, false},  // over pixels, 13 rows
-                      ConvCase{4, 11, 32, 16, 3, 2, 2, 2, true},   // over pixels, dilation 2
-                      ConvCase{6, 9, 17, 16, 2, 1, 0, 1, false},   // 2 groups x 4 taps
-                      ConvCase{3, 24, 24, 32, 3, 2, 1, 1, true},   // rows of 12: channel blocks
-                      ConvCase{16, 14, 14, 32, 3, 1, 1, 1, true},  // 3x3, 14 columns per tile
-                      ConvCase{8, 13, 11, 16, 3, 2, 1, 1, false},  // odd width, stride 2
-                      ConvCase{64, 7, 7, 64, 3, 1, 1, 1, true},    // ResNet's last stage shape
-                      ConvCase{32, 9, 9, 16, 1, 1, 0, 1, true},    // 1x1, 81 pixels: 5 vectors
-                      ConvCase{5, 12, 12, 16, 3, 1, 2, 2, false},  // dilation, 5 channels
-                      ConvCase{24, 8, 29, 48, 1, 2, 0, 1, true},   // pointwise stride 2, wide
+                      ConvCase{3, 13, 16, 24, 3, 1, 1, 1, false},   // over pixels, 13 rows
+                      ConvCase{4, 11, 32, 16, 3, 2, 2, 2, true},    // over pixels, dilation 2
+                      ConvCase{6, 9, 17, 16, 2, 1, 0, 1, false},    // 2 groups x 4 taps
+                      ConvCase{3, 24, 24, 32, 3, 2, 1, 1, true},    // rows of 12: channel blocks
+                      ConvCase{16, 14, 14, 32, 3, 1, 1, 1, true},   // 3x3, 14 columns per tile
+                      ConvCase{8, 13, 11, 16, 3, 2, 1, 1, false},   // odd width, stride 2
+                      ConvCase{64, 7, 7, 64, 3, 1, 1, 1, true},     // ResNet's last stage shape
+                      ConvCase{32, 9, 9, 16, 1, 1, 0, 1, true},     // 1x1, 81 pixels: 5 vectors
+                      ConvCase{5, 12, 12, 16, 3, 1, 2, 2, false},   // dilation, 5 channels
+                      ConvCase{24, 8, 29, 48, 1, 2, 0, 1, true},    // pointwise stride 2, wide
+                      ConvCase{64, 28, 28, 32, 1, 2, 0, 1, true},   // ResNet's downsampling
+                      ConvCase{20, 13, 11, 16, 1, 2, 0, 1, false},  // stride 2, odd sizes
+                      ConvCase{512, 14, 14, 32, 1, 2, 0, 1, true},  // 7x7 out, long: lanes
+                      ConvCase{8, 9, 10, 16, 1, 3, 0, 1, true, DataType::uint8()},  // stride 3
                       ConvCase{64, 8, 8, 32, 1, 1, 0, 1, true},    // 1x1 over 64 pixels
                       ConvCase{10, 4, 12, 48, 1, 1, 0, 1, false},  // 12 columns, whole vectors
                       ConvCase{160, 7, 7, 96, 1, 1, 0, 1, true},   // MobileNetV2's 7x7: 49 pixels

@@ -86,7 +86,7 @@ template <PackKind kPacking>
 Applicability int8PointwiseConv(const StrategyCall& c) {
   if (Applicability conv = int8Conv<kPacking>(c); !conv) return conv;
   if (!convShapesPass(c, topi::conv2d1x1Int8Applies))
-    return Applicability::no("not a pointwise (1x1, stride 1, unpadded) conv2d");
+    return Applicability::no("not a pointwise (1x1, unpadded) conv2d");
   return Applicability::yes();
 }
 
