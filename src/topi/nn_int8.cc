@@ -27,6 +27,15 @@ int64_t ceilDiv(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
 
+// The output's height and width: a window of kh x kw taps spaced by the dilation, moved by the
+// strides over the padded input. Not positive where the window does not fit.
+std::array<int64_t, 2> outputExtent(const std::vector<int64_t>& dataShape, int64_t kh, int64_t kw,
+                                    const Conv2DParams& p) {
+  const int64_t spanY = (kh - 1) * p.dilation[0] + 1, spanX = (kw - 1) * p.dilation[1] + 1;
+  return {(dataShape[2] + p.padding[0] + p.padding[2] - spanY) / p.strides[0] + 1,
+          (dataShape[3] + p.padding[1] + p.padding[3] - spanX) / p.strides[1] + 1};
+}
+
 // int8 data becomes uint8 by adding this; uint8 data is taken as it is.
 int64_t dataShift(DataType dtype) {
   return dtype == DataType::int8() ? 128 : 0;
@@ -226,9 +235,7 @@ Tensor conv2dNchwInt8(const Tensor& data, const Tensor& packed, const Conv2DPara
   const int64_t groups = operands.groups;
   const DotForm& form = operands.form;
   const int64_t shift = form.shift;
-  const int64_t spanY = (ws[2] - 1) * p.dilation[0] + 1, spanX = (ws[3] - 1) * p.dilation[1] + 1;
-  const int64_t oh = (ds[2] + p.padding[0] + p.padding[2] - spanY) / p.strides[0] + 1;
-  const int64_t ow = (ds[3] + p.padding[1] + p.padding[3] - spanX) / p.strides[1] + 1;
+  const auto [oh, ow] = outputExtent(ds, ws[2], ws[3], p);
   if (oh <= 0 || ow <= 0)
     throwDiagnostic("topi_int8", op + ": the window exceeds the padded input");
 
@@ -301,8 +308,8 @@ bool conv2d1x1Int8Applies(const std::vector<int64_t>& dataShape,
     return false;
   // The padding pixels cost products: past an eighth of the pixels (a 7x7 image computes 64 for
   // 49) only a short reduction, whose output stage weighs more, gains from whole pixel vectors.
-  const int64_t pixels =
-      ((dataShape[2] - 1) / p.strides[0] + 1) * ((dataShape[3] - 1) / p.strides[1] + 1);
+  const auto [height, width] = outputExtent(dataShape, 1, 1, p);
+  const int64_t pixels = height * width;
   const int64_t padding = ceilDiv(pixels, kInt8Lanes) * kInt8Lanes - pixels;
   return padding * 8 <= pixels || dataShape[1] <= kMaxPaddedPixelReduction;
 }
@@ -317,7 +324,7 @@ Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DP
     throwDiagnostic("topi_int8", op + ": needs a pointwise NCHW conv2d over whole pixel vectors");
   const DotForm& form = operands.form;
   const int64_t shift = form.shift;
-  const int64_t height = (ds[2] - 1) / p.strides[0] + 1, width = (ds[3] - 1) / p.strides[1] + 1;
+  const auto [height, width] = outputExtent(ds, 1, 1, p);
   const int64_t pixels = height * width;
   // The pixels padded to whole vectors: the padding pixels' products are computed and never read.
   const int64_t paddedPixels = ceilDiv(pixels, kInt8Lanes) * kInt8Lanes;
@@ -382,8 +389,7 @@ bool conv2dInt8OverPixelsApplies(const std::vector<int64_t>& dataShape,
   const int64_t steps = ceilDiv(dataShape[1], kInt8Depth) * weightShape[2] * weightShape[3];
   // Rows of whole vectors: a vector of pixels spanning two rows reads no affine span of the data,
   // and the data copy would be a scalar loop.
-  const int64_t spanX = (weightShape[3] - 1) * p.dilation[1] + 1;
-  const int64_t ow = (dataShape[3] + p.padding[1] + p.padding[3] - spanX) / p.strides[1] + 1;
+  const int64_t ow = outputExtent(dataShape, weightShape[2], weightShape[3], p)[1];
   return steps <= kMaxInt8PixelSteps && ow > 0 && ow % kInt8Lanes == 0;
 }
 
@@ -394,9 +400,7 @@ Tensor conv2dNchwInt8OverPixels(const Tensor& data, const Tensor& packed, const 
   const std::vector<int64_t>&ds = operands.data, &ws = operands.packed;
   const int64_t groups = operands.groups, kh = ws[2], kw = ws[3];
   const DotForm& form = operands.form;
-  const int64_t spanY = (kh - 1) * p.dilation[0] + 1, spanX = (kw - 1) * p.dilation[1] + 1;
-  const int64_t oh = (ds[2] + p.padding[0] + p.padding[2] - spanY) / p.strides[0] + 1;
-  const int64_t ow = (ds[3] + p.padding[1] + p.padding[3] - spanX) / p.strides[1] + 1;
+  const auto [oh, ow] = outputExtent(ds, kh, kw, p);
   if (oh <= 0 || ow <= 0)
     throwDiagnostic("topi_int8", op + ": the window exceeds the padded input");
   if (!conv2dInt8OverPixelsApplies(ds, {ws[0] * kInt8Lanes, ds[1], kh, kw}, p))
