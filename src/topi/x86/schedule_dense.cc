@@ -3,6 +3,9 @@
 // the whole reduction (mr rows broadcast against nr contiguous weights per step: an outer-product
 // micro-kernel that LLVM keeps in vector registers), then the epilogue (bias, activation, ...)
 // writes the block out. Tiles run in parallel, consecutive tiles sharing one weight panel.
+// With few rows (a batch-1 classifier head) one block is one chain of dependent FMAs over the
+// whole reduction, bound by the FMA's latency rather than by reading the weight: such a tile
+// takes several column blocks, each its own chain, all advanced by one broadcast per step.
 #include "tir/stmt.h"
 #include "topi/x86/schedule.h"
 #include "topi/x86/schedule_util.h"
@@ -12,6 +15,27 @@ namespace tessera::topi::x86 {
 int64_t packedDenseRows(int64_t rows, int64_t block, const ScheduleOptions& options) {
   return tileExtent(rows, broadcastRowLimit(block, options));
 }
+
+namespace {
+
+// Independent accumulator chains a tile wants: enough to cover the FMA latency (4 cycles) on
+// two FMA pipes.
+constexpr int64_t kLatencyChains = 8;
+
+// Column blocks per tile: 1 unless mr rows give fewer than kLatencyChains chains; then a divisor
+// of the column blocks that brings them up (within the register budget), leaving at least two
+// tiles per core to run in parallel.
+int64_t denseColumnBlocks(int64_t mr, int64_t nr, int64_t columnBlocks,
+                          const ScheduleOptions& options) {
+  const int64_t chains = mr * vectorsOf(nr, options);
+  if (chains >= kLatencyChains) return 1;
+  const int64_t budget = accumulatorBudget(options.vectorRegisters, 2, 16) / chains;
+  int64_t limit = std::min((kLatencyChains + chains - 1) / chains, budget);
+  limit = std::min(limit, std::max<int64_t>(1, columnBlocks / (2 * options.numCores)));
+  return largestDivisorAtMost(columnBlocks, std::max<int64_t>(1, limit));
+}
+
+}  // namespace
 
 Applicability scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& options,
                                   const std::string& tileBlock) {
@@ -54,10 +78,11 @@ Applicability scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& opt
   int64_t mr = packedDenseRows(rows, nr, options);
   if (rows % mr != 0 && parallelRows)
     mr = largestDivisorAtMost(rows, broadcastRowLimit(nr, options));
+  const int64_t nb = denseColumnBlocks(mr, nr, *n / nr, options);
   tir::LoopRV row = loops[rank - 2];
   if (rank - 1 - batch > 1)
     row = sch.fuse({loops.begin() + static_cast<long>(batch), loops.end() - 1});
-  std::vector<tir::LoopRV> j = sch.split(loops[rank - 1], {std::monostate{}, nr});
+  std::vector<tir::LoopRV> j = sch.split(loops[rank - 1], {std::monostate{}, nb * nr});
   std::vector<tir::LoopRV> i = sch.split(row, {std::monostate{}, mr});
   sch.reorder({j[0], i[0], i[1], j[1]});
   sch.computeAt(*dense, i[0], /*preserveUnitLoops=*/true);
@@ -72,9 +97,20 @@ Applicability scheduleDensePacked(tir::Schedule& sch, const ScheduleOptions& opt
   order.insert(order.end(), tile.begin(), tile.end() - 1);
   sch.reorder(order);
   tir::BlockRV init = sch.decomposeReduction(*dense, tile[rank]);
-  vectorizeTile(sch, {tile.begin(), tile.end() - 1});
-  vectorizeTile(sch, innerLoops(sch, init, outer));
-  sch.vectorize(j[1]);
+  // Every access to the accumulators is by whole nr-lane vectors (the column loop as (block,
+  // lane) where a tile has several blocks): LLVM keeps them in registers only when the
+  // initialization, the update and the output stage slice them alike.
+  const auto byBlock = [&](std::vector<tir::LoopRV> loops) {
+    if (nb > 1) {
+      std::vector<tir::LoopRV> columns = sch.split(loops.back(), {nb, nr});
+      loops.back() = columns[0];
+      loops.push_back(columns[1]);
+    }
+    return loops;
+  };
+  vectorizeTile(sch, byBlock({tile.begin(), tile.end() - 1}));
+  vectorizeTile(sch, byBlock(innerLoops(sch, init, outer)));
+  vectorizeTile(sch, byBlock({j[1]}));
 
   std::vector<tir::LoopRV> tiles(loops.begin(), loops.begin() + static_cast<long>(batch));
   tiles.push_back(j[0]);
