@@ -137,8 +137,9 @@ void runScheduleKernels(CompileState& s, relay::PassContext&) {
 // context (tir.disable_vectorize, tir.add_lower_pass, ...).
 void runLowerTIR(CompileState& s, relay::PassContext& ctx) {
   tir::TirModule module;
+  // Kernels carry their target into lowering: a pass may depend on its features (FMA).
   for (const tir::PrimFunc& k : s.kernels)
-    if (!isDeviceKernel(k)) module.add(k);
+    if (!isDeviceKernel(k)) module.add(withTarget(k, s.target));
   module = tir::transform::lower(std::move(module), ctx);
   // The kernels keep their order; a device's stay as its strategy lowered them.
   std::vector<tir::PrimFunc> lowered = module.functions();

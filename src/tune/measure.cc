@@ -133,8 +133,11 @@ codegen::CompiledObjects decode(const std::string& bytes) {
 // Throws DiagnosticError when `scheduled` does not lower or compile.
 codegen::CompiledModule compileCandidate(const tir::PrimFunc& scheduled,
                                          const target::Target& target, bool link) {
+  // Lowered as the build lowers it: with its target (NarrowFixedPointMultiply reads it).
+  auto withTarget = std::make_shared<tir::PrimFuncNode>(*scheduled);
+  withTarget->attrs.set("target", AttrValue::string(target.str()));
   tir::TirModule module;
-  module.add(tir::transform::lower(scheduled));
+  module.add(tir::transform::lower(tir::PrimFunc(withTarget)));
   return codegen::compile(module, target, {.keepIR = false, .threads = 1, .link = link});
 }
 

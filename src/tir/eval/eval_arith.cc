@@ -257,6 +257,7 @@ bool lookupIntrinsic(const std::string& op, Intrinsic* out) {
       {"tir.fma", Intrinsic::kFma},
       {"tir.clz", Intrinsic::kClz},
       {"tir.popcount", Intrinsic::kPopcount},
+      {"tir.reinterpret", Intrinsic::kReinterpret},
   };
   auto it = table.find(op);
   if (it == table.end()) return false;
@@ -380,12 +381,27 @@ Scalar intrinsic(Intrinsic fn, DataType resultType, DataType argType, const Scal
                                                   static_cast<uint64_t>(args[1].i) +
                                               static_cast<uint64_t>(args[2].i)),
                          resultType);
+      // One rounding, in the result's precision: a double fma rounded again to float32 could
+      // differ from float32's fused multiply-add (double rounding).
+      if (resultType.element() == DataType::float32())
+        return floatResult(std::fma(static_cast<float>(args[0].f), static_cast<float>(args[1].f),
+                                    static_cast<float>(args[2].f)),
+                           resultType);
       return floatResult(std::fma(args[0].f, args[1].f, args[2].f), resultType);
     case Intrinsic::kClz: {
       uint64_t u = static_cast<uint64_t>(args[0].i);
       int bits = argType.bits();
       if (bits < 64) u &= (uint64_t{1} << bits) - 1;
       return intResult(std::countl_zero(u) - (64 - bits), resultType);
+    }
+    case Intrinsic::kReinterpret: {
+      // Lane by lane: the evaluator has no meaning for a reinterpret that regroups lanes.
+      if (argType.bits() != resultType.bits() || argType.bits() > 64)
+        throwDiagnostic("tir_eval", "reinterpret from " + argType.name() + " to " +
+                                        resultType.name() + " changes the lane width");
+      uint8_t bytes[8] = {};
+      writeElement(bytes, argType.element(), args[0]);
+      return readElement(bytes, resultType.element());
     }
     case Intrinsic::kPopcount: {
       uint64_t u = static_cast<uint64_t>(args[0].i);

@@ -67,6 +67,7 @@ enum class Intrinsic : uint8_t {
   kFma,
   kClz,
   kPopcount,
+  kReinterpret,
 };
 
 /// Looks up an intrinsic by its op name ("tir.exp"); false when the evaluator has no meaning for

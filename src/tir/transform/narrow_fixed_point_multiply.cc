@@ -16,8 +16,25 @@
 // have no 64-bit multiply of full lanes, so the int64 form costs widening, two vpmuldq per 16
 // lanes and narrowing, where the split costs two vpmulld; a scalar int64 multiply is one
 // instruction, and the split would be more.
+//
+// Where the split needs its low part (about six vector operations) and the operand takes few
+// values (a relu6 clip bounds it to a few thousand), a float form is cheaper: one conversion,
+// one fused multiply-add against 1.5 * 2^23 and one integer subtract,
+//
+//   bits(fma(float(x), c, 1.5 * 2^23)) - bits(1.5 * 2^23) = round-to-nearest-even(x * c)
+//
+// (adding 1.5 * 2^23 leaves a float whose last mantissa bit is worth 1). It is not the same
+// function in general (c is m / 2^s rounded to 24 bits, and ties round to even), so it is taken
+// only when it gives the exact value for every value the operand can take, checked here one by
+// one, and only on a target with FMA (the kernel carries its target; without an FMA unit the
+// multiply-add would be a library call).
+#include <bit>
+#include <cmath>
+#include <map>
 #include <optional>
+#include <tuple>
 
+#include "target/target.h"
 #include "tir/arith/analyzer.h"
 #include "tir/functor.h"
 #include "tir/transform/pass_util.h"
@@ -153,8 +170,51 @@ PrimExpr narrowForm(const FixedPointForm& f, const Split& sp) {
   return shiftRight(total, f.s - sp.k);
 }
 
+// The float form: the constant c of fma(float(x), c, kMagic) that gives floor((x*m + r) / 2^s)
+// for every x in `x`, if one of the floats nearest m / 2^s does. At most kMaxCheckedValues
+// values are checked.
+constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23
+constexpr Int128 kMaxCheckedValues = Int128{1} << 17;
+
+int64_t floatFormValue(int64_t x, float c) {
+  const float t = std::fma(static_cast<float>(x), c, kMagic);
+  return int64_t{std::bit_cast<int32_t>(t)} - std::bit_cast<int32_t>(kMagic);
+}
+
+std::optional<float> chooseFloatForm(const FixedPointForm& f, Interval x) {
+  if (x.hi - x.lo + 1 > kMaxCheckedValues || x.lo < -(Int128{1} << 24) ||
+      x.hi > (Int128{1} << 24) || f.m <= 0)
+    return std::nullopt;
+  const float nearest = static_cast<float>(std::ldexp(static_cast<double>(f.m), -f.s));
+  for (float c : {nearest, std::nextafter(nearest, 0.0f), std::nextafter(nearest, INFINITY)}) {
+    bool exact = std::isfinite(c) && c > 0;
+    for (Int128 v = x.lo; exact && v <= x.hi; ++v)
+      exact = floatFormValue(static_cast<int64_t>(v), c) == floorShift(v * f.m + f.r, f.s);
+    if (exact) return c;
+  }
+  return std::nullopt;
+}
+
+// The int32 value of `f` by the float form with constant `c`.
+PrimExpr floatForm(const FixedPointForm& f, float c) {
+  const int lanes = f.x->dtype.lanes();
+  const DataType f32 = DataType::float32().withLanes(lanes);
+  const DataType i32 = DataType::int32().withLanes(lanes);
+  const auto splat = [&](PrimExpr v) { return lanes > 1 ? broadcast(v, lanes) : v; };
+  const PrimExpr t =
+      call(f32, "tir.fma", {cast(f32, f.x), splat(floatImm(c)), splat(floatImm(kMagic))});
+  return sub(call(i32, "tir.reinterpret", {t}), constantLike(std::bit_cast<int32_t>(kMagic), i32));
+}
+
+bool targetHasFma(const PrimFunc& func) {
+  const AttrValue* t = func->attrs.find("target");
+  return t && target::Target::parse(t->asString()).hasFeature("fma");
+}
+
 class Narrower : public IRMutator {
  public:
+  explicit Narrower(bool fma) : fma_(fma) {}
+
   PrimExpr visitExpr(const PrimExpr& e) override {
     if (!e) return e;
     // The narrowing cast around the multiply. The narrow form computes the same integer (it fits
@@ -165,8 +225,13 @@ class Narrower : public IRMutator {
         f->x = visitExpr(f->x);
         const arith::ConstIntBound b = analyzer_.constIntBound(f->x);
         if (b.min != arith::ConstIntBound::kNegInf && b.max != arith::ConstIntBound::kPosInf) {
-          if (std::optional<Split> sp = chooseSplit(*f, {b.min, b.max}))
-            return cast(e->dtype, narrowForm(*f, *sp));
+          const Interval range{b.min, b.max};
+          const std::optional<Split> sp = chooseSplit(*f, range);
+          if (fma_ && (!sp || sp->ml != 0) && f->x->dtype.lanes() > 1) {
+            if (std::optional<float> c = floatFormOf(*f, range))
+              return cast(e->dtype, floatForm(*f, *c));
+          }
+          if (sp) return cast(e->dtype, narrowForm(*f, *sp));
         }
       }
     }
@@ -180,13 +245,23 @@ class Narrower : public IRMutator {
   }
 
  private:
+  // An unrolled kernel repeats one epilogue per accumulator: each form is checked once.
+  std::optional<float> floatFormOf(const FixedPointForm& f, Interval x) {
+    const auto key = std::tuple{f.m, f.r, f.s, x.lo, x.hi};
+    auto it = checked_.find(key);
+    if (it == checked_.end()) it = checked_.emplace(key, chooseFloatForm(f, x)).first;
+    return it->second;
+  }
+
+  bool fma_;
   arith::Analyzer analyzer_;
+  std::map<std::tuple<int64_t, int64_t, int64_t, Int128, Int128>, std::optional<float>> checked_;
 };
 
 }  // namespace
 
 PrimFunc narrowFixedPointMultiply(const PrimFunc& func) {
-  Narrower narrower;
+  Narrower narrower(targetHasFma(func));
   return withBody(func, narrower.visitStmt(func->body));
 }
 

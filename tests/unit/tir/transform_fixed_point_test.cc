@@ -1,6 +1,8 @@
 // NarrowFixedPointMultiply: fixed_point_multiply's int64 vector form becomes int32 arithmetic when
-// the operand's bounds prove it exact. Each rewritten function is run on every operand value of
-// its range (and past it, where a clip bounds it) and compared bit for bit with the int64 form.
+// the operand's bounds prove it exact, or, on a target with FMA and for an operand of few values,
+// a float multiply-add checked exact on each of them. Each rewritten function is run on every
+// operand value of its range (and past it, where a clip bounds it) and compared bit for bit with
+// the int64 form.
 #include <gtest/gtest.h>
 
 #include "runtime/ndarray.h"
@@ -40,10 +42,20 @@ PrimFunc vectorFunc(int64_t n, DataType in, const std::function<PrimExpr(PrimExp
 
 // Builds the function over A = lo, lo+1, ..., hi (padded to whole vectors), runs it before and
 // after the pass and compares B exactly.
+// `f` as a kernel compiled for `target` (the driver attaches it before lowering).
+PrimFunc forTarget(const PrimFunc& f, const std::string& target) {
+  auto copy = std::make_shared<PrimFuncNode>(*f);
+  copy->attrs.set("target", AttrValue::string(target));
+  return copy;
+}
+
+constexpr const char* kFmaTarget = "llvm -mcpu=znver4 -mattr=+avx512f,+fma";
+
 ::testing::AssertionResult sameOnRange(const std::function<PrimExpr(PrimExpr)>& body, DataType in,
-                                       int64_t lo, int64_t hi) {
+                                       int64_t lo, int64_t hi, const std::string& target = "") {
   const int64_t n = (hi - lo + kLanes) / kLanes * kLanes;
   PrimFunc f = vectorFunc(n, in, body);
+  if (!target.empty()) f = forTarget(f, target);
   PrimFunc g = tf::narrowFixedPointMultiply(f);
   NDArray a = NDArray::empty({n}, in);
   for (int64_t i = 0; i < n; ++i) a.setInt(i, std::min(lo + i, hi));
@@ -105,6 +117,52 @@ TEST(NarrowFixedPointMultiply, SignedClipRangesAtTheLimitOfTheSplit) {
     EXPECT_FALSE(mentionsInt64(g)) << bound;
     EXPECT_TRUE(sameOnRange(body, DataType::int32(), -bound - 50, bound + 50)) << bound;
   }
+}
+
+bool mentionsFma(const PrimFunc& f) {
+  return script(f).find("fma") != std::string::npos;
+}
+
+TEST(NarrowFixedPointMultiply, ClippedOperandTakesTheFloatFormWithFma) {
+  // The same relu6 epilogue on an FMA target: 7868 operand values, each checked; the split's six
+  // operations become a conversion, a multiply-add and a subtract.
+  auto body = [](PrimExpr x) {
+    return fixedPoint(min(max(x, vec(0, DataType::int32())), vec(7867, DataType::int32())),
+                      1118644352, 36);
+  };
+  PrimFunc g =
+      tf::narrowFixedPointMultiply(forTarget(vectorFunc(16, DataType::int32(), body), kFmaTarget));
+  EXPECT_TRUE(mentionsFma(g)) << script(g);
+  EXPECT_FALSE(mentionsInt64(g)) << script(g);
+  EXPECT_TRUE(sameOnRange(body, DataType::int32(), -20000, 20000, kFmaTarget));
+  // Without FMA (or without a target) the integer split stays.
+  const PrimFunc noFma = tf::narrowFixedPointMultiply(
+      forTarget(vectorFunc(16, DataType::int32(), body), "llvm -mcpu=x86-64 -mattr=+sse2"));
+  EXPECT_FALSE(mentionsFma(noFma)) << script(noFma);
+  EXPECT_NE(script(noFma).find("T.Broadcast(136553, 16)"), std::string::npos);
+}
+
+TEST(NarrowFixedPointMultiply, FloatFormIsExactForManyScalesAndRanges) {
+  // Random multipliers, shifts and clip ranges (the float form where the check passes, the
+  // split or the int64 form where it does not): always the int64 form's values.
+  uint64_t state = 777;
+  int floatForms = 0;
+  for (int trial = 0; trial < 30; ++trial) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const int64_t m = (int64_t{1} << 30) + static_cast<int64_t>((state >> 20) % (1u << 30));
+    const int64_t s = 31 + static_cast<int64_t>((state >> 8) % 8);
+    const int64_t hi = 100 + static_cast<int64_t>((state >> 40) % 30000);
+    const int64_t lo = trial % 3 == 0 ? -hi : 0;
+    auto body = [&](PrimExpr x) {
+      return fixedPoint(min(max(x, vec(lo, DataType::int32())), vec(hi, DataType::int32())), m, s);
+    };
+    const PrimFunc g = tf::narrowFixedPointMultiply(
+        forTarget(vectorFunc(16, DataType::int32(), body), kFmaTarget));
+    floatForms += mentionsFma(g);
+    EXPECT_TRUE(sameOnRange(body, DataType::int32(), lo - 20, hi + 20, kFmaTarget))
+        << "m = " << m << ", s = " << s << ", [" << lo << ", " << hi << "]";
+  }
+  EXPECT_GT(floatForms, 20);  // most scales have an exact float form over such ranges
 }
 
 TEST(NarrowFixedPointMultiply, UnboundedOrScalarOperandsKeepTheInt64Form) {
