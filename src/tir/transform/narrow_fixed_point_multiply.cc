@@ -28,6 +28,17 @@
 // only when it gives the exact value for every value the operand can take, checked here one by
 // one, and only on a target with FMA (the kernel carries its target; without an FMA unit the
 // multiply-add would be a library call).
+//
+// An operand with no useful bound (a linear bottleneck's accumulator) whose result is clipped
+// (to int8's range before the cast) takes a clamped float form instead:
+//
+//   bits(max(fma(float(x), c, 1.5 * 2^23), 2^23)) - bits(1.5 * 2^23)
+//
+// is non-decreasing in x over all of int32 (every step is monotone; the clamp keeps the float
+// positive, where its bits order as it does), so where it equals the exact value on the window
+// of x whose results lie within the clip, plus one value on each side, it is below the clip
+// wherever the exact value is below it and above wherever above: the clipped results agree
+// everywhere. The window is checked value by value.
 #include <bit>
 #include <cmath>
 #include <map>
@@ -206,6 +217,69 @@ PrimExpr floatForm(const FixedPointForm& f, float c) {
   return sub(call(i32, "tir.reinterpret", {t}), constantLike(std::bit_cast<int32_t>(kMagic), i32));
 }
 
+// The clamped float form (for a clipped result; see the top of the file): the constant c for
+// which it equals floor((x*m + r) / 2^s) on the window of x (within `x`) whose results lie in
+// [lo, hi], plus one value on each side. At most kMaxWindowValues values are checked.
+constexpr float kClampFloor = 8388608.0f;  // 2^23: keeps every result positive
+constexpr Int128 kMaxWindowValues = Int128{1} << 20;
+
+int64_t clampedFloatFormValue(int64_t x, float c) {
+  const float t = std::max(std::fma(static_cast<float>(x), c, kMagic), kClampFloor);
+  return int64_t{std::bit_cast<int32_t>(t)} - std::bit_cast<int32_t>(kMagic);
+}
+
+Int128 floorDiv(Int128 a, Int128 b) {  // b > 0
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+std::optional<float> chooseClampedFloatForm(const FixedPointForm& f, Interval x, int64_t lo,
+                                            int64_t hi) {
+  if (f.m <= 0 || lo > hi) return std::nullopt;
+  const Int128 two = Int128{1} << f.s;
+  // f(v) >= lo  <=>  v >= ceil((lo * 2^s - r) / m);  f(v) <= hi  <=>  v <= floor(((hi + 1) * 2^s
+  // - r - 1) / m).
+  const Int128 first = -floorDiv(-(Int128{lo} * two - f.r), f.m);
+  const Int128 last = floorDiv((Int128{hi} + 1) * two - f.r - 1, f.m);
+  const Interval window{std::max(x.lo, first - 1), std::min(x.hi, last + 1)};
+  if (window.hi - window.lo + 1 > kMaxWindowValues) return std::nullopt;
+  const float nearest = static_cast<float>(std::ldexp(static_cast<double>(f.m), -f.s));
+  for (float c : {nearest, std::nextafter(nearest, 0.0f), std::nextafter(nearest, INFINITY)}) {
+    bool exact = std::isfinite(c) && c > 0;
+    for (Int128 v = window.lo; exact && v <= window.hi; ++v)
+      exact = clampedFloatFormValue(static_cast<int64_t>(v), c) == floorShift(v * f.m + f.r, f.s);
+    if (exact) return c;
+  }
+  return std::nullopt;
+}
+
+PrimExpr clampedFloatForm(const FixedPointForm& f, float c) {
+  const int lanes = f.x->dtype.lanes();
+  const DataType f32 = DataType::float32().withLanes(lanes);
+  const DataType i32 = DataType::int32().withLanes(lanes);
+  const auto splat = [&](PrimExpr v) { return lanes > 1 ? broadcast(v, lanes) : v; };
+  const PrimExpr t =
+      max(call(f32, "tir.fma", {cast(f32, f.x), splat(floatImm(c)), splat(floatImm(kMagic))}),
+          splat(floatImm(kClampFloor)));
+  return sub(call(i32, "tir.reinterpret", {t}), constantLike(std::bit_cast<int32_t>(kMagic), i32));
+}
+
+// `min(max(a, lo), hi)` or `max(min(a, hi), lo)` with constant bounds.
+struct Clip {
+  PrimExpr value;
+  int64_t lo = 0, hi = 0;
+};
+std::optional<Clip> matchClip(const PrimExpr& e) {
+  const auto* outer = e->as<BinaryNode>();
+  if (!outer || (outer->op != BinaryOp::kMin && outer->op != BinaryOp::kMax)) return std::nullopt;
+  const auto* inner = outer->a->as<BinaryNode>();
+  const BinaryOp innerOp = outer->op == BinaryOp::kMin ? BinaryOp::kMax : BinaryOp::kMin;
+  if (!inner || inner->op != innerOp) return std::nullopt;
+  const std::optional<int64_t> outerBound = constantOf(outer->b), innerBound = constantOf(inner->b);
+  if (!outerBound || !innerBound) return std::nullopt;
+  return outer->op == BinaryOp::kMin ? Clip{inner->a, *innerBound, *outerBound}
+                                     : Clip{inner->a, *outerBound, *innerBound};
+}
+
 bool targetHasFma(const PrimFunc& func) {
   const AttrValue* t = func->attrs.find("target");
   return t && target::Target::parse(t->asString()).hasFeature("fma");
@@ -217,6 +291,9 @@ class Narrower : public IRMutator {
 
   PrimExpr visitExpr(const PrimExpr& e) override {
     if (!e) return e;
+    if (fma_) {
+      if (std::optional<PrimExpr> clipped = clippedFloatForm(e)) return *clipped;
+    }
     // The narrowing cast around the multiply. The narrow form computes the same integer (it fits
     // int32), so any cast of it to 32 bits or fewer gives what the cast of the int64 one gave.
     if (const auto* c = e->as<CastNode>();
@@ -245,6 +322,35 @@ class Narrower : public IRMutator {
   }
 
  private:
+  // A clip around a requantizing multiply whose operand neither split nor the checked float form
+  // can take (too wide a bound): the clamped float form, when the window checks.
+  std::optional<PrimExpr> clippedFloatForm(const PrimExpr& e) {
+    const std::optional<Clip> clip = matchClip(e);
+    if (!clip || clip->value->dtype.lanes() <= 1) return std::nullopt;
+    const auto* narrow = clip->value->as<CastNode>();
+    if (!narrow || narrow->dtype.element() != DataType::int32()) return std::nullopt;
+    std::optional<FixedPointForm> f = matchFixedPoint(narrow->value);
+    if (!f) return std::nullopt;
+    f->x = visitExpr(f->x);
+    const arith::ConstIntBound b = analyzer_.constIntBound(f->x);
+    const DataType xt = f->x->dtype.element();
+    Interval range{xt.isUInt() ? 0 : -(Int128{1} << (xt.bits() - 1)),
+                   (Int128{1} << (xt.bits() - (xt.isUInt() ? 0 : 1))) - 1};
+    if (b.min != arith::ConstIntBound::kNegInf) range.lo = std::max<Int128>(range.lo, b.min);
+    if (b.max != arith::ConstIntBound::kPosInf) range.hi = std::min<Int128>(range.hi, b.max);
+    // Where the plain forms apply they are as cheap or cheaper.
+    const std::optional<Split> sp = chooseSplit(*f, range);
+    if ((sp && sp->ml == 0) || floatFormOf(*f, range)) return std::nullopt;
+    const auto key = std::tuple{f->m, f->r, f->s, range.lo, range.hi, clip->lo, clip->hi};
+    auto it = clamped_.find(key);
+    if (it == clamped_.end())
+      it = clamped_.emplace(key, chooseClampedFloatForm(*f, range, clip->lo, clip->hi)).first;
+    if (!it->second) return std::nullopt;
+    const DataType i32 = clip->value->dtype;
+    return min(max(clampedFloatForm(*f, *it->second), constantLike(clip->lo, i32)),
+               constantLike(clip->hi, i32));
+  }
+
   // An unrolled kernel repeats one epilogue per accumulator: each form is checked once.
   std::optional<float> floatFormOf(const FixedPointForm& f, Interval x) {
     const auto key = std::tuple{f.m, f.r, f.s, x.lo, x.hi};
@@ -256,6 +362,9 @@ class Narrower : public IRMutator {
   bool fma_;
   arith::Analyzer analyzer_;
   std::map<std::tuple<int64_t, int64_t, int64_t, Int128, Int128>, std::optional<float>> checked_;
+  std::map<std::tuple<int64_t, int64_t, int64_t, Int128, Int128, int64_t, int64_t>,
+           std::optional<float>>
+      clamped_;
 };
 
 }  // namespace

@@ -69,6 +69,25 @@ constexpr const char* kFmaTarget = "llvm -mcpu=znver4 -mattr=+avx512f,+fma";
   return ::testing::AssertionSuccess();
 }
 
+// As sameOnRange, on the given operand values (int32).
+::testing::AssertionResult sameOnValues(const std::function<PrimExpr(PrimExpr)>& body,
+                                        std::vector<int64_t> values, const std::string& target) {
+  while (values.size() % kLanes != 0) values.push_back(values.back());
+  const auto n = static_cast<int64_t>(values.size());
+  PrimFunc f = forTarget(vectorFunc(n, DataType::int32(), body), target);
+  PrimFunc g = tf::narrowFixedPointMultiply(f);
+  NDArray a = NDArray::empty({n}, DataType::int32());
+  for (int64_t i = 0; i < n; ++i) a.setInt(i, values[static_cast<size_t>(i)]);
+  NDArray want = NDArray::empty({n}, DataType::int32()), got = want.copy();
+  evaluate(f, {a, want});
+  evaluate(g, {a, got});
+  for (int64_t i = 0; i < n; ++i)
+    if (want.getInt(i) != got.getInt(i))
+      return ::testing::AssertionFailure() << "x = " << a.getInt(i) << ": int64 form "
+                                           << want.getInt(i) << ", rewritten " << got.getInt(i);
+  return ::testing::AssertionSuccess();
+}
+
 bool mentionsInt64(const PrimFunc& f) {
   return script(f).find("int64") != std::string::npos;
 }
@@ -163,6 +182,64 @@ TEST(NarrowFixedPointMultiply, FloatFormIsExactForManyScalesAndRanges) {
         << "m = " << m << ", s = " << s << ", [" << lo << ", " << hi << "]";
   }
   EXPECT_GT(floatForms, 20);  // most scales have an exact float form over such ranges
+}
+
+// A linear bottleneck's epilogue: the accumulator is unbounded, the result clipped to int8.
+PrimExpr clippedFixedPoint(const PrimExpr& x, int64_t m, int64_t s, int64_t lo, int64_t hi) {
+  return min(max(fixedPoint(x, m, s), vec(lo, DataType::int32())), vec(hi, DataType::int32()));
+}
+
+// Operand values for a clipped multiply: the extremes of int32, a sweep across the clip's window
+// and random values.
+std::vector<int64_t> operandValues(int64_t window, uint64_t seed) {
+  std::vector<int64_t> v{INT32_MIN,        INT32_MIN + 1, -(int64_t{1} << 24) - 1,
+                         int64_t{1} << 24, INT32_MAX - 1, INT32_MAX};
+  for (int64_t x = -window; x <= window; x += 7) v.push_back(x);
+  for (int i = 0; i < 2000; ++i) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    v.push_back(static_cast<int32_t>(seed >> 32));
+  }
+  return v;
+}
+
+TEST(NarrowFixedPointMultiply, ClippedUnboundedOperandTakesTheClampedFloatForm) {
+  // MobileNetV2's 32 -> 16 projection: x is any int32; only the window of x whose result lies in
+  // [-127, 127] (about +-17000 here) needs the exact value, and the clamped float form is
+  // monotone, so it is checked there and agrees with the int64 form everywhere after the clip.
+  auto body = [](PrimExpr x) { return clippedFixedPoint(x, 2061283456, 38, -127, 127); };
+  const PrimFunc g =
+      tf::narrowFixedPointMultiply(forTarget(vectorFunc(16, DataType::int32(), body), kFmaTarget));
+  EXPECT_TRUE(mentionsFma(g)) << script(g);
+  EXPECT_FALSE(mentionsInt64(g)) << script(g);
+  EXPECT_TRUE(sameOnValues(body, operandValues(20000, 1), kFmaTarget));
+  EXPECT_TRUE(sameOnRange(body, DataType::int32(), -18000, 18000, kFmaTarget));
+  // Without FMA, or without the clip, the int64 form stays.
+  const PrimFunc noFma = tf::narrowFixedPointMultiply(
+      forTarget(vectorFunc(16, DataType::int32(), body), "llvm -mcpu=x86-64 -mattr=+sse2"));
+  EXPECT_TRUE(mentionsInt64(noFma));
+  const PrimFunc unclipped = tf::narrowFixedPointMultiply(forTarget(
+      vectorFunc(16, DataType::int32(), [](PrimExpr x) { return fixedPoint(x, 2061283456, 38); }),
+      kFmaTarget));
+  EXPECT_TRUE(mentionsInt64(unclipped));
+}
+
+TEST(NarrowFixedPointMultiply, ClampedFloatFormIsExactForManyScales) {
+  uint64_t state = 4242;
+  int clamped = 0;
+  for (int trial = 0; trial < 24; ++trial) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const int64_t m = (int64_t{1} << 30) + static_cast<int64_t>((state >> 20) % (1u << 30));
+    const int64_t s = 36 + static_cast<int64_t>((state >> 8) % 6);
+    const bool relu = trial % 2 == 1;  // a uint8 output clips to [0, 255]
+    const int64_t lo = relu ? 0 : -127, hi = relu ? 255 : 127;
+    auto body = [&](PrimExpr x) { return clippedFixedPoint(x, m, s, lo, hi); };
+    const PrimFunc g = tf::narrowFixedPointMultiply(
+        forTarget(vectorFunc(16, DataType::int32(), body), kFmaTarget));
+    clamped += mentionsFma(g);
+    EXPECT_TRUE(sameOnValues(body, operandValues(hi << (s - 30), state), kFmaTarget))
+        << "m = " << m << ", s = " << s << ", [" << lo << ", " << hi << "]";
+  }
+  EXPECT_GT(clamped, 16);
 }
 
 TEST(NarrowFixedPointMultiply, UnboundedOrScalarOperandsKeepTheInt64Form) {
