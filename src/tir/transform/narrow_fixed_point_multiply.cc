@@ -181,51 +181,38 @@ PrimExpr narrowForm(const FixedPointForm& f, const Split& sp) {
   return shiftRight(total, f.s - sp.k);
 }
 
-// The float form: the constant c of fma(float(x), c, kMagic) that gives floor((x*m + r) / 2^s)
-// for every x in `x`, if one of the floats nearest m / 2^s does. At most kMaxCheckedValues
-// values are checked.
-constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23
+// The float forms (see the top of the file). The plain one is checked on every value x can
+// take, at most kMaxCheckedValues; the clamped one (for a clipped result) on the window of x
+// whose results lie within the clip, plus one value on each side, at most kMaxWindowValues.
+constexpr float kMagic = 12582912.0f;      // 1.5 * 2^23
+constexpr float kClampFloor = 8388608.0f;  // 2^23: keeps every clamped result positive
 constexpr Int128 kMaxCheckedValues = Int128{1} << 17;
+constexpr Int128 kMaxWindowValues = Int128{1} << 20;
 
-int64_t floatFormValue(int64_t x, float c) {
-  const float t = std::fma(static_cast<float>(x), c, kMagic);
+int64_t floatFormValue(int64_t x, float c, bool clamped) {
+  float t = std::fma(static_cast<float>(x), c, kMagic);
+  if (clamped) t = std::max(t, kClampFloor);
   return int64_t{std::bit_cast<int32_t>(t)} - std::bit_cast<int32_t>(kMagic);
 }
 
-std::optional<float> chooseFloatForm(const FixedPointForm& f, Interval x) {
-  if (x.hi - x.lo + 1 > kMaxCheckedValues || x.lo < -(Int128{1} << 24) ||
-      x.hi > (Int128{1} << 24) || f.m <= 0)
-    return std::nullopt;
+// The constant c (the float nearest m / 2^s or one of its two neighbours) for which the float
+// form equals floor((x*m + r) / 2^s) on every x in `values`, if there is one.
+std::optional<float> exactConstant(const FixedPointForm& f, Interval values, bool clamped) {
+  if (f.m <= 0) return std::nullopt;
   const float nearest = static_cast<float>(std::ldexp(static_cast<double>(f.m), -f.s));
   for (float c : {nearest, std::nextafter(nearest, 0.0f), std::nextafter(nearest, INFINITY)}) {
     bool exact = std::isfinite(c) && c > 0;
-    for (Int128 v = x.lo; exact && v <= x.hi; ++v)
-      exact = floatFormValue(static_cast<int64_t>(v), c) == floorShift(v * f.m + f.r, f.s);
+    for (Int128 v = values.lo; exact && v <= values.hi; ++v)
+      exact = floatFormValue(static_cast<int64_t>(v), c, clamped) == floorShift(v * f.m + f.r, f.s);
     if (exact) return c;
   }
   return std::nullopt;
 }
 
-// The int32 value of `f` by the float form with constant `c`.
-PrimExpr floatForm(const FixedPointForm& f, float c) {
-  const int lanes = f.x->dtype.lanes();
-  const DataType f32 = DataType::float32().withLanes(lanes);
-  const DataType i32 = DataType::int32().withLanes(lanes);
-  const auto splat = [&](PrimExpr v) { return lanes > 1 ? broadcast(v, lanes) : v; };
-  const PrimExpr t =
-      call(f32, "tir.fma", {cast(f32, f.x), splat(floatImm(c)), splat(floatImm(kMagic))});
-  return sub(call(i32, "tir.reinterpret", {t}), constantLike(std::bit_cast<int32_t>(kMagic), i32));
-}
-
-// The clamped float form (for a clipped result; see the top of the file): the constant c for
-// which it equals floor((x*m + r) / 2^s) on the window of x (within `x`) whose results lie in
-// [lo, hi], plus one value on each side. At most kMaxWindowValues values are checked.
-constexpr float kClampFloor = 8388608.0f;  // 2^23: keeps every result positive
-constexpr Int128 kMaxWindowValues = Int128{1} << 20;
-
-int64_t clampedFloatFormValue(int64_t x, float c) {
-  const float t = std::max(std::fma(static_cast<float>(x), c, kMagic), kClampFloor);
-  return int64_t{std::bit_cast<int32_t>(t)} - std::bit_cast<int32_t>(kMagic);
+std::optional<float> chooseFloatForm(const FixedPointForm& f, Interval x) {
+  if (x.hi - x.lo + 1 > kMaxCheckedValues || x.lo < -(Int128{1} << 24) || x.hi > (Int128{1} << 24))
+    return std::nullopt;
+  return exactConstant(f, x, /*clamped=*/false);
 }
 
 Int128 floorDiv(Int128 a, Int128 b) {  // b > 0
@@ -242,24 +229,17 @@ std::optional<float> chooseClampedFloatForm(const FixedPointForm& f, Interval x,
   const Int128 last = floorDiv((Int128{hi} + 1) * two - f.r - 1, f.m);
   const Interval window{std::max(x.lo, first - 1), std::min(x.hi, last + 1)};
   if (window.hi - window.lo + 1 > kMaxWindowValues) return std::nullopt;
-  const float nearest = static_cast<float>(std::ldexp(static_cast<double>(f.m), -f.s));
-  for (float c : {nearest, std::nextafter(nearest, 0.0f), std::nextafter(nearest, INFINITY)}) {
-    bool exact = std::isfinite(c) && c > 0;
-    for (Int128 v = window.lo; exact && v <= window.hi; ++v)
-      exact = clampedFloatFormValue(static_cast<int64_t>(v), c) == floorShift(v * f.m + f.r, f.s);
-    if (exact) return c;
-  }
-  return std::nullopt;
+  return exactConstant(f, window, /*clamped=*/true);
 }
 
-PrimExpr clampedFloatForm(const FixedPointForm& f, float c) {
+// The int32 value of `f` by a float form with constant `c`.
+PrimExpr floatForm(const FixedPointForm& f, float c, bool clamped) {
   const int lanes = f.x->dtype.lanes();
   const DataType f32 = DataType::float32().withLanes(lanes);
   const DataType i32 = DataType::int32().withLanes(lanes);
   const auto splat = [&](PrimExpr v) { return lanes > 1 ? broadcast(v, lanes) : v; };
-  const PrimExpr t =
-      max(call(f32, "tir.fma", {cast(f32, f.x), splat(floatImm(c)), splat(floatImm(kMagic))}),
-          splat(floatImm(kClampFloor)));
+  PrimExpr t = call(f32, "tir.fma", {cast(f32, f.x), splat(floatImm(c)), splat(floatImm(kMagic))});
+  if (clamped) t = max(t, splat(floatImm(kClampFloor)));
   return sub(call(i32, "tir.reinterpret", {t}), constantLike(std::bit_cast<int32_t>(kMagic), i32));
 }
 
@@ -306,7 +286,7 @@ class Narrower : public IRMutator {
           const std::optional<Split> sp = chooseSplit(*f, range);
           if (fma_ && (!sp || sp->ml != 0) && f->x->dtype.lanes() > 1) {
             if (std::optional<float> c = floatFormOf(*f, range))
-              return cast(e->dtype, floatForm(*f, *c));
+              return cast(e->dtype, floatForm(*f, *c, /*clamped=*/false));
           }
           if (sp) return cast(e->dtype, narrowForm(*f, *sp));
         }
@@ -347,7 +327,7 @@ class Narrower : public IRMutator {
       it = clamped_.emplace(key, chooseClampedFloatForm(*f, range, clip->lo, clip->hi)).first;
     if (!it->second) return std::nullopt;
     const DataType i32 = clip->value->dtype;
-    return min(max(clampedFloatForm(*f, *it->second), constantLike(clip->lo, i32)),
+    return min(max(floatForm(*f, *it->second, /*clamped=*/true), constantLike(clip->lo, i32)),
                constantLike(clip->hi, i32));
   }
 

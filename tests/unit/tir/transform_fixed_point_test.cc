@@ -51,32 +51,17 @@ PrimFunc forTarget(const PrimFunc& f, const std::string& target) {
 
 constexpr const char* kFmaTarget = "llvm -mcpu=znver4 -mattr=+avx512f,+fma";
 
-::testing::AssertionResult sameOnRange(const std::function<PrimExpr(PrimExpr)>& body, DataType in,
-                                       int64_t lo, int64_t hi, const std::string& target = "") {
-  const int64_t n = (hi - lo + kLanes) / kLanes * kLanes;
+// Builds the function over A = `values` (of type `in`, padded to whole vectors), runs it before
+// and after the pass and compares B exactly.
+::testing::AssertionResult sameOnOperands(const std::function<PrimExpr(PrimExpr)>& body,
+                                          DataType in, std::vector<int64_t> values,
+                                          const std::string& target) {
+  while (values.size() % kLanes != 0) values.push_back(values.back());
+  const auto n = static_cast<int64_t>(values.size());
   PrimFunc f = vectorFunc(n, in, body);
   if (!target.empty()) f = forTarget(f, target);
   PrimFunc g = tf::narrowFixedPointMultiply(f);
   NDArray a = NDArray::empty({n}, in);
-  for (int64_t i = 0; i < n; ++i) a.setInt(i, std::min(lo + i, hi));
-  NDArray want = NDArray::empty({n}, DataType::int32()), got = want.copy();
-  evaluate(f, {a, want});
-  evaluate(g, {a, got});
-  for (int64_t i = 0; i < n; ++i)
-    if (want.getInt(i) != got.getInt(i))
-      return ::testing::AssertionFailure() << "x = " << a.getInt(i) << ": int64 form "
-                                           << want.getInt(i) << ", narrowed " << got.getInt(i);
-  return ::testing::AssertionSuccess();
-}
-
-// As sameOnRange, on the given operand values (int32).
-::testing::AssertionResult sameOnValues(const std::function<PrimExpr(PrimExpr)>& body,
-                                        std::vector<int64_t> values, const std::string& target) {
-  while (values.size() % kLanes != 0) values.push_back(values.back());
-  const auto n = static_cast<int64_t>(values.size());
-  PrimFunc f = forTarget(vectorFunc(n, DataType::int32(), body), target);
-  PrimFunc g = tf::narrowFixedPointMultiply(f);
-  NDArray a = NDArray::empty({n}, DataType::int32());
   for (int64_t i = 0; i < n; ++i) a.setInt(i, values[static_cast<size_t>(i)]);
   NDArray want = NDArray::empty({n}, DataType::int32()), got = want.copy();
   evaluate(f, {a, want});
@@ -86,6 +71,20 @@ constexpr const char* kFmaTarget = "llvm -mcpu=znver4 -mattr=+avx512f,+fma";
       return ::testing::AssertionFailure() << "x = " << a.getInt(i) << ": int64 form "
                                            << want.getInt(i) << ", rewritten " << got.getInt(i);
   return ::testing::AssertionSuccess();
+}
+
+// Every operand value lo, lo+1, ..., hi.
+::testing::AssertionResult sameOnRange(const std::function<PrimExpr(PrimExpr)>& body, DataType in,
+                                       int64_t lo, int64_t hi, const std::string& target = "") {
+  std::vector<int64_t> values;
+  for (int64_t x = lo; x <= hi; ++x) values.push_back(x);
+  return sameOnOperands(body, in, std::move(values), target);
+}
+
+// The given int32 operand values.
+::testing::AssertionResult sameOnValues(const std::function<PrimExpr(PrimExpr)>& body,
+                                        std::vector<int64_t> values, const std::string& target) {
+  return sameOnOperands(body, DataType::int32(), std::move(values), target);
 }
 
 bool mentionsInt64(const PrimFunc& f) {
