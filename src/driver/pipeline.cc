@@ -66,9 +66,7 @@ std::string printKernels(const CompileState& s) {
 // Each kernel carries the target it runs on (TVM's "target" function attribute), so a module
 // whose kernels run on different devices can be split by it.
 tir::PrimFunc withTarget(const tir::PrimFunc& func, const target::Target& target) {
-  auto copy = std::make_shared<tir::PrimFuncNode>(*func);
-  copy->attrs.set("target", AttrValue::string(target.str()));
-  return copy;
+  return tir::withAttr(func, "target", AttrValue::string(target.str()));
 }
 
 // A kernel for an accelerator (tessera.device_type): its host program, already lowered.

@@ -102,10 +102,10 @@ std::string IRModule::uniqueName(const std::string& name) const {
 }
 
 tir::PrimFunc withAttr(const tir::PrimFunc& func, const std::string& key, AttrValue value) {
-  auto copy = std::make_shared<tir::PrimFuncNode>(*func);
-  if (key == "global_symbol" && value.kind() == AttrValue::Kind::kString)
-    copy->name = value.asString();
-  copy->attrs.set(key, std::move(value));
+  if (key != "global_symbol" || value.kind() != AttrValue::Kind::kString)
+    return tir::withAttr(func, key, std::move(value));
+  auto copy = std::make_shared<tir::PrimFuncNode>(*tir::withAttr(func, key, value));
+  copy->name = value.asString();
   return copy;
 }
 

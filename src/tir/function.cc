@@ -17,6 +17,18 @@ std::vector<Buffer> PrimFuncNode::paramBuffers() const {
   return out;
 }
 
+PrimFunc withAttr(const PrimFunc& func, const std::string& key, AttrValue value) {
+  auto copy = std::make_shared<PrimFuncNode>(*func);
+  copy->attrs.set(key, std::move(value));
+  return copy;
+}
+
+PrimFunc withoutAttr(const PrimFunc& func, const std::string& key) {
+  auto copy = std::make_shared<PrimFuncNode>(*func);
+  copy->attrs.erase(key);
+  return copy;
+}
+
 PrimFunc makePrimFunc(std::string name, const std::vector<Buffer>& buffers, Stmt body) {
   auto f = std::make_shared<PrimFuncNode>();
   for (const Buffer& b : buffers) {

@@ -15,7 +15,7 @@ namespace tessera::tir {
 
 class PrimFuncNode {
  public:
-  std::string name;  ///< the function's name in its module ("main")
+  std::string name;         ///< the function's name in its module ("main")
   std::vector<Var> params;  ///< handle params (tensors) and scalar params
   /// Tensor parameters: param -> buffer. A parameter without an entry is a scalar.
   std::vector<std::pair<Var, Buffer>> bufferMap;
@@ -33,6 +33,11 @@ using PrimFunc = std::shared_ptr<const PrimFuncNode>;
 /// A function with a fresh handle parameter named `var_<buffer name>` per buffer (in order), the
 /// attributes global_symbol=name and tir.noalias=true, and `body`.
 PrimFunc makePrimFunc(std::string name, const std::vector<Buffer>& buffers, Stmt body);
+
+/// A copy of `func` with the attribute `key` set to `value` (replaced where present).
+PrimFunc withAttr(const PrimFunc& func, const std::string& key, AttrValue value);
+/// A copy of `func` without the attribute `key`.
+PrimFunc withoutAttr(const PrimFunc& func, const std::string& key);
 
 /// An ordered collection of PrimFuncs by name.
 class TirModule {

@@ -134,10 +134,9 @@ codegen::CompiledObjects decode(const std::string& bytes) {
 codegen::CompiledModule compileCandidate(const tir::PrimFunc& scheduled,
                                          const target::Target& target, bool link) {
   // Lowered as the build lowers it: with its target (NarrowFixedPointMultiply reads it).
-  auto withTarget = std::make_shared<tir::PrimFuncNode>(*scheduled);
-  withTarget->attrs.set("target", AttrValue::string(target.str()));
   tir::TirModule module;
-  module.add(tir::transform::lower(tir::PrimFunc(withTarget)));
+  module.add(
+      tir::transform::lower(tir::withAttr(scheduled, "target", AttrValue::string(target.str()))));
   return codegen::compile(module, target, {.keepIR = false, .threads = 1, .link = link});
 }
 

@@ -216,20 +216,15 @@ int cmdTir(Args& args) {
   tir::TirModule result;
   // A model's kernels are lowered as `tessera compile` lowers them: carrying their target (the
   // host; NarrowFixedPointMultiply reads its features), which the printout then leaves out.
-  const auto withHostTarget = [&](const tir::PrimFunc& k, bool set) {
-    auto copy = std::make_shared<tir::PrimFuncNode>(*k);
-    if (set)
-      copy->attrs.set("target", AttrValue::string(codegen::hostTarget().str()));
-    else
-      copy->attrs.erase("target");
-    return tir::PrimFunc(copy);
-  };
-  for (const tir::PrimFunc& k : kernels) result.add(lower && !script ? withHostTarget(k, true) : k);
+  const bool withTarget = lower && !script;
+  const AttrValue host = AttrValue::string(codegen::hostTarget().str());
+  for (const tir::PrimFunc& k : kernels)
+    result.add(withTarget ? tir::withAttr(k, "target", host) : k);
   // The same TIR passes as the LowerTIR step of `tessera compile`, configured by the context.
   if (lower) result = tir::transform::lower(std::move(result), ctx);
-  if (lower && !script) {
+  if (withTarget) {
     tir::TirModule printed;
-    for (const tir::PrimFunc& k : result.functions()) printed.add(withHostTarget(k, false));
+    for (const tir::PrimFunc& k : result.functions()) printed.add(tir::withoutAttr(k, "target"));
     result = std::move(printed);
   }
   emitText(tir::toScript(result), out);

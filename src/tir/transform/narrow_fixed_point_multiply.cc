@@ -311,7 +311,6 @@ class Narrower : public IRMutator {
     if (!narrow || narrow->dtype.element() != DataType::int32()) return std::nullopt;
     std::optional<FixedPointForm> f = matchFixedPoint(narrow->value);
     if (!f) return std::nullopt;
-    f->x = visitExpr(f->x);
     const arith::ConstIntBound b = analyzer_.constIntBound(f->x);
     const DataType xt = f->x->dtype.element();
     Interval range{xt.isUInt() ? 0 : -(Int128{1} << (xt.bits() - 1)),
@@ -326,6 +325,7 @@ class Narrower : public IRMutator {
     if (it == clamped_.end())
       it = clamped_.emplace(key, chooseClampedFloatForm(*f, range, clip->lo, clip->hi)).first;
     if (!it->second) return std::nullopt;
+    f->x = visitExpr(f->x);  // only where this form is taken: else the caller visits it
     const DataType i32 = clip->value->dtype;
     return min(max(floatForm(*f, *it->second, /*clamped=*/true), constantLike(clip->lo, i32)),
                constantLike(clip->hi, i32));
