@@ -9,6 +9,9 @@ cd "$(dirname "$0")/.."
 # Each stage's start is stamped with the seconds since the script began (CI's budget is 90 min).
 stage() { echo "== [$(( SECONDS / 60 ))m$(( SECONDS % 60 ))s] $*"; }
 bash scripts/install_deps.sh
+# PyTorch and its peers up front: the release suite's Python frontend tests (python_frontend_pytorch)
+# compare with PyTorch, and pytest fails a file whose only test is skipped for want of it.
+bash scripts/install_model_deps.sh
 
 # The three builds take about 25 GiB (release 8.5, ASan+UBSan 14, fuzz): say so up front rather
 # than fail in a linker with "No space left on device" (the CI run of 2026-11-30 did).
@@ -41,6 +44,5 @@ stage "fuzz targets (fixed iteration count)"
 bash scripts/fuzz.sh 20000
 
 stage "real models (label models): ResNet-18/50, MobileNetV2, transformer vs PyTorch"
-bash scripts/install_model_deps.sh
 /usr/bin/python3 tests/models/make_models.py
 ctest --test-dir build/release -L models --output-on-failure
