@@ -6,7 +6,10 @@ compiled directories run in alternating blocks (`tessera run DIR --bench N`), so
 machine hits both alike. Reports, per model and thread count, each build's median of the block
 medians and the ratio B/A.
 
-    /usr/bin/python3 bench/peers/ab_builds.py --a OLD_TESSERA --b NEW_TESSERA [--rounds 8]
+    /usr/bin/python3 bench/peers/ab_builds.py --a OLD_TESSERA --b NEW_TESSERA [--rounds 8] [--int8]
+
+With --int8 each build quantizes the model first, as run_peers.py's tessera_int8 engine does (the
+same calibration inputs and flags), and the quantized modules' compiled directories are timed.
 """
 import argparse
 import os
@@ -16,15 +19,18 @@ import statistics
 import subprocess
 import tempfile
 
+from run_peers import MAKE_MODELS, PYTHON, quantizeModel
+
 MODELS = ["resnet18", "resnet50", "mobilenet_v2", "transformer"]
-MEDIAN = re.compile(r"median ([0-9.]+) ms")
+MEDIAN = re.compile(r"median ([0-9.]+) (ms|us)")  # `--bench` prints us below a millisecond
 
 
 def block_median(binary, model_dir, runs, threads):
     env = dict(os.environ, TESSERA_NUM_THREADS=str(threads))
     out = subprocess.run([binary, "run", model_dir, "--random-inputs", "0", "--bench", str(runs)],
                          capture_output=True, text=True, env=env, check=True).stdout
-    return float(MEDIAN.search(out).group(1))
+    m = MEDIAN.search(out)
+    return float(m.group(1)) / (1000 if m.group(2) == "us" else 1)
 
 
 def main():
@@ -35,10 +41,17 @@ def main():
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--rounds", type=int, default=8, help="alternating blocks per build")
     parser.add_argument("--runs", type=int, default=5, help="runs per block")
+    parser.add_argument("--int8", action="store_true",
+                        help="time the int8 modules of run_peers.py's tessera_int8 engine")
     parser.add_argument("--cache", default=os.environ.get(
         "TESSERA_MODEL_CACHE", str(pathlib.Path.home() / ".cache/tessera-models")))
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="tessera-ab-")
+    inputNames = {}
+    if args.int8:
+        listing = subprocess.run([PYTHON, str(MAKE_MODELS), "--list"], capture_output=True,
+                                 text=True, check=True).stdout.split("\n")
+        inputNames = dict(line.split() for line in listing if line.strip())
     print("| model | threads | A median (ms) | B median (ms) | B / A |")
     print("|---|---:|---:|---:|---:|")
     for model in args.models.split(","):
@@ -46,8 +59,14 @@ def main():
         dirs = {}
         for name, binary in (("a", args.a), ("b", args.b)):
             dirs[name] = os.path.join(work, f"{model}-{name}")
-            subprocess.run([binary, "compile", onnx, "-o", dirs[name]], check=True,
-                           capture_output=True)
+            if args.int8:
+                quantizeModel(binary, pathlib.Path(onnx), inputNames[model],
+                              os.path.join(args.cache, model + ".input.npy"),
+                              pathlib.Path(dirs[name]))
+                dirs[name] = os.path.join(dirs[name], "compiled")
+            else:
+                subprocess.run([binary, "compile", onnx, "-o", dirs[name]], check=True,
+                               capture_output=True)
         for threads in (int(t) for t in args.threads.split(",")):
             samples = {"a": [], "b": []}
             for r in range(args.rounds):
