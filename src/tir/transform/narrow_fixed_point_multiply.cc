@@ -219,9 +219,12 @@ Int128 floorDiv(Int128 a, Int128 b) {  // b > 0
   return a >= 0 ? a / b : -((-a + b - 1) / b);
 }
 
-std::optional<float> chooseClampedFloatForm(const FixedPointForm& f, Interval x, int64_t lo,
-                                            int64_t hi) {
-  if (f.m <= 0 || lo > hi) return std::nullopt;
+// The float form for a result clipped to [lo, hi], checked on the window of x whose results lie
+// within the clip plus one value on each side: clamped for any int32 x, plain where x >= 0 (the
+// plain form is then non-decreasing too: its multiply-add stays positive).
+std::optional<float> chooseWindowFloatForm(const FixedPointForm& f, Interval x, int64_t lo,
+                                           int64_t hi, bool clamped) {
+  if (f.m <= 0 || lo > hi || (!clamped && x.lo < 0)) return std::nullopt;
   const Int128 two = Int128{1} << f.s;
   // f(v) >= lo  <=>  v >= ceil((lo * 2^s - r) / m);  f(v) <= hi  <=>  v <= floor(((hi + 1) * 2^s
   // - r - 1) / m).
@@ -229,7 +232,7 @@ std::optional<float> chooseClampedFloatForm(const FixedPointForm& f, Interval x,
   const Int128 last = floorDiv((Int128{hi} + 1) * two - f.r - 1, f.m);
   const Interval window{std::max(x.lo, first - 1), std::min(x.hi, last + 1)};
   if (window.hi - window.lo + 1 > kMaxWindowValues) return std::nullopt;
-  return exactConstant(f, window, /*clamped=*/true);
+  return exactConstant(f, window, clamped);
 }
 
 // The int32 value of `f` by a float form with constant `c`.
@@ -317,18 +320,45 @@ class Narrower : public IRMutator {
                    (Int128{1} << (xt.bits() - (xt.isUInt() ? 0 : 1))) - 1};
     if (b.min != arith::ConstIntBound::kNegInf) range.lo = std::max<Int128>(range.lo, b.min);
     if (b.max != arith::ConstIntBound::kPosInf) range.hi = std::min<Int128>(range.hi, b.max);
+    if (std::optional<PrimExpr> folded = foldedClipsForm(*clip, *f)) return folded;
     // Where the plain forms apply they are as cheap or cheaper.
     const std::optional<Split> sp = chooseSplit(*f, range);
     if ((sp && sp->ml == 0) || floatFormOf(*f, range)) return std::nullopt;
     const auto key = std::tuple{f->m, f->r, f->s, range.lo, range.hi, clip->lo, clip->hi};
     auto it = clamped_.find(key);
     if (it == clamped_.end())
-      it = clamped_.emplace(key, chooseClampedFloatForm(*f, range, clip->lo, clip->hi)).first;
+      it = clamped_.emplace(key, chooseWindowFloatForm(*f, range, clip->lo, clip->hi, true)).first;
     if (!it->second) return std::nullopt;
     f->x = visitExpr(f->x);  // only where this form is taken: else the caller visits it
     const DataType i32 = clip->value->dtype;
     return min(max(floatForm(*f, *it->second, /*clamped=*/true), constantLike(clip->lo, i32)),
                constantLike(clip->hi, i32));
+  }
+
+  // A relu6 epilogue, clip(f(clip(y, lo1, hi1)), lo2, hi2) with a positive multiplier (f is then
+  // non-decreasing) and lo1 >= 0: where f(hi1) >= hi2 the inner upper bound changes no result
+  // (every y above it ends at hi2 either way), and where f(lo1) >= lo2 neither does the outer
+  // lower bound. Without them the operand max(y, lo1) is bounded only below, so the multiply takes
+  // the plain float form checked on the window of operands whose results lie within the outer
+  // clip: two vector operations fewer than the clipped operand's checked float form.
+  std::optional<PrimExpr> foldedClipsForm(const Clip& clip, FixedPointForm f) {
+    const std::optional<Clip> inner = matchClip(f.x);
+    if (!inner || f.m <= 0 || inner->lo < 0 || inner->lo > inner->hi) return std::nullopt;
+    const auto exact = [&](int64_t v) { return floorShift(Int128{v} * f.m + f.r, f.s); };
+    if (exact(inner->hi) < clip.hi) return std::nullopt;
+    const auto key = std::tuple{f.m, f.r, f.s, Int128{inner->lo}, kInt32Max, clip.lo, clip.hi};
+    auto it = folded_.find(key);
+    if (it == folded_.end())
+      it = folded_
+               .emplace(key, chooseWindowFloatForm(f, Interval{inner->lo, kInt32Max}, clip.lo,
+                                                   clip.hi, /*clamped=*/false))
+               .first;
+    if (!it->second) return std::nullopt;
+    const DataType i32 = clip.value->dtype;
+    f.x = max(visitExpr(inner->value), constantLike(inner->lo, inner->value->dtype));
+    PrimExpr result = floatForm(f, *it->second, /*clamped=*/false);
+    if (exact(inner->lo) < clip.lo) result = max(result, constantLike(clip.lo, i32));
+    return min(result, constantLike(clip.hi, i32));
   }
 
   // An unrolled kernel repeats one epilogue per accumulator: each form is checked once.
@@ -344,7 +374,7 @@ class Narrower : public IRMutator {
   std::map<std::tuple<int64_t, int64_t, int64_t, Int128, Int128>, std::optional<float>> checked_;
   std::map<std::tuple<int64_t, int64_t, int64_t, Int128, Int128, int64_t, int64_t>,
            std::optional<float>>
-      clamped_;
+      clamped_, folded_;
 };
 
 }  // namespace

@@ -5,6 +5,8 @@
 // the int64 form.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "runtime/ndarray.h"
 #include "tir/eval/eval.h"
 #include "tir/transform/transform.h"
@@ -239,6 +241,67 @@ TEST(NarrowFixedPointMultiply, ClampedFloatFormIsExactForManyScales) {
         << "m = " << m << ", s = " << s << ", [" << lo << ", " << hi << "]";
   }
   EXPECT_GT(clamped, 16);
+}
+
+// A relu6 epilogue: the requantizing multiply of the clipped accumulator, clipped to int8.
+PrimExpr relu6FixedPoint(const PrimExpr& x, int64_t hi1, int64_t m, int64_t s) {
+  return clippedFixedPoint(min(max(x, vec(0, DataType::int32())), vec(hi1, DataType::int32())), m,
+                           s, -127, 127);
+}
+
+size_t occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(NarrowFixedPointMultiply, Relu6EpilogueDropsTheClipsItImplies) {
+  // MobileNetV2's 960-channel depthwise layer: relu6 is [0, 4434] before the multiply, and
+  // f(4434) = 128 >= 127, f(0) = 0 >= -127: the inner upper and the outer lower bound change no
+  // result, so the epilogue is max(y, 0), the float multiply and min(., 127).
+  auto body = [](PrimExpr x) { return relu6FixedPoint(x, 4434, 1984750848, 36); };
+  const PrimFunc g =
+      tf::narrowFixedPointMultiply(forTarget(vectorFunc(16, DataType::int32(), body), kFmaTarget));
+  const std::string text = script(g);
+  EXPECT_TRUE(mentionsFma(g)) << text;
+  EXPECT_EQ(text.find("4434"), std::string::npos) << text;
+  EXPECT_EQ(text.find("-127"), std::string::npos) << text;
+  EXPECT_EQ(occurrences(text, "T.max("), 1u) << text;
+  EXPECT_EQ(occurrences(text, "T.min("), 1u) << text;
+  EXPECT_TRUE(sameOnValues(body, operandValues(20000, 3), kFmaTarget));
+  EXPECT_TRUE(sameOnRange(body, DataType::int32(), -3000, 9000, kFmaTarget));
+  // A scale under which the clip's top maps below 127 keeps the inner bound (and the float form
+  // of the clipped operand).
+  auto wide = [](PrimExpr x) { return relu6FixedPoint(x, 4434, 1984750848, 37); };
+  const PrimFunc kept =
+      tf::narrowFixedPointMultiply(forTarget(vectorFunc(16, DataType::int32(), wide), kFmaTarget));
+  EXPECT_NE(script(kept).find("4434"), std::string::npos) << script(kept);
+  EXPECT_TRUE(sameOnValues(wide, operandValues(20000, 4), kFmaTarget));
+}
+
+TEST(NarrowFixedPointMultiply, FoldedRelu6ClipsAreExactForManyScales) {
+  // Random relu6 bounds and scales around the point where f(hi1) reaches 127: whether or not the
+  // clips fold, every operand of int32 gives the int64 form's result.
+  uint64_t state = 2026;
+  int folded = 0;
+  for (int trial = 0; trial < 24; ++trial) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const int64_t hi1 = 1000 + static_cast<int64_t>((state >> 40) % 9000);
+    // m / 2^s near 127 / hi1, from 0.8x to 1.6x of it.
+    const int64_t s = 36;
+    const double ratio = 0.8 + 0.8 * static_cast<double>((state >> 8) % 1000) / 1000.0;
+    const auto m = static_cast<int64_t>(std::ldexp(127.0 / static_cast<double>(hi1) * ratio, s));
+    auto body = [&](PrimExpr x) { return relu6FixedPoint(x, hi1, m, s); };
+    const PrimFunc g = tf::narrowFixedPointMultiply(
+        forTarget(vectorFunc(16, DataType::int32(), body), kFmaTarget));
+    folded += script(g).find(std::to_string(hi1)) == std::string::npos;
+    EXPECT_TRUE(sameOnValues(body, operandValues(2 * hi1, state), kFmaTarget))
+        << "m = " << m << ", s = " << s << ", hi1 = " << hi1;
+    EXPECT_TRUE(sameOnRange(body, DataType::int32(), -100, hi1 + 100, kFmaTarget))
+        << "m = " << m << ", s = " << s << ", hi1 = " << hi1;
+  }
+  EXPECT_GT(folded, 6);
+  EXPECT_LT(folded, 24);
 }
 
 TEST(NarrowFixedPointMultiply, UnboundedOrScalarOperandsKeepTheInt64Form) {
