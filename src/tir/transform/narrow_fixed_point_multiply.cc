@@ -39,6 +39,10 @@
 // of x whose results lie within the clip, plus one value on each side, it is below the clip
 // wherever the exact value is below it and above wherever above: the clipped results agree
 // everywhere. The window is checked value by value.
+//
+// A relu6 epilogue, clip(f(clip(y, 0, hi1)), lo, hi), loses the bounds its other clip implies
+// (f is non-decreasing): the inner upper bound where f(hi1) >= hi, the outer lower one where
+// f(0) >= lo; the operand max(y, 0) then takes the plain float form, checked on the window.
 #include <bit>
 #include <cmath>
 #include <map>
