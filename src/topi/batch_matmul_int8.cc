@@ -157,7 +157,7 @@ Tensor batchMatmulInt8(const Tensor& a, const Tensor& b, bool transposeA, bool t
         PrimExpr v = acc(bi, i, block, lane);
         if (shift == 0) return v;
         PrimExpr bb = batchOf(bi, bs[0]);
-        if (prepacked) return v - packedCompensation(b, bb, block, lane, groups);
+        if (prepacked) return v + packedCompensation(b, bb, block, lane, groups);
         return v - (*sums)(bb, block, lane) * shift;
       },
       te::ComputeOptions{

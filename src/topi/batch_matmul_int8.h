@@ -1,9 +1,9 @@
 // nn.batch_matmul of int8/uint8 x int8 -> int32 shaped for AVX-512 VNNI's vpdpbusd, as the
 // products of topi/nn_int8.h: the right operand B is packed so that 4 consecutive reduction
 // elements of 16 output columns are 64 contiguous bytes, the left operand A is repacked to uint8
-// groups of 4 (int8 shifted by +128) and the compensation 128 * sum_k B[k, j] is subtracted in
-// the output stage. B is either a constant packed at compile time (its compensation stored in the
-// packing, as packInt8Weight does) or a run-time value (transformers' attention), packed inside
+// groups of 4 (int8 shifted by +128) and the output stage takes off 128 * sum_k B[k, j]. B is
+// either a constant packed at compile time (the negated compensation stored in the packing, as
+// packInt8Weight does, and added) or a run-time value (transformers' attention), packed inside
 // the kernel with its compensation computed there. Any transpose_a / transpose_b, batch extents
 // of 1 broadcast. The result is exactly the int32 sum of the plain compute (modulo 2^32).
 #pragma once

@@ -104,12 +104,12 @@ ChannelPosition positionOf(const PrimExpr& c) {
           tir::floormod(c, tir::intImm(kInt8Lanes, c->dtype))};
 }
 
-// The output stage's value: an accumulator minus its channel's compensation when the data was
+// The output stage's value: an accumulator plus its channel's compensation when the data was
 // shifted.
 PrimExpr compensated(const PrimExpr& acc, const Tensor& packed, const ChannelPosition& at,
                      int64_t shift, int64_t compensationRow) {
   if (shift == 0) return acc;
-  return acc - compensation(packed, at.block, at.lane, compensationRow);
+  return acc + compensation(packed, at.block, at.lane, compensationRow);
 }
 
 // The constant shapes of a conv2d's operands, checked as both conv2d computes need them.
@@ -175,7 +175,7 @@ NDArray packInt8Weight(const NDArray& weight, bool compensation) {
           dst[at(block, c / kInt8Depth, y, x, lane, c % kInt8Depth)] = w;
           sum += static_cast<uint32_t>(static_cast<int32_t>(w));
         }
-    const uint32_t comp = sum * 128u;
+    const uint32_t comp = 0u - sum * 128u;  // -128 * sum(w), modulo 2^32
     if (compensation)
       for (int64_t k = 0; k < kInt8Depth; ++k)
         dst[at(block, groups, 0, 0, lane, k)] = static_cast<int8_t>((comp >> (8 * k)) & 0xff);
@@ -364,18 +364,20 @@ Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DP
       shapeOf({ds[0], ws[0] * kInt8Lanes, paddedPixels}),
       [&](Var n, Var oc, Var pixel) {
         const ChannelPosition at = positionOf(oc);
+        // The shifted data's compensation is the accumulators' start value (one broadcast load
+        // per tile), so the output stage adds only the bias: one broadcast operand where the
+        // bias and compensation took a scalar load, subtract, broadcast and add.
+        te::ReduceOptions start;
+        if (shift != 0) start.init = compensation(packed, at.block, at.lane, groups);
         return te::sum(tir::cast(i32, repacked(n, rc.var, pixel, rk.var)) *
                            tir::cast(i32, packed(at.block, rc.var, tir::intImm(0), tir::intImm(0),
                                                  at.lane, rk.var)),
-                       {rc, rk});
+                       {rc, rk}, start);
       },
       te::ComputeOptions{.name = op, .tag = op, .indexNames = {"n", "oc", "pixel"}});
   return te::compute(
       shapeOf({ds[0], channelsOf(ws, outChannels, op), height, width}),
-      [&](Var n, Var c, Var y, Var x) {
-        return compensated(acc(n, c, addIdx(mulIdx(y, width), x)), packed, positionOf(c), shift,
-                           groups);
-      },
+      [&](Var n, Var c, Var y, Var x) { return acc(n, c, addIdx(mulIdx(y, width), x)); },
       te::ComputeOptions{.name = "T_conv2d_1x1_int8_unpack",
                          .tag = "injective",
                          .indexNames = {"n", "c", "h", "w"}});

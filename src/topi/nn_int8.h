@@ -3,7 +3,8 @@
 // at compile time so that 4 consecutive reduction elements of 16 output channels are 64
 // contiguous bytes; the kernel repacks the data so that the same 4 reduction elements are 4
 // contiguous bytes, as uint8: int8 data is shifted by +128, and the packed weight carries the
-// compensation 128 * sum(w) of each output channel, subtracted in the output stage. The result
+// compensation -128 * sum(w) of each output channel, the start value of its accumulators (or
+// added in the output stage). The result
 // is exactly the int32 sum of the plain computes (modulo 2^32, as theirs), so the reference
 // interpreter stays the oracle, bit for bit.
 //
@@ -57,7 +58,8 @@ bool int8Packable(int64_t outChannels);
 
 /// (O, I, KH, KW) int8 -> (ceil(O/16), ceil(I/4) + 1, KH, KW, 16, 4): [o, c, y, x, l, k] is
 /// w[16o + l, 4c + k, y, x] (0 past O and I). The extra row c = ceil(I/4) holds at y = x = 0 the
-/// compensation 128 * sum(w[16o + l]) of lane l as 4 little-endian bytes. A dense weight (N, K)
+/// compensation -128 * sum(w[16o + l]) of lane l as 4 little-endian bytes (what the products of
+/// data shifted by +128 must be corrected by). A dense weight (N, K)
 /// is packed as the (N, K, 1, 1) convolution weight.
 /// Without `compensation` (the byte form, for data in [0, 127]) the extra row is left out.
 NDArray packInt8Weight(const NDArray& weight, bool compensation = true);

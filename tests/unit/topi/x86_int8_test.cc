@@ -376,7 +376,7 @@ TEST(X86Int8, BytePackingLeavesOutTheCompensationRow) {
       ASSERT_EQ(b[block * 3 * rowBytes + i], v[block * 4 * rowBytes + i]) << block << " " << i;
 }
 
-// The packing's compensation row decodes to 128 * the sum of each output channel's weights.
+// The packing's compensation row decodes to -128 * the sum of each output channel's weights.
 TEST(X86Int8, PackedWeightCarriesCompensation) {
   NDArray w = tessera::test::tensorOf({16, 5}, DataType::int8(), std::vector<double>(80, -128));
   w.setInt(3 * 5 + 4, 127);  // channel 3: 4 * -128 + 127
@@ -389,8 +389,8 @@ TEST(X86Int8, PackedWeightCarriesCompensation) {
                                 (static_cast<uint32_t>(b[2]) << 16) |
                                 (static_cast<uint32_t>(b[3]) << 24));
   };
-  EXPECT_EQ(compensation(0), 128 * 5 * -128);
-  EXPECT_EQ(compensation(3), 128 * (4 * -128 + 127));
+  EXPECT_EQ(compensation(0), -128 * 5 * -128);
+  EXPECT_EQ(compensation(3), -128 * (4 * -128 + 127));
   // Channel 4 of group 1 is padding: zero.
   EXPECT_EQ(static_cast<int8_t>(bytes[((1 * 16) + 0) * 4 + 1]), 0);
   EXPECT_EQ(static_cast<int8_t>(bytes[((1 * 16) + 0) * 4 + 0]), -128);
