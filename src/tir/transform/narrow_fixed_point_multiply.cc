@@ -318,13 +318,13 @@ class Narrower : public IRMutator {
     if (!narrow || narrow->dtype.element() != DataType::int32()) return std::nullopt;
     std::optional<FixedPointForm> f = matchFixedPoint(narrow->value);
     if (!f) return std::nullopt;
+    if (std::optional<PrimExpr> folded = foldedClipsForm(*clip, *f)) return folded;
     const arith::ConstIntBound b = analyzer_.constIntBound(f->x);
     const DataType xt = f->x->dtype.element();
     Interval range{xt.isUInt() ? 0 : -(Int128{1} << (xt.bits() - 1)),
                    (Int128{1} << (xt.bits() - (xt.isUInt() ? 0 : 1))) - 1};
     if (b.min != arith::ConstIntBound::kNegInf) range.lo = std::max<Int128>(range.lo, b.min);
     if (b.max != arith::ConstIntBound::kPosInf) range.hi = std::min<Int128>(range.hi, b.max);
-    if (std::optional<PrimExpr> folded = foldedClipsForm(*clip, *f)) return folded;
     // Where the plain forms apply they are as cheap or cheaper.
     const std::optional<Split> sp = chooseSplit(*f, range);
     if ((sp && sp->ml == 0) || floatFormOf(*f, range)) return std::nullopt;
