@@ -181,7 +181,8 @@ NDArray pool(const NDArray& x, const Type& outType, const Window& p) {
     const int64_t y = coords[p.hAxis], xo = coords[p.wAxis];
     // One running maximum per kind, so int64 and uint64 compare exactly.
     double bestFloat = lowestValue(dtype);
-    int64_t bestInt = static_cast<int64_t>(lowestValue(dtype));
+    // (A float dtype's lowest value is past int64's range: converting it would be undefined.)
+    int64_t bestInt = dtype.isInt() ? static_cast<int64_t>(lowestValue(dtype)) : 0;
     uint64_t bestUInt = 0;
     nn::detail::Accumulator sum(dtype);
     int64_t real = 0, padded = 0;
