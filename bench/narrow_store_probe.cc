@@ -84,18 +84,22 @@ AVX512BW void packsContiguous(Data& d, int repeat) {
                           packFour(d.in + 16 * v));
 }
 
+// The four 16-byte lanes of p to four rows kRowPitch apart.
+AVX512BW inline void storeRows(int8_t* base, __m512i p) {
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(base), _mm512_castsi512_si128(p));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(base + kRowPitch), _mm512_extracti32x4_epi32(p, 1));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(base + 2 * kRowPitch),
+                   _mm512_extracti32x4_epi32(p, 2));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(base + 3 * kRowPitch),
+                   _mm512_extracti32x4_epi32(p, 3));
+}
+
 AVX512BW void packsRows(Data& d, int repeat) {
   for (int r = 0; r < repeat; ++r)
     for (int v = 0; v < kVectors; v += 4) {
       const __m512i p = packFour(d.in + 16 * v);
       int8_t* base = d.out.data() + place(r, v);
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(base), _mm512_castsi512_si128(p));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(base + kRowPitch),
-                       _mm512_extracti32x4_epi32(p, 1));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(base + 2 * kRowPitch),
-                       _mm512_extracti32x4_epi32(p, 2));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(base + 3 * kRowPitch),
-                       _mm512_extracti32x4_epi32(p, 3));
+      storeRows(base, p);
     }
 }
 
@@ -129,13 +133,7 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi"))) void permuteRows(Data& d,
           _mm512_permutex2var_epi8(_mm512_load_si512(in + 32), pick, _mm512_load_si512(in + 48));
       const __m512i p = _mm512_permutex2var_epi64(ab, halves, cd);
       int8_t* base = d.out.data() + place(r, v);
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(base), _mm512_castsi512_si128(p));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(base + kRowPitch),
-                       _mm512_extracti32x4_epi32(p, 1));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(base + 2 * kRowPitch),
-                       _mm512_extracti32x4_epi32(p, 2));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(base + 3 * kRowPitch),
-                       _mm512_extracti32x4_epi32(p, 3));
+      storeRows(base, p);
     }
 }
 
