@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include <llvm/IR/LegacyPassManager.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/raw_ostream.h>
@@ -61,6 +62,14 @@ void optimizeModule(llvm::Module& module, llvm::TargetMachine& machine) {
   builder.registerFunctionAnalyses(fam);
   builder.registerLoopAnalyses(lam);
   builder.crossRegisterProxies(lam, fam, cgam, mam);
+  // Store rewrites for x86 after every IR optimization, so that nothing splits what they join.
+  const bool x86 = machine.getTargetTriple().getArch() == llvm::Triple::x86_64;
+  const bool maskedBytes = x86 && machine.getMCSubtargetInfo()->checkFeatures("+avx512bw");
+  builder.registerOptimizerLastEPCallback(
+      [x86, maskedBytes](llvm::ModulePassManager& last, llvm::OptimizationLevel) {
+        if (x86) addInterleaveSpreadStores(last);
+        if (maskedBytes) addWidenOddStores(last);
+      });
   llvm::ModulePassManager passes =
       builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
   passes.run(module, mam);

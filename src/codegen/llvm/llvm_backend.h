@@ -6,6 +6,7 @@
 #include <string>
 
 #include <llvm/IR/Module.h>
+#include <llvm/IR/PassManager.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include "codegen/llvm/target.h"
@@ -22,8 +23,16 @@ void initializeLinkedTargets();
 /// DiagnosticError (code "target") for a triple LLVM does not know.
 std::unique_ptr<llvm::TargetMachine> createTargetMachine(const target::Target& target);
 /// Runs LLVM's O3 pipeline (new pass manager) with loop vectorization (no SLP vectorizer: it
-/// miscompiles unrolled loop nests in LLVM 19, see the .cc) for `machine`.
+/// miscompiles unrolled loop nests in LLVM 19, see the .cc) for `machine`, then the x86 store
+/// rewrites below.
 void optimizeModule(llvm::Module& module, llvm::TargetMachine& machine);
+/// Appends InterleaveSpreadStores (interleave_spread_stores.cc): four masked stores of every 4th
+/// byte at offsets 0-3 from one address (the int8 kernels' data repacking) become one
+/// interleaving shuffle and one 64-byte store.
+void addInterleaveSpreadStores(llvm::ModulePassManager& passes);
+/// Appends WidenOddStores (widen_odd_stores.cc): a store of a byte vector whose length is no
+/// multiple of 16 becomes 64-byte stores and one masked store. Needs AVX-512 BW.
+void addWidenOddStores(llvm::ModulePassManager& passes);
 /// The module as a relocatable object file.
 std::string emitObject(llvm::Module& module, llvm::TargetMachine& machine);
 
