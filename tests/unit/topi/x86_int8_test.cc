@@ -179,6 +179,8 @@ INSTANTIATE_TEST_SUITE_P(
                       ConvCase{512, 14, 14, 32, 1, 2, 0, 1, true},  // 7x7 out, long: lanes
                       ConvCase{8, 9, 10, 16, 1, 3, 0, 1, true, DataType::uint8()},  // stride 3
                       ConvCase{64, 8, 8, 32, 1, 1, 0, 1, true},    // 1x1 over 64 pixels
+                      ConvCase{16, 8, 8, 24, 1, 1, 0, 1, true},    // 6 channels x 4 vectors
+                      ConvCase{24, 4, 8, 40, 1, 1, 0, 1, false},   // 10 channels x 2 vectors
                       ConvCase{10, 4, 12, 48, 1, 1, 0, 1, false},  // 12 columns, whole vectors
                       ConvCase{160, 7, 7, 96, 1, 1, 0, 1, true},   // MobileNetV2's 7x7: 49 pixels
                       ConvCase{400, 7, 7, 32, 1, 1, 0, 1, true},   // 7x7, long: channel lanes
