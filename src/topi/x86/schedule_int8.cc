@@ -211,21 +211,38 @@ Applicability scheduleConv2dInt8(tir::Schedule& sch, const ScheduleOptions& opti
 
 namespace {
 
-// Vectors of 16 pixels in a tile of the products over pixels: with VNNI 4 (or 2) where the pixels
-// are whole tiles of them, else 1. Each step of a tile loads one vector per pixel vector and one
-// broadcast per channel, for (channels x vectors) dot products: 24 x 1 took 25 loads for 24
-// products, 6 x 4 take 10, and the 1x1 layers at 112x112 and 56x56 of MobileNetV2 int8 ran
-// 5-34% faster so on Zen 5 (32 -> 16 channels: 42 -> 28 us). The AVX2 forms keep one vector.
-int64_t pixelVectorsOf(const DotForm& form, int64_t pixels) {
-  if (form.repack != kInt8RepackStage) return 1;
-  for (const int64_t vectors : {4, 2})
-    if (pixels % (vectors * kInt8Lanes) == 0) return vectors;
-  return 1;
+// The tile of the products over pixels: `channels` output channels x `vectors` vectors of 16
+// pixels, one accumulator each. Each step of a tile loads each pixel vector once and broadcasts
+// each channel's weights once, for channels x vectors dot products: 24 x 1 took 25 loads for 24
+// products, 6 x 4 take 10. With VNNI the tile with the fewest loads per product among those
+// whose vectors (a power of two: 7 vectors of 28x28's 49 made its epilogue's 112-lane vectors
+// 20 times slower) divide the (padded) pixel vectors; the AVX2 forms keep one vector.
+// MobileNetV2 int8 on Zen 5 at one thread, per kernel: 32 -> 16 at 112x112 42 -> 28 us,
+// 16 -> 96 93 -> 82, 320 -> 1280 at 7x7 85 -> 64, 160 -> 960 at 7x7 35 -> 24.
+struct PixelTile {
+  int64_t channels, vectors;
+};
+
+PixelTile pixelTileOf(const DotForm& form, int64_t channels, int64_t pixels) {
+  const int64_t pixelVectors = (pixels + kInt8Lanes - 1) / kInt8Lanes;
+  PixelTile best{largestDivisorAtMost(channels, form.maxTiles), 1};
+  if (form.repack != kInt8RepackStage) return best;
+  // Loads per product, (c + v) / (c v), compared without division.
+  auto better = [](const PixelTile& a, const PixelTile& b) {
+    return (a.channels + a.vectors) * b.channels * b.vectors <
+           (b.channels + b.vectors) * a.channels * a.vectors;
+  };
+  for (const int64_t vectors : {2, 4, 8}) {
+    if (pixelVectors % vectors != 0) continue;
+    const PixelTile tile{largestDivisorAtMost(channels, form.maxTiles / vectors), vectors};
+    if (better(tile, best)) best = tile;
+  }
+  return best;
 }
 
 // The products over pixels (`anchor`: conv2d_1x1_int8, conv2d_pixels_int8), whose block is (n,
 // oc, pixel) over the reduction steps ending in the 4 (or 2) elements of a dot product: tiles of
-// mr output channels x pixelVectorsOf() vectors of 16 pixels, one accumulator per channel and
+// mr output channels x some vectors of 16 pixels (pixelTileOf), one accumulator per channel and
 // vector; each step loads each vector of 16 pixels' 4 bytes and multiplies it by each channel's 4
 // weight bytes, broadcast.
 Applicability scheduleOverPixels(tir::Schedule& sch, const ScheduleOptions& options,
@@ -247,8 +264,8 @@ Applicability scheduleOverPixels(tir::Schedule& sch, const ScheduleOptions& opti
   const std::optional<int64_t> height = extentOf(sch, loops[2]), width = extentOf(sch, loops[3]);
   if (!channels || !height || !width) return notApplicable(anchor, "symbolic shape");
 
-  const int64_t pixelVectors = pixelVectorsOf(form, *height * *width);
-  const int64_t mr = largestDivisorAtMost(*channels, form.maxTiles / pixelVectors);
+  const PixelTile t = pixelTileOf(form, *channels, *height * *width);
+  const int64_t mr = t.channels, pixelVectors = t.vectors;
   tir::LoopRV pixel = sch.fuse({loops[2], loops[3]});
   std::vector<tir::LoopRV> p = sch.split(pixel, {std::monostate{}, pixelVectors * kInt8Lanes});
   std::vector<tir::LoopRV> c = sch.split(loops[1], {std::monostate{}, mr});
