@@ -216,15 +216,15 @@ namespace {
 // each channel's weights once, for channels x vectors dot products: 24 x 1 took 25 loads for 24
 // products, 6 x 4 take 10. With VNNI the tile with the fewest loads per product among those
 // whose vectors (a power of two: 7 vectors of 28x28's 49 made its epilogue's 112-lane vectors
-// 20 times slower) divide the (padded) pixel vectors; the AVX2 forms keep one vector.
+// 20 times slower) divide the pixel vectors computed; the AVX2 forms keep one vector.
 // MobileNetV2 int8 on Zen 5 at one thread, per kernel: 32 -> 16 at 112x112 42 -> 28 us,
 // 16 -> 96 93 -> 82, 320 -> 1280 at 7x7 85 -> 64, 160 -> 960 at 7x7 35 -> 24.
 struct PixelTile {
   int64_t channels, vectors;
 };
 
-PixelTile pixelTileOf(const DotForm& form, int64_t channels, int64_t pixels) {
-  const int64_t pixelVectors = (pixels + kInt8Lanes - 1) / kInt8Lanes;
+PixelTile pixelTileOf(const DotForm& form, int64_t channels, int64_t computedPixels) {
+  const int64_t pixelVectors = computedPixels / kInt8Lanes;
   PixelTile best{largestDivisorAtMost(channels, form.maxTiles), 1};
   if (form.repack != kInt8RepackStage) return best;
   // Loads per product, (c + v) / (c v), compared without division.
@@ -264,7 +264,11 @@ Applicability scheduleOverPixels(tir::Schedule& sch, const ScheduleOptions& opti
   const std::optional<int64_t> height = extentOf(sch, loops[2]), width = extentOf(sch, loops[3]);
   if (!channels || !height || !width) return notApplicable(anchor, "symbolic shape");
 
-  const PixelTile t = pixelTileOf(form, *channels, *height * *width);
+  // The pixels the products compute (whole vectors of 16, the last one padded).
+  const int64_t* computed = tir::asConstInt(sch.get(*conv)->iterVars[2].dom.extent);
+  if (!computed || *computed % kInt8Lanes != 0)
+    return notApplicable(anchor, "the products' pixels are not whole vectors");
+  const PixelTile t = pixelTileOf(form, *channels, *computed);
   const int64_t mr = t.channels, pixelVectors = t.vectors;
   tir::LoopRV pixel = sch.fuse({loops[2], loops[3]});
   std::vector<tir::LoopRV> p = sch.split(pixel, {std::monostate{}, pixelVectors * kInt8Lanes});
