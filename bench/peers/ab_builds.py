@@ -10,6 +10,10 @@ medians and the ratio B/A.
 
 With --int8 each build quantizes the model first, as run_peers.py's tessera_int8 engine does (the
 same calibration inputs and flags), and the quantized modules' compiled directories are timed.
+
+With --kernels the blocks are `tessera run DIR --profile N` instead, and the table is per kernel
+(the median over the blocks of each kernel's per-call median, largest first in A; kernels are
+matched by name, so both builds must fuse alike), with the profiles' totals first.
 """
 import argparse
 import os
@@ -23,6 +27,8 @@ from run_peers import MAKE_MODELS, PYTHON, quantizeModel
 
 MODELS = ["resnet18", "resnet50", "mobilenet_v2", "transformer"]
 MEDIAN = re.compile(r"median ([0-9.]+) (ms|us)")  # `--bench` prints us below a millisecond
+PROFILE_ROW = re.compile(r"^\s+([0-9.]+)\s+(\d+)\s+[0-9.]+%\s+(\S+)$")
+PROFILE_TOTAL = re.compile(r"^\s+([0-9.]+)\s+total$")
 
 
 def block_median(binary, model_dir, runs, threads):
@@ -31,6 +37,33 @@ def block_median(binary, model_dir, runs, threads):
                          capture_output=True, text=True, env=env, check=True).stdout
     m = MEDIAN.search(out)
     return float(m.group(1)) / (1000 if m.group(2) == "us" else 1)
+
+
+def block_profile(binary, model_dir, runs, threads):
+    """{kernel: ms per call} of one `--profile` block, with the profile's total as "(total)"."""
+    env = dict(os.environ, TESSERA_NUM_THREADS=str(threads))
+    out = subprocess.run([binary, "run", model_dir, "--random-inputs", "0", "--profile", str(runs)],
+                         capture_output=True, text=True, env=env, check=True).stdout
+    times = {}
+    for line in out.splitlines():
+        if m := PROFILE_ROW.match(line):
+            times[m.group(3)] = float(m.group(1)) / int(m.group(2))
+        elif m := PROFILE_TOTAL.match(line):
+            times["(total)"] = float(m.group(1))
+    return times
+
+
+def print_kernels(model, threads, samples, top):
+    """The per-kernel table of `samples` ({"a": [profile], "b": [profile]})."""
+    def median_of(name, kernel):
+        return statistics.median(p.get(kernel, float("nan")) for p in samples[name])
+    kernels = sorted(samples["a"][0], key=lambda k: -median_of("a", k))
+    print(f"\n{model}, {threads} thread(s), per call:\n")
+    print("| kernel | A (us) | B (us) | B / A |")
+    print("|---|---:|---:|---:|")
+    for kernel in kernels[:top + 1]:
+        a, b = median_of("a", kernel) * 1000, median_of("b", kernel) * 1000
+        print(f"| {kernel} | {a:.1f} | {b:.1f} | {b / a:.2f} |", flush=True)
 
 
 def main():
@@ -43,6 +76,8 @@ def main():
     parser.add_argument("--runs", type=int, default=5, help="runs per block")
     parser.add_argument("--int8", action="store_true",
                         help="time the int8 modules of run_peers.py's tessera_int8 engine")
+    parser.add_argument("--kernels", type=int, default=0, metavar="TOP",
+                        help="per-kernel profiles instead (`--profile RUNS`): the TOP kernels")
     parser.add_argument("--cache", default=os.environ.get(
         "TESSERA_MODEL_CACHE", str(pathlib.Path.home() / ".cache/tessera-models")))
     args = parser.parse_args()
@@ -52,8 +87,9 @@ def main():
         listing = subprocess.run([PYTHON, str(MAKE_MODELS), "--list"], capture_output=True,
                                  text=True, check=True).stdout.split("\n")
         inputNames = dict(line.split() for line in listing if line.strip())
-    print("| model | threads | A median (ms) | B median (ms) | B / A |")
-    print("|---|---:|---:|---:|---:|")
+    if not args.kernels:
+        print("| model | threads | A median (ms) | B median (ms) | B / A |")
+        print("|---|---:|---:|---:|---:|")
     for model in args.models.split(","):
         onnx = os.path.join(args.cache, model + ".onnx")
         dirs = {}
@@ -74,7 +110,11 @@ def main():
                 order = ("a", "b") if r % 2 == 0 else ("b", "a")
                 for name in order:
                     binary = args.a if name == "a" else args.b
-                    samples[name].append(block_median(binary, dirs[name], args.runs, threads))
+                    measure = block_profile if args.kernels else block_median
+                    samples[name].append(measure(binary, dirs[name], args.runs, threads))
+            if args.kernels:
+                print_kernels(model, threads, samples, args.kernels)
+                continue
             a, b = statistics.median(samples["a"]), statistics.median(samples["b"])
             print(f"| {model} | {threads} | {a:.2f} | {b:.2f} | {b / a:.3f} |", flush=True)
 
