@@ -68,10 +68,10 @@ std::optional<SpreadStore> asSpreadStore(llvm::Instruction& inst) {
   if (!isEvery4thByte(call->getArgOperand(3))) return std::nullopt;
   llvm::Value* bytes = spreadFrom(call->getArgOperand(0));
   if (bytes == nullptr) return std::nullopt;
-  return SpreadStore{call, bytes,
-                     llvm::MemoryLocation(call->getArgOperand(1),
-                                          llvm::LocationSize::upperBound(kBytes),
-                                          call->getAAMetadata())};
+  return SpreadStore{
+      call, bytes,
+      llvm::MemoryLocation(call->getArgOperand(1), llvm::LocationSize::upperBound(kBytes),
+                           call->getAAMetadata())};
 }
 
 bool letsStoresPass(llvm::Instruction& inst, const std::vector<SpreadStore>& pending,
@@ -85,8 +85,8 @@ bool letsStoresPass(llvm::Instruction& inst, const std::vector<SpreadStore>& pen
 
 // The pending stores ordered by their offset from the first one's address when those are exactly
 // 0, 1, 2 and 3 bytes; nullopt otherwise.
-std::optional<std::array<SpreadStore, kChannels>> asGroup(
-    const std::vector<SpreadStore>& pending, llvm::ScalarEvolution& se) {
+std::optional<std::array<SpreadStore, kChannels>> asGroup(const std::vector<SpreadStore>& pending,
+                                                          llvm::ScalarEvolution& se) {
   if (pending.size() != kChannels) return std::nullopt;
   const llvm::DataLayout& layout = pending[0].store->getModule()->getDataLayout();
   llvm::Type* byte = llvm::Type::getInt8Ty(pending[0].store->getContext());
@@ -154,10 +154,7 @@ struct InterleaveSpreadStoresPass : llvm::PassInfoMixin<InterleaveSpreadStoresPa
       }
     }
     for (const auto& [group, last] : groups) interleave(group, last);
-    if (groups.empty()) return llvm::PreservedAnalyses::all();
-    llvm::PreservedAnalyses kept;
-    kept.preserveSet<llvm::CFGAnalyses>();
-    return kept;
+    return storesRewritten(!groups.empty());
   }
 };
 

@@ -33,6 +33,14 @@ void addInterleaveSpreadStores(llvm::ModulePassManager& passes);
 /// Appends WidenOddStores (widen_odd_stores.cc): a store of a byte vector whose length is no
 /// multiple of 16 becomes 64-byte stores and one masked store. Needs AVX-512 BW.
 void addWidenOddStores(llvm::ModulePassManager& passes);
+/// What a store rewrite that `changed` a function keeps: everything when it did not, the CFG
+/// analyses when it did (it adds and removes instructions, never blocks).
+inline llvm::PreservedAnalyses storesRewritten(bool changed) {
+  if (!changed) return llvm::PreservedAnalyses::all();
+  llvm::PreservedAnalyses kept;
+  kept.preserveSet<llvm::CFGAnalyses>();
+  return kept;
+}
 /// The module as a relocatable object file.
 std::string emitObject(llvm::Module& module, llvm::TargetMachine& machine);
 

@@ -42,8 +42,8 @@ void widen(llvm::StoreInst* store, unsigned n) {
   unsigned done = 0;
   for (; done + kZmmBytes <= n; done += kZmmBytes) {
     llvm::Value* at = b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), base, done);
-    llvm::StoreInst* whole =
-        b.CreateAlignedStore(lanes(b, value, done, kZmmBytes), at, llvm::commonAlignment(align, done));
+    llvm::StoreInst* whole = b.CreateAlignedStore(lanes(b, value, done, kZmmBytes), at,
+                                                  llvm::commonAlignment(align, done));
     whole->copyMetadata(*store);
   }
   const unsigned rest = n - done;
@@ -69,10 +69,7 @@ struct WidenOddStoresPass : llvm::PassInfoMixin<WidenOddStoresPass> {
         if (auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst))
           if (const unsigned n = oddBytes(*store)) odd.emplace_back(store, n);
     for (const auto& [store, n] : odd) widen(store, n);
-    if (odd.empty()) return llvm::PreservedAnalyses::all();
-    llvm::PreservedAnalyses kept;
-    kept.preserveSet<llvm::CFGAnalyses>();
-    return kept;
+    return storesRewritten(!odd.empty());
   }
 };
 
