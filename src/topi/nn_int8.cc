@@ -314,8 +314,27 @@ bool conv2d1x1Int8Applies(const std::vector<int64_t>& dataShape,
   return padding * 8 <= pixels || dataShape[1] <= kMaxPaddedPixelReduction;
 }
 
+bool isChannelAddend(const std::vector<int64_t>& shape, int64_t channels) {
+  if (shape == std::vector<int64_t>{channels, 1, 1}) return true;
+  return shape == std::vector<int64_t>{1, channels, 1, 1};
+}
+
+namespace {
+
+// The addend of output channel `oc` (clamped to the real channels: the padding channels' sums are
+// never read).
+PrimExpr channelAddend(const Tensor& bias, const PrimExpr& oc) {
+  const std::vector<int64_t> shape = constShape(bias, "conv2d bias");
+  const int64_t channels = shape.size() == 3 ? shape[0] : shape[1];
+  const PrimExpr c = tir::min(oc, tir::intImm(channels - 1, oc->dtype));
+  const PrimExpr zero = tir::intImm(0, oc->dtype);
+  return shape.size() == 3 ? bias(c, zero, zero) : bias(zero, c, zero, zero);
+}
+
+}  // namespace
+
 Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DParams& p,
-                         int64_t outChannels) {
+                         int64_t outChannels, const std::optional<Tensor>& bias) {
   const std::string op = "conv2d_1x1_int8";
   const ConvOperands operands = convOperands(data, packed, p, op);
   const std::vector<int64_t>&ds = operands.data, &ws = operands.packed;
@@ -369,6 +388,10 @@ Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DP
         // bias and compensation took a scalar load, subtract, broadcast and add.
         te::ReduceOptions start;
         if (shift != 0) start.init = compensation(packed, at.block, at.lane, groups);
+        if (bias) {
+          const PrimExpr addend = channelAddend(*bias, oc);
+          start.init = start.init ? start.init + addend : addend;
+        }
         return te::sum(tir::cast(i32, repacked(n, rc.var, pixel, rk.var)) *
                            tir::cast(i32, packed(at.block, rc.var, tir::intImm(0), tir::intImm(0),
                                                  at.lane, rk.var)),

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 
 #include "runtime/ndarray.h"
 #include "topi/nn.h"
@@ -95,8 +96,13 @@ bool conv2d1x1Int8Applies(const std::vector<int64_t>& dataShape,
 /// are zeros, their sums never read). A strided one first copies the pixels it reads,
 /// `data_subsampled` (N, I, OH, OW). The weight is packed by packInt8Weight as for
 /// conv2dNchwInt8.
+/// `bias`, an int32 addend per output channel ((O, 1, 1) or (1, O, 1, 1): the `add` after the
+/// conv2d in a quantized network), starts the accumulators with the compensation, so that the
+/// output stage need not add it (one vector operation per 16 outputs).
 Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DParams& p,
-                         int64_t outChannels = 0);
+                         int64_t outChannels = 0, const std::optional<Tensor>& bias = {});
+/// Whether `shape` is that of such a per-channel addend for `channels` output channels.
+bool isChannelAddend(const std::vector<int64_t>& shape, int64_t channels);
 
 /// The most dot-product steps (input-channel groups x kernel taps) conv2dNchwInt8OverPixels takes:
 /// its data copy holds that many 4-byte groups per output pixel.

@@ -4,6 +4,7 @@
 // createPrimFunc turns the resulting TE graph into TensorIR. The walk is iterative, so a long
 // fused chain does not grow the C++ stack.
 #include <unordered_map>
+#include <unordered_set>
 
 #include "lower/relay/lower_primitive.h"
 #include "relay/op_registry.h"
@@ -16,6 +17,7 @@
 #include "support/diagnostic.h"
 #include "te/create_prim_func.h"
 #include "topi/elemwise.h"
+#include "topi/nn_int8.h"
 
 namespace tessera::lower {
 namespace {
@@ -64,7 +66,10 @@ class Lowerer {
     for (size_t i : options_.smallNonNegativeParams)
       if (i < f->params.size()) known[f->params[i].get()] = {0, 127};
     ranges_.emplace(std::move(known));
-    if (options_.target) choosePackedWeights(f);
+    if (options_.target) {
+      choosePackedWeights(f);
+      findChannelAddends(f);
+    }
     Tensors inputs;
     for (size_t i = 0; i < f->params.size(); ++i) {
       const Var& p = f->params[i];
@@ -181,6 +186,40 @@ class Lowerer {
       if (b && !otherUses.count(node)) packing_[node] = b;
   }
 
+  // The calls whose only use is `add(call, addend)` with an int32 constant addend per output
+  // channel ((C, 1, 1) or (1, C, 1, 1)): an implementation with foldsChannelAddend takes the
+  // addend into its compute and the add is skipped (addendOf_, addOf_).
+  void findChannelAddends(const Function& f) {
+    std::unordered_map<const ExprNode*, bool> constant;
+    for (size_t i : options_.constantParams)
+      if (i < f->params.size()) constant[f->params[i].get()] = true;
+    std::unordered_map<const ExprNode*, int> uses;
+    ++uses[f->body.get()];  // the function's result is a use
+    postOrderVisit(f->body, [&](const Expr& e) {
+      for (const Expr& operand : operandsOf(e)) ++uses[operand.get()];
+    });
+    postOrderVisit(f->body, [&](const Expr& e) {
+      const auto* add = e->as<CallNode>();
+      const auto* addOp = add ? add->op->as<OpNode>() : nullptr;
+      if (!addOp || addOp->name != "add" || add->args.size() != 2) return;
+      const Expr &producer = add->args[0], &addend = add->args[1];
+      const auto* call = producer->as<CallNode>();
+      if (!call || uses[producer.get()] != 1) return;
+      const auto* c = addend->as<ConstantNode>();
+      if (!(c && c->hasData()) && !constant.count(addend.get())) return;
+      const auto* out = typeOfExpr(producer)->as<TensorTypeNode>();
+      const auto* a = typeOfExpr(addend)->as<TensorTypeNode>();
+      if (!out || !a || out->dtype != DataType::int32() || a->dtype != DataType::int32()) return;
+      const std::optional<std::vector<int64_t>> outShape = staticShape(out->shape);
+      const std::optional<std::vector<int64_t>> shape = staticShape(a->shape);
+      if (!outShape || outShape->size() != 4 || !shape ||
+          !topi::isChannelAddend(*shape, (*outShape)[1]))
+        return;
+      addendOf_[call] = addend;
+      addOf_[call] = add;
+    });
+  }
+
   // Whether every value of the call's data (argument 0) is proven to lie in [0, 127].
   bool smallNonNegativeData(const CallNode& call) {
     return !call.args.empty() && ranges_->smallNonNegativeBytes(call.args[0]);
@@ -216,6 +255,8 @@ class Lowerer {
           "lower_te",
           "only calls of ops can be lowered to TE, found a call of " + exprSummary(call->op),
           e->span);
+    // An add folded into the call producing its first operand is that call's value.
+    if (foldedAdds_.count(call)) return values_.at(call->args[0].get());
     const Type outType = typeOfExpr(e);
     if (options_.target) {
       WeightPacking weight;
@@ -230,8 +271,19 @@ class Lowerer {
       TS_CHECK(!weight || (impl && impl->compute))
           << "the weight of " << op->name << " was packed for an implementation that declines it";
       if (impl && impl->schedule && !anchor_) anchor_ = impl;
-      if (impl && impl->compute) return impl->compute(sc, operandTensors(e));
+      if (impl && impl->compute) {
+        Tensors inputs = operandTensors(e);
+        if (auto addend = addendOf_.find(call);
+            addend != addendOf_.end() && impl->foldsChannelAddend) {
+          evaluate(addend->second);
+          const Tensors& a = values_.at(addend->second.get());
+          inputs.insert(inputs.end(), a.begin(), a.end());
+          foldedAdds_.insert(addOf_.at(call));
+        }
+        return impl->compute(sc, inputs);
+      }
     }
+
     const FTVMCompute* compute = kComputeMap.get(op->name);
     if (!compute) throwDiagnostic("lower_te", "op " + op->name + " has no TE compute", e->span);
     return (*compute)(call->attrs, operandTensors(e), outType);
@@ -262,6 +314,9 @@ class Lowerer {
   std::vector<StrategyChoice> choices_;
   const OpImplementation* anchor_ = nullptr;  // the first chosen implementation with a schedule
   std::unordered_map<const ExprNode*, WeightPacking> packing_;  // constant -> its packing
+  std::unordered_map<const CallNode*, Expr> addendOf_;  // call -> the addend of its only use
+  std::unordered_map<const CallNode*, const CallNode*> addOf_;  // call -> that add
+  std::unordered_set<const CallNode*> foldedAdds_;              // adds taken into their producer
   std::optional<relay::RangeAnalyzer> ranges_;  // over the function, its known parameters given
   bool dataFactsMatter_ = false;                // LoweredFunction::dataFactsMatter
   std::vector<LoweredFunction::PackedParam> packedParams_;

@@ -51,6 +51,10 @@ struct OpImplementation {
       compute = {};
   /// The schedule of the kernel this call anchors; null: the generic steps only.
   KernelSchedule schedule = {};
+  /// Whether the compute takes an int32 addend per output channel as a third input, where the
+  /// call's only use is `add(call, addend)` in the same kernel (lowering then skips that add; a
+  /// quantized conv2d's bias starts its accumulators instead of being added to every output).
+  bool foldsChannelAddend = false;
 };
 
 /// One implementation considered for a call, and whether it applied.

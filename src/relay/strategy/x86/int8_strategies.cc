@@ -155,9 +155,9 @@ std::vector<te::Tensor> int8Compute(const StrategyCall& c, const std::vector<te:
 std::vector<te::Tensor> int8PointwiseCompute(const StrategyCall& c,
                                              const std::vector<te::Tensor>& in) {
   const std::vector<int64_t> out = constExtentsOf(c.outType, "conv2d_nchw_1x1_int8");
-  return {topi::conv2dNchw1x1Int8(in.at(0), in.at(1),
-                                  convParams(attrsOf<Conv2DAttrs>(c.call.attrs), DataType::int32()),
-                                  out.at(1))};
+  return {topi::conv2dNchw1x1Int8(
+      in.at(0), in.at(1), convParams(attrsOf<Conv2DAttrs>(c.call.attrs), DataType::int32()),
+      out.at(1), in.size() > 2 ? std::optional<te::Tensor>(in[2]) : std::nullopt)};
 }
 
 std::vector<te::Tensor> int8PixelsCompute(const StrategyCall& c,
@@ -184,7 +184,8 @@ void registerX86Int8Strategies(StrategyRegistry& r) {
          .condition = int8PointwiseConv<PackKind::kInt8>,
          .packWeight = int8Packing<PackKind::kInt8>,
          .compute = int8PointwiseCompute,
-         .schedule = x86Schedule(topi::x86::scheduleConv2d1x1Int8)});
+         .schedule = x86Schedule(topi::x86::scheduleConv2d1x1Int8),
+         .foldsChannelAddend = true});
   r.add("nn.conv2d", "cpu",
         {.name = "conv2d_pixels_int8_vnni.x86",
          .priority = 21,
@@ -205,7 +206,8 @@ void registerX86Int8Strategies(StrategyRegistry& r) {
          .condition = int8PointwiseConv<PackKind::kInt8Bytes>,
          .packWeight = int8Packing<PackKind::kInt8Bytes>,
          .compute = int8PointwiseCompute,
-         .schedule = x86Schedule(topi::x86::scheduleConv2d1x1Int8)});
+         .schedule = x86Schedule(topi::x86::scheduleConv2d1x1Int8),
+         .foldsChannelAddend = true});
   r.add("nn.conv2d", "cpu",
         {.name = "conv2d_pixels_int8_bytes_avx2.x86",
          .priority = 20,
@@ -226,7 +228,8 @@ void registerX86Int8Strategies(StrategyRegistry& r) {
          .condition = int8PointwiseConv<PackKind::kInt8Pairs>,
          .packWeight = int8Packing<PackKind::kInt8Pairs>,
          .compute = int8PointwiseCompute,
-         .schedule = x86Schedule(topi::x86::scheduleConv2d1x1Int8)});
+         .schedule = x86Schedule(topi::x86::scheduleConv2d1x1Int8),
+         .foldsChannelAddend = true});
   r.add("nn.conv2d", "cpu",
         {.name = "conv2d_pixels_int8_avx2.x86",
          .priority = 19,
