@@ -5,6 +5,7 @@
 #include "topi/depthwise_conv2d_int8.h"
 
 #include "support/diagnostic.h"
+#include "topi/nn_int8.h"
 
 namespace tessera::topi {
 namespace {
@@ -94,7 +95,8 @@ bool depthwiseConv2dInt8WindowApplies(const std::vector<int64_t>& d, const std::
 }
 
 Tensor depthwiseConv2dNchwInt8Window(const Tensor& data, const Tensor& weight,
-                                     const Conv2DParams& p, bool shiftData) {
+                                     const Conv2DParams& p, bool shiftData,
+                                     const std::optional<Tensor>& bias) {
   const std::string op = "depthwise_conv2d_int8_window";
   if ((data.dtype() != DataType::int8() && data.dtype() != DataType::uint8()) ||
       weight.dtype() != DataType::int8() || p.outDtype != DataType::int32())
@@ -147,9 +149,11 @@ Tensor depthwiseConv2dNchwInt8Window(const Tensor& data, const Tensor& weight,
       [&](Var n, Var c, Var y, Var x) {
         PrimExpr row = addIdx(mulIdx(y, sh), ry.var);
         PrimExpr col = addIdx(mulIdx(x, sw), rx.var);
+        te::ReduceOptions start;
+        if (bias) start.init = channelAddend(*bias, c);
         return te::sum(
             tir::cast(i32, pad(n, c, row, col)) * tir::cast(i32, taps4(c, ry.var, rx.var)),
-            {ry, rx});
+            {ry, rx}, start);
       },
       te::ComputeOptions{.name = op, .tag = op, .indexNames = {"n", "c", "oh", "ow"}});
 

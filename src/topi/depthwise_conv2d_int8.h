@@ -5,6 +5,8 @@
 // summed in int32: exactly the plain compute's result.
 #pragma once
 
+#include <optional>
+
 #include "topi/nn.h"
 
 namespace tessera::topi {
@@ -42,7 +44,10 @@ bool depthwiseConv2dInt8WindowApplies(const std::vector<int64_t>& dataShape,
 /// `weight_window` (C, KH, KW4) int8 (each kernel row padded with zeros to a multiple of 4);
 /// `compensation` (C,) int32 (only when `shiftData`); `depthwise_conv2d_int8_window` (N, C,
 /// ceil(OH/4)*4, ceil(OW/16)*16) int32; `T_depthwise_conv2d_int8` (N, C, OH, OW).
+/// `bias`, an int32 addend per channel (isChannelAddend), starts the accumulators (as
+/// conv2dNchw1x1Int8's).
 Tensor depthwiseConv2dNchwInt8Window(const Tensor& data, const Tensor& weight,
-                                     const Conv2DParams& p, bool shiftData);
+                                     const Conv2DParams& p, bool shiftData,
+                                     const std::optional<Tensor>& bias = {});
 
 }  // namespace tessera::topi

@@ -319,19 +319,14 @@ bool isChannelAddend(const std::vector<int64_t>& shape, int64_t channels) {
   return shape == std::vector<int64_t>{1, channels, 1, 1};
 }
 
-namespace {
-
-// The addend of output channel `oc` (clamped to the real channels: the padding channels' sums are
-// never read).
 PrimExpr channelAddend(const Tensor& bias, const PrimExpr& oc) {
   const std::vector<int64_t> shape = constShape(bias, "conv2d bias");
   const int64_t channels = shape.size() == 3 ? shape[0] : shape[1];
+  // Clamped to the real channels: the padding channels' sums are never read.
   const PrimExpr c = tir::min(oc, tir::intImm(channels - 1, oc->dtype));
   const PrimExpr zero = tir::intImm(0, oc->dtype);
   return shape.size() == 3 ? bias(c, zero, zero) : bias(zero, c, zero, zero);
 }
-
-}  // namespace
 
 Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DParams& p,
                          int64_t outChannels, const std::optional<Tensor>& bias) {

@@ -103,6 +103,8 @@ Tensor conv2dNchw1x1Int8(const Tensor& data, const Tensor& packed, const Conv2DP
                          int64_t outChannels = 0, const std::optional<Tensor>& bias = {});
 /// Whether `shape` is that of such a per-channel addend for `channels` output channels.
 bool isChannelAddend(const std::vector<int64_t>& shape, int64_t channels);
+/// Such an addend's value for output channel `oc` (past the last channel: the last one's).
+PrimExpr channelAddend(const Tensor& bias, const PrimExpr& oc);
 
 /// The most dot-product steps (input-channel groups x kernel taps) conv2dNchwInt8OverPixels takes:
 /// its data copy holds that many 4-byte groups per output pixel.

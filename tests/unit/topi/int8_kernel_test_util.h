@@ -12,6 +12,17 @@
 
 namespace tessera::driver::test {
 
+/// A random int32 bias of n values (the add after a quantized dense).
+inline relay::Expr int32Bias(int64_t n, uint64_t seed) {
+  return relay::constant(tessera::test::randomTensor({n}, DataType::int32(), seed, -5000, 5000));
+}
+
+/// The same shaped (n, 1, 1) by expand_dims (the add after a quantized conv2d).
+inline relay::Expr channelBias(int64_t n, uint64_t seed) {
+  return relay::callOp("expand_dims", {int32Bias(n, seed)},
+                       {{"axis", AttrValue::integer(1)}, {"num_newaxis", AttrValue::integer(2)}});
+}
+
 /// int8 values over the whole range, the extremes included.
 inline relay::Expr int8Constant(const std::vector<int64_t>& shape, uint64_t seed) {
   return relay::constant(tessera::test::randomTensor(shape, DataType::int8(), seed, -128, 128));

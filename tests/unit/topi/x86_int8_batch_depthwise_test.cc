@@ -7,6 +7,8 @@
 // check which implementation was chosen and, for the VNNI ones, that the kernel calls vpdpbusd.
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include <array>
 #include <cstring>
 
@@ -115,7 +117,7 @@ relay::IRModule depthwiseModule(const DepthwiseCase& c) {
     x = relay::callOp("clip", {x},
                       {{"a_min", AttrValue::floating(0)}, {"a_max", AttrValue::floating(127)}});
   Expr y = relay::nn::conv2d(x, int8Constant({c.c, 1, c.k, c.k}, 3), attrs);
-  if (c.epilogue) y = requantize(y);
+  if (c.epilogue) y = requantize(y, channelBias(c.c, 4));
   return moduleOf(y);
 }
 
@@ -133,37 +135,43 @@ TEST_P(X86Int8Depthwise, MatchesInterpreterBitForBit) {
   if (chosen.find("window") != std::string::npos) {
     EXPECT_TRUE(k.callsVnni());
     EXPECT_TRUE(k.calls("llvm.x86.avx512.permvar.qi.512"));
+    // The bias starts the accumulators (a zero start means the output stage adds it).
+    if (c.epilogue) {
+      const std::regex zeroStart(
+          R"(depthwise_conv2d_int8_window(_\d+)?\[[^\]]*\] = T\.Broadcast\(0,)");
+      EXPECT_FALSE(std::regex_search(k.tir, zeroStart)) << k.tir;
+    }
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, X86Int8Depthwise,
-    ::testing::Values(
-        DepthwiseCase{32, 112, 112, 3, 1, {1, 1, 1, 1}, true},  // MobileNetV2's
-        DepthwiseCase{16, 28, 28, 3, 2, {1, 1, 1, 1}, true},    // stride 2
-        DepthwiseCase{8, 14, 14, 3, 1, {1, 1, 1, 1}, false},    // 14 of 16 lanes
-        DepthwiseCase{24, 7, 7, 3, 1, {1, 1, 1, 1}, true},      // 7 columns
-        DepthwiseCase{5, 13, 37, 3, 2, {1, 1, 1, 1}, false},    // odd, 3 vectors
-        DepthwiseCase{4, 11, 21, 3, 2, {0, 0, 1, 1}, true},     // TF-style padding
-        DepthwiseCase{3, 9, 70, 5, 1, {2, 2, 2, 2}, false},     // 5x5, 5 vectors
-        DepthwiseCase{6, 10, 10, 3, 1, {0, 0, 0, 0}, true},     // no padding
-        DepthwiseCase{4, 12, 40, 3, 3, {1, 2, 0, 1}, false},    // stride 3
-        DepthwiseCase{8, 15, 17, 3, 1, {1, 1, 1, 1}, true, DataType::uint8()},
-        DepthwiseCase{4, 9, 9, 3, 2, {1, 1, 1, 1}, true, DataType::int8(), 2},
-        // The window form: rows not a multiple of its 4, vectors not whole, 7x7
-        // (two tap groups), unpadded, stride 2 over 16 columns, a batch; data
-        // proven to lie in [0, 127] (unshifted) beside data that is not.
-        DepthwiseCase{16, 56, 56, 3, 1, {1, 1, 1, 1}, true, DataType::int8(), 1, true},
-        DepthwiseCase{16, 56, 56, 3, 1, {1, 1, 1, 1}, true},
-        DepthwiseCase{9, 19, 33, 3, 2, {1, 1, 1, 1}, true, DataType::int8(), 1, true},
-        DepthwiseCase{4, 13, 50, 7, 1, {3, 3, 3, 3}, true},
-        DepthwiseCase{5, 10, 18, 3, 1, {0, 0, 0, 0}, false, DataType::int8(), 2},
-        DepthwiseCase{6, 33, 33, 3, 2, {0, 0, 1, 1}, true, DataType::uint8()},
-        DepthwiseCase{7, 6, 20, 5, 2, {2, 2, 2, 2}, true, DataType::int8(), 1, true},
-        // Small planes built several channels at a time (all 12 of a batch; 18 strided),
-        // shifted data with its compensation per channel.
-        DepthwiseCase{12, 7, 7, 3, 1, {1, 1, 1, 1}, true, DataType::int8(), 2},
-        DepthwiseCase{18, 14, 14, 3, 2, {0, 0, 1, 1}, false}));
+    ::testing::Values(DepthwiseCase{32, 112, 112, 3, 1, {1, 1, 1, 1}, true},  // MobileNetV2's
+                      DepthwiseCase{16, 28, 28, 3, 2, {1, 1, 1, 1}, true},    // stride 2
+                      DepthwiseCase{8, 14, 14, 3, 1, {1, 1, 1, 1}, false},    // 14 of 16 lanes
+                      DepthwiseCase{24, 7, 7, 3, 1, {1, 1, 1, 1}, true},      // 7 columns
+                      DepthwiseCase{5, 13, 37, 3, 2, {1, 1, 1, 1}, false},    // odd, 3 vectors
+                      DepthwiseCase{4, 11, 21, 3, 2, {0, 0, 1, 1}, true},     // TF-style padding
+                      DepthwiseCase{3, 9, 70, 5, 1, {2, 2, 2, 2}, false},     // 5x5, 5 vectors
+                      DepthwiseCase{6, 10, 10, 3, 1, {0, 0, 0, 0}, true},     // no padding
+                      DepthwiseCase{4, 12, 40, 3, 3, {1, 2, 0, 1}, false},    // stride 3
+                      DepthwiseCase{8, 15, 17, 3, 1, {1, 1, 1, 1}, true, DataType::uint8()},
+                      DepthwiseCase{4, 9, 9, 3, 2, {1, 1, 1, 1}, true, DataType::int8(), 2},
+                      // The window form: rows not a multiple of its 4, vectors not whole, 7x7
+                      // (two tap groups), unpadded, stride 2 over 16 columns, a batch; data
+                      // proven to lie in [0, 127] (unshifted) beside data that is not.
+                      DepthwiseCase{
+                          16, 56, 56, 3, 1, {1, 1, 1, 1}, true, DataType::int8(), 1, true},
+                      DepthwiseCase{16, 56, 56, 3, 1, {1, 1, 1, 1}, true},
+                      DepthwiseCase{9, 19, 33, 3, 2, {1, 1, 1, 1}, true, DataType::int8(), 1, true},
+                      DepthwiseCase{4, 13, 50, 7, 1, {3, 3, 3, 3}, true},
+                      DepthwiseCase{5, 10, 18, 3, 1, {0, 0, 0, 0}, false, DataType::int8(), 2},
+                      DepthwiseCase{6, 33, 33, 3, 2, {0, 0, 1, 1}, true, DataType::uint8()},
+                      DepthwiseCase{7, 6, 20, 5, 2, {2, 2, 2, 2}, true, DataType::int8(), 1, true},
+                      // Small planes built several channels at a time (all 12 of a batch; 18
+                      // strided), shifted data with its compensation per channel.
+                      DepthwiseCase{12, 7, 7, 3, 1, {1, 1, 1, 1}, true, DataType::int8(), 2},
+                      DepthwiseCase{18, 14, 14, 3, 2, {0, 0, 1, 1}, false}));
 
 // The window form builds small padded planes a few channels at a time before their products, so
 // that a plane's stores have reached the cache when the products load it back (MobileNetV2's 7x7

@@ -106,8 +106,9 @@ template <bool kShifted>
 std::vector<te::Tensor> int8DepthwiseWindowCompute(const StrategyCall& c,
                                                    const std::vector<te::Tensor>& in) {
   const auto& a = attrsOf<Conv2DAttrs>(c.call.attrs);
-  return {topi::depthwiseConv2dNchwInt8Window(in.at(0), in.at(1), convParams(a, DataType::int32()),
-                                              kShifted)};
+  return {topi::depthwiseConv2dNchwInt8Window(
+      in.at(0), in.at(1), convParams(a, DataType::int32()), kShifted,
+      in.size() > 2 ? std::optional<te::Tensor>(in[2]) : std::nullopt)};
 }
 
 std::vector<te::Tensor> int8DepthwiseCompute(const StrategyCall& c,
@@ -137,13 +138,15 @@ void registerX86Int8BatchDepthwiseStrategies(StrategyRegistry& r) {
          .priority = 22,
          .condition = int8DepthwiseWindow<false>,
          .compute = int8DepthwiseWindowCompute<false>,
-         .schedule = x86Schedule(topi::x86::scheduleDepthwiseConv2dInt8Window)});
+         .schedule = x86Schedule(topi::x86::scheduleDepthwiseConv2dInt8Window),
+         .foldsChannelAddend = true});
   r.add("nn.conv2d", "cpu",
         {.name = "depthwise_conv2d_nchw_int8_window_shifted.x86",
          .priority = 21,
          .condition = int8DepthwiseWindow<true>,
          .compute = int8DepthwiseWindowCompute<true>,
-         .schedule = x86Schedule(topi::x86::scheduleDepthwiseConv2dInt8Window)});
+         .schedule = x86Schedule(topi::x86::scheduleDepthwiseConv2dInt8Window),
+         .foldsChannelAddend = true});
 }
 
 }  // namespace tessera::relay::strategy
