@@ -414,7 +414,7 @@ bool conv2dInt8OverPixelsApplies(const std::vector<int64_t>& dataShape,
 }
 
 Tensor conv2dNchwInt8OverPixels(const Tensor& data, const Tensor& packed, const Conv2DParams& p,
-                                int64_t outChannels) {
+                                int64_t outChannels, const std::optional<Tensor>& bias) {
   const std::string op = "conv2d_pixels_int8";
   const ConvOperands operands = convOperands(data, packed, p, op);
   const std::vector<int64_t>&ds = operands.data, &ws = operands.packed;
@@ -458,10 +458,12 @@ Tensor conv2dNchwInt8OverPixels(const Tensor& data, const Tensor& packed, const 
       shapeOf({ds[0], ws[0] * kInt8Lanes, pixels}),
       [&](Var n, Var oc, Var pixel) {
         const ChannelPosition at = positionOf(oc);
+        te::ReduceOptions start;
+        if (bias) start.init = channelAddend(*bias, oc);
         return te::sum(
             tir::cast(i32, repacked(n, rc.var, ry.var, rx.var, pixel, rk.var)) *
                 tir::cast(i32, packed(at.block, rc.var, ry.var, rx.var, at.lane, rk.var)),
-            {rc, ry, rx, rk});
+            {rc, ry, rx, rk}, start);
       },
       te::ComputeOptions{.name = op, .tag = op, .indexNames = {"n", "oc", "pixel"}});
   return te::compute(

@@ -109,9 +109,9 @@ PrimExpr channelAddend(const Tensor& bias, const PrimExpr& oc);
 /// The most dot-product steps (input-channel groups x kernel taps) conv2dNchwInt8OverPixels takes:
 /// its data copy holds that many 4-byte groups per output pixel.
 inline constexpr int64_t kMaxInt8PixelSteps = 16;
-/// Whether conv2dNchwInt8OverPixels takes a conv2d: groups 1, a kernel larger than 1x1, at most
-/// kMaxInt8PixelSteps steps (an image network's stem: 3 channels, 3x3), output rows of whole
-/// vectors of 16 pixels.
+/// Whether conv2dNchwInt8OverPixels (`bias`: as conv2dNchw1x1Int8's) takes a conv2d: groups 1, a
+/// kernel larger than 1x1, at most kMaxInt8PixelSteps steps (an image network's stem: 3 channels,
+/// 3x3), output rows of whole vectors of 16 pixels.
 bool conv2dInt8OverPixelsApplies(const std::vector<int64_t>& dataShape,
                                  const std::vector<int64_t>& weightShape, const Conv2DParams& p);
 /// Such a conv2d as a product over output pixels, 16 per vector, as conv2dNchw1x1Int8 with the
@@ -120,7 +120,7 @@ bool conv2dInt8OverPixelsApplies(const std::vector<int64_t>& dataShape,
 /// `T_conv2d_pixels_int8_unpack` (N, O, OH, OW); P is OH*OW. The output stage writes whole pixel
 /// vectors where the channel-blocked kernel transposes.
 Tensor conv2dNchwInt8OverPixels(const Tensor& data, const Tensor& packed, const Conv2DParams& p,
-                                int64_t outChannels = 0);
+                                int64_t outChannels = 0, const std::optional<Tensor>& bias = {});
 
 /// dense of int8 or uint8 data (..., K) over a packed (N, K) weight, int32 out: `data_u8`
 /// (..., ceil(K/4), 4), `dense_int8` (..., N/16, 16) and `T_dense_int8` (..., N).

@@ -165,7 +165,7 @@ std::vector<te::Tensor> int8PixelsCompute(const StrategyCall& c,
   const std::vector<int64_t> out = constExtentsOf(c.outType, "conv2d_pixels_int8");
   return {topi::conv2dNchwInt8OverPixels(
       in.at(0), in.at(1), convParams(attrsOf<Conv2DAttrs>(c.call.attrs), DataType::int32()),
-      out.at(1))};
+      out.at(1), in.size() > 2 ? std::optional<te::Tensor>(in[2]) : std::nullopt)};
 }
 
 }  // namespace
@@ -192,7 +192,8 @@ void registerX86Int8Strategies(StrategyRegistry& r) {
          .condition = int8PixelsConv<PackKind::kInt8>,
          .packWeight = int8Packing<PackKind::kInt8>,
          .compute = int8PixelsCompute,
-         .schedule = x86Schedule(topi::x86::scheduleConv2dInt8OverPixels)});
+         .schedule = x86Schedule(topi::x86::scheduleConv2dInt8OverPixels),
+         .foldsChannelAddend = true});
   r.add("nn.conv2d", "cpu",
         {.name = "conv2d_nchw_int8_vnni.x86",
          .priority = 20,
@@ -214,7 +215,8 @@ void registerX86Int8Strategies(StrategyRegistry& r) {
          .condition = int8PixelsConv<PackKind::kInt8Bytes>,
          .packWeight = int8Packing<PackKind::kInt8Bytes>,
          .compute = int8PixelsCompute,
-         .schedule = x86Schedule(topi::x86::scheduleConv2dInt8OverPixels)});
+         .schedule = x86Schedule(topi::x86::scheduleConv2dInt8OverPixels),
+         .foldsChannelAddend = true});
   r.add("nn.conv2d", "cpu",
         {.name = "conv2d_nchw_int8_bytes_avx2.x86",
          .priority = 19,
@@ -236,7 +238,8 @@ void registerX86Int8Strategies(StrategyRegistry& r) {
          .condition = int8PixelsConv<PackKind::kInt8Pairs>,
          .packWeight = int8Packing<PackKind::kInt8Pairs>,
          .compute = int8PixelsCompute,
-         .schedule = x86Schedule(topi::x86::scheduleConv2dInt8OverPixels)});
+         .schedule = x86Schedule(topi::x86::scheduleConv2dInt8OverPixels),
+         .foldsChannelAddend = true});
   r.add("nn.conv2d", "cpu",
         {.name = "conv2d_nchw_int8_avx2.x86",
          .priority = 18,
