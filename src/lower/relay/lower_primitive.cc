@@ -66,6 +66,8 @@ class Lowerer {
     for (size_t i : options_.smallNonNegativeParams)
       if (i < f->params.size()) known[f->params[i].get()] = {0, 127};
     ranges_.emplace(std::move(known));
+    for (size_t i : options_.constantParams)
+      if (i < f->params.size()) constantParams_.insert(f->params[i].get());
     if (options_.target) {
       choosePackedWeights(f);
       findChannelAddends(f);
@@ -164,16 +166,12 @@ class Lowerer {
   // of calls whose implementation packs it, with their packing. A constant used any other way
   // keeps its layout (and its calls choose again, knowing it is not packed).
   void choosePackedWeights(const Function& f) {
-    std::unordered_map<const ExprNode*, bool> constant;
-    for (size_t i : options_.constantParams)
-      if (i < f->params.size()) constant[f->params[i].get()] = true;
     std::unordered_map<const ExprNode*, WeightPacking> block;
     std::unordered_map<const ExprNode*, int> otherUses;
     postOrderVisit(f->body, [&](const Expr& e) {
       const std::vector<Expr> operands = operandsOf(e);
       for (size_t i = 0; i < operands.size(); ++i) {
-        const auto* c = operands[i]->as<ConstantNode>();
-        if (!(c && c->hasData()) && !constant.count(operands[i].get())) continue;
+        if (!isConstantValue(operands[i])) continue;
         const auto* call = e->as<CallNode>();
         const WeightPacking b = call && i == 1 ? wantedPacking(*call, e) : WeightPacking{};
         auto [it, fresh] = block.emplace(operands[i].get(), b);
@@ -188,11 +186,8 @@ class Lowerer {
 
   // The calls whose only use is `add(call, addend)` with an int32 constant addend per output
   // channel ((C, 1, 1) or (1, C, 1, 1)): an implementation with foldsChannelAddend takes the
-  // addend into its compute and the add is skipped (addendOf_, addOf_).
+  // addend into its compute and the add is skipped (addends_).
   void findChannelAddends(const Function& f) {
-    std::unordered_map<const ExprNode*, bool> constant;
-    for (size_t i : options_.constantParams)
-      if (i < f->params.size()) constant[f->params[i].get()] = true;
     std::unordered_map<const ExprNode*, int> uses;
     ++uses[f->body.get()];  // the function's result is a use
     postOrderVisit(f->body, [&](const Expr& e) {
@@ -205,8 +200,7 @@ class Lowerer {
       const Expr &producer = add->args[0], &addend = add->args[1];
       const auto* call = producer->as<CallNode>();
       if (!call || uses[producer.get()] != 1) return;
-      const auto* c = addend->as<ConstantNode>();
-      if (!(c && c->hasData()) && !constant.count(addend.get())) return;
+      if (!isConstantValue(addend)) return;
       const auto* out = typeOfExpr(producer)->as<TensorTypeNode>();
       const auto* a = typeOfExpr(addend)->as<TensorTypeNode>();
       if (!out || !a || out->dtype != DataType::int32() || a->dtype != DataType::int32()) return;
@@ -215,9 +209,14 @@ class Lowerer {
       if (!outShape || outShape->size() != 4 || !shape ||
           !topi::isChannelAddend(*shape, (*outShape)[1]))
         return;
-      addendOf_[call] = addend;
-      addOf_[call] = add;
+      addends_[call] = {addend, add};
     });
+  }
+
+  // An inner constant with data or a parameter bound to one.
+  bool isConstantValue(const Expr& e) const {
+    const auto* c = e->as<ConstantNode>();
+    return (c && c->hasData()) || constantParams_.count(e.get());
   }
 
   // Whether every value of the call's data (argument 0) is proven to lie in [0, 127].
@@ -273,17 +272,15 @@ class Lowerer {
       if (impl && impl->schedule && !anchor_) anchor_ = impl;
       if (impl && impl->compute) {
         Tensors inputs = operandTensors(e);
-        if (auto addend = addendOf_.find(call);
-            addend != addendOf_.end() && impl->foldsChannelAddend) {
-          evaluate(addend->second);
-          const Tensors& a = values_.at(addend->second.get());
+        if (auto it = addends_.find(call); it != addends_.end() && impl->foldsChannelAddend) {
+          evaluate(it->second.addend);
+          const Tensors& a = values_.at(it->second.addend.get());
           inputs.insert(inputs.end(), a.begin(), a.end());
-          foldedAdds_.insert(addOf_.at(call));
+          foldedAdds_.insert(it->second.add);
         }
         return impl->compute(sc, inputs);
       }
     }
-
     const FTVMCompute* compute = kComputeMap.get(op->name);
     if (!compute) throwDiagnostic("lower_te", "op " + op->name + " has no TE compute", e->span);
     return (*compute)(call->attrs, operandTensors(e), outType);
@@ -314,8 +311,12 @@ class Lowerer {
   std::vector<StrategyChoice> choices_;
   const OpImplementation* anchor_ = nullptr;  // the first chosen implementation with a schedule
   std::unordered_map<const ExprNode*, WeightPacking> packing_;  // constant -> its packing
-  std::unordered_map<const CallNode*, Expr> addendOf_;  // call -> the addend of its only use
-  std::unordered_map<const CallNode*, const CallNode*> addOf_;  // call -> that add
+  std::unordered_set<const ExprNode*> constantParams_;          // parameters bound to constants
+  struct ChannelAddend {
+    Expr addend;
+    const CallNode* add;
+  };
+  std::unordered_map<const CallNode*, ChannelAddend> addends_;  // call -> its only use's addend
   std::unordered_set<const CallNode*> foldedAdds_;              // adds taken into their producer
   std::optional<relay::RangeAnalyzer> ranges_;  // over the function, its known parameters given
   bool dataFactsMatter_ = false;                // LoweredFunction::dataFactsMatter

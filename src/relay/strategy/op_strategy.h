@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,12 @@ struct OpImplementation {
   /// quantized conv2d's bias starts its accumulators instead of being added to every output).
   bool foldsChannelAddend = false;
 };
+
+/// The channel addend a foldsChannelAddend compute was given (its third input), if any.
+inline std::optional<te::Tensor> channelAddendInput(const std::vector<te::Tensor>& inputs) {
+  if (inputs.size() > 2) return inputs[2];
+  return std::nullopt;
+}
 
 /// One implementation considered for a call, and whether it applied.
 struct ConsideredImplementation {

@@ -106,9 +106,8 @@ template <bool kShifted>
 std::vector<te::Tensor> int8DepthwiseWindowCompute(const StrategyCall& c,
                                                    const std::vector<te::Tensor>& in) {
   const auto& a = attrsOf<Conv2DAttrs>(c.call.attrs);
-  return {topi::depthwiseConv2dNchwInt8Window(
-      in.at(0), in.at(1), convParams(a, DataType::int32()), kShifted,
-      in.size() > 2 ? std::optional<te::Tensor>(in[2]) : std::nullopt)};
+  return {topi::depthwiseConv2dNchwInt8Window(in.at(0), in.at(1), convParams(a, DataType::int32()),
+                                              kShifted, channelAddendInput(in))};
 }
 
 std::vector<te::Tensor> int8DepthwiseCompute(const StrategyCall& c,

@@ -155,9 +155,9 @@ std::vector<te::Tensor> int8Compute(const StrategyCall& c, const std::vector<te:
 std::vector<te::Tensor> int8PointwiseCompute(const StrategyCall& c,
                                              const std::vector<te::Tensor>& in) {
   const std::vector<int64_t> out = constExtentsOf(c.outType, "conv2d_nchw_1x1_int8");
-  return {topi::conv2dNchw1x1Int8(
-      in.at(0), in.at(1), convParams(attrsOf<Conv2DAttrs>(c.call.attrs), DataType::int32()),
-      out.at(1), in.size() > 2 ? std::optional<te::Tensor>(in[2]) : std::nullopt)};
+  return {topi::conv2dNchw1x1Int8(in.at(0), in.at(1),
+                                  convParams(attrsOf<Conv2DAttrs>(c.call.attrs), DataType::int32()),
+                                  out.at(1), channelAddendInput(in))};
 }
 
 std::vector<te::Tensor> int8PixelsCompute(const StrategyCall& c,
@@ -165,7 +165,7 @@ std::vector<te::Tensor> int8PixelsCompute(const StrategyCall& c,
   const std::vector<int64_t> out = constExtentsOf(c.outType, "conv2d_pixels_int8");
   return {topi::conv2dNchwInt8OverPixels(
       in.at(0), in.at(1), convParams(attrsOf<Conv2DAttrs>(c.call.attrs), DataType::int32()),
-      out.at(1), in.size() > 2 ? std::optional<te::Tensor>(in[2]) : std::nullopt)};
+      out.at(1), channelAddendInput(in))};
 }
 
 }  // namespace
