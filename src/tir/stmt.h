@@ -97,6 +97,11 @@ class LetStmtNode : public StmtNode {
   }
 };
 
+/// The loop annotation (a pragma) that leaves a serial loop to LLVM's loop vectorizer: not
+/// unrolled first, vectorizing it requested (a short reduction into a register, topi/x86's
+/// reduceInConsumers).
+inline constexpr const char kPragmaLLVMVectorize[] = "pragma_llvm_vectorize";
+
 /// A keyed attribute around a statement: "pragma_*" from loop annotations, "thread_extent" from
 /// thread-bound loops, "compute_scope", ... `node` is an optional variable the attribute is about.
 class AttrStmtNode : public StmtNode {

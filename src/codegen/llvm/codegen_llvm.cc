@@ -333,21 +333,29 @@ void CodeGenLLVM::emitFor(const ForNode* op) {
   llvm::Value* end =
       builder_.CreateAdd(begin, builder_.CreateSExtOrTrunc(emitExpr(op->extent), ivType));
   // Loops that survive lowering with a kind keep it as a hint to LLVM's loop passes.
-  llvm::MDNode* metadata = nullptr;
-  auto hint = [&](const char* name) {
-    llvm::Metadata* prop[] = {llvm::MDString::get(ctx_, name),
-                              llvm::ConstantAsMetadata::get(builder_.getTrue())};
-    llvm::MDNode* props = llvm::MDNode::get(ctx_, name == std::string("llvm.loop.unroll.full")
-                                                      ? llvm::ArrayRef<llvm::Metadata*>(prop, 1)
-                                                      : llvm::ArrayRef<llvm::Metadata*>(prop, 2));
-    llvm::Metadata* ops[] = {nullptr, props};
-    metadata = llvm::MDNode::getDistinct(ctx_, ops);
-    metadata->replaceOperandWith(0, metadata);
+  std::vector<llvm::Metadata*> hints;
+  auto hint = [&](const char* name, bool withValue) {
+    std::vector<llvm::Metadata*> prop{llvm::MDString::get(ctx_, name)};
+    if (withValue) prop.push_back(llvm::ConstantAsMetadata::get(builder_.getTrue()));
+    hints.push_back(llvm::MDNode::get(ctx_, prop));
   };
-  if (op->forKind == ForKind::kUnrolled && asConstInt(op->extent) != nullptr) {
-    hint("llvm.loop.unroll.full");
+  if (op->forKind == ForKind::kUnrolled && asConstInt(op->extent) != nullptr)
+    hint("llvm.loop.unroll.full", false);
+  if (op->forKind == ForKind::kVectorized) hint("llvm.loop.vectorize.enable", true);
+  // The pragma sits inside the loop it is about (lower_opaque_block.cc).
+  const auto* pragma = op->body->as<AttrStmtNode>();
+  if (pragma != nullptr && pragma->key == kPragmaLLVMVectorize && op->forKind == ForKind::kSerial) {
+    // Fully unrolled first (a short constant trip count), the loop would leave its body to be
+    // vectorized across the loop around it, with gathers.
+    hint("llvm.loop.unroll.disable", false);
+    hint("llvm.loop.vectorize.enable", true);
   }
-  if (op->forKind == ForKind::kVectorized) hint("llvm.loop.vectorize.enable");
+  llvm::MDNode* metadata = nullptr;
+  if (!hints.empty()) {
+    hints.insert(hints.begin(), nullptr);
+    metadata = llvm::MDNode::getDistinct(ctx_, hints);
+    metadata->replaceOperandWith(0, metadata);
+  }
   emitSerialLoop(op->loopVar, begin, end, op->body, metadata);
 }
 

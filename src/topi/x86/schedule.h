@@ -21,7 +21,8 @@ struct ScheduleOptions {
 };
 
 /// The generic steps, after the kernel's anchor schedule when `anchored` (which inlined what it
-/// wanted inlined): inlineElementwise (unless anchored), vectorizeReductions, vectorizeWindows,
+/// wanted inlined): inlineElementwise (unless anchored), vectorizeReductions, reduceInConsumers,
+/// vectorizeWindows,
 /// parallelizeOuterLoops.
 void scheduleGeneric(tir::Schedule& sch, const ScheduleOptions& options, bool anchored);
 
@@ -35,6 +36,10 @@ void parallelizeOuterLoops(tir::Schedule& sch, const ScheduleOptions& options);
 /// Splits the innermost reduction loop of every unscheduled root-level block into vectors and
 /// rfactors the lanes (partial results per lane, a vectorized loop), when it is whole vectors.
 void vectorizeReductions(tir::Schedule& sch, const ScheduleOptions& options);
+/// An integer reduction whose innermost loop is not whole vectors (a global pool's 7 x 7), read
+/// elementwise by its one consumer, is computed inside the consumer's loops with its window as
+/// one loop: a one-element accumulator LLVM keeps in a register and vectorizes.
+void reduceInConsumers(tir::Schedule& sch, const ScheduleOptions& options);
 /// Small windows (pools, reductions of at most 64 elements over leading axes): the innermost
 /// spatial loop moves inside the reduction's loops and becomes vector lanes (padding's
 /// conditions become masked loads).

@@ -1,5 +1,6 @@
 // The generic x86 schedule steps every kernel gets, after its anchor schedule (chosen by the op
-// strategy, relay/strategy/) or without one: inline elementwise stages, vectorized reductions,
+// strategy, relay/strategy/) or without one: inline elementwise stages, vectorized reductions
+// (across lanes, or inside their consumer with a register accumulator),
 // parallel outer loops.
 #include <algorithm>
 #include <thread>
@@ -161,6 +162,72 @@ void vectorizeReductions(tir::Schedule& sch, const ScheduleOptions& options) {
   }
 }
 
+namespace {
+
+// Whether every read of `buffer` in `consumer` (an elementwise block) takes one element at the
+// consumer's own indices, over all of the buffer's dimensions.
+bool readsElementwise(const tir::BlockNode* consumer, const tir::Buffer& buffer) {
+  const auto* store = consumer->body ? consumer->body->as<tir::BufferStoreNode>() : nullptr;
+  if (store == nullptr || consumer->init != nullptr ||
+      static_cast<size_t>(buffer->ndim()) != consumer->iterVars.size())
+    return false;
+  bool reads = false, ok = true;
+  tir::postOrderVisitExpr(store->value, [&](const tir::PrimExpr& e) {
+    const auto* load = e->as<tir::BufferLoadNode>();
+    if (load == nullptr || load->buffer.get() != buffer.get()) return;
+    reads = true;
+    ok = ok && indexesTrailingByIterVars(consumer, buffer, load->indices, buffer->ndim());
+  });
+  return reads && ok;
+}
+
+}  // namespace
+
+void reduceInConsumers(tir::Schedule& sch, const ScheduleOptions& options) {
+  const int64_t lanes = std::max(1, options.vectorBytes / 4);
+  for (const tir::BlockRV& b : rootBlocks(sch)) {
+    std::vector<tir::LoopRV> loops = sch.getLoops(b);
+    const tir::BlockNode* block = sch.get(b);
+    if (loops.empty() || loops.size() != block->iterVars.size() || hasParallelLoop(sch, loops) ||
+        block->writes.size() != 1 || block->init == nullptr || writesOutput(sch, b))
+      continue;
+    size_t spatial = 0;
+    while (spatial < loops.size() && block->iterVars[spatial].type == tir::IterVarType::kDataPar)
+      ++spatial;
+    bool trailingReduce = spatial < loops.size();
+    for (size_t i = spatial; i < loops.size(); ++i)
+      trailingReduce = trailingReduce && block->iterVars[i].type == tir::IterVarType::kCommReduce;
+    // Integer reductions only: reassociating them (LLVM's vector reduction) is exact.
+    const tir::Buffer& out = block->writes[0].buffer;
+    if (!trailingReduce || !out->dtype.isInteger()) continue;
+    // Whole vectors are vectorizeReductions' (rfactor over the lanes).
+    const std::optional<int64_t> inner = extentOf(sch, loops.back());
+    if (!inner || (*inner % lanes == 0 && *inner >= 2 * lanes)) continue;
+    std::vector<tir::BlockRV> consumers = sch.getConsumers(b);
+    if (consumers.size() != 1) continue;
+    const tir::BlockRV consumer = consumers[0];
+    std::vector<tir::LoopRV> consumerLoops = sch.getLoops(consumer);
+    const tir::BlockNode* c = sch.get(consumer);
+    if (isReduction(sch, consumer) || consumerLoops.size() != c->iterVars.size() ||
+        hasParallelLoop(sch, consumerLoops) || static_cast<size_t>(out->ndim()) != spatial ||
+        !readsElementwise(c, out))
+      continue;
+    tir::attempt(sch, [&](tir::Schedule& s) {
+      // The consumer's loops run in parallel by the reduction's work, which they now carry.
+      parallelizeLeading(s, consumerLoops, consumerLoops.size(), workOf(s, loops), options);
+      consumerLoops = s.getLoops(consumer);
+      s.computeAt(b, consumerLoops.back());
+      std::vector<tir::LoopRV> window = s.getLoops(b);
+      window.erase(window.begin(), window.begin() + static_cast<long>(consumerLoops.size()));
+      if (window.empty()) return notApplicable("generic", "no window loops below the consumer");
+      const tir::LoopRV taps = window.size() > 1 ? s.fuse(window) : window[0];
+      s.decomposeReduction(b, taps);
+      s.annotate(taps, tir::kPragmaLLVMVectorize, AttrValue::integer(1));
+      return Applicability::yes();
+    });
+  }
+}
+
 void vectorizeWindows(tir::Schedule& sch, const ScheduleOptions& options) {
   constexpr int64_t kMaxWindow = 64, kMaxLanes = 64, kUnrolledWindow = 9;
   for (const tir::BlockRV& b : rootBlocks(sch)) {
@@ -242,6 +309,7 @@ void scheduleGeneric(tir::Schedule& sch, const ScheduleOptions& options, bool an
   // was (tir::attempt), so whatever fits is kept.
   if (!anchored) inlineElementwise(sch, {});
   vectorizeReductions(sch, options);
+  reduceInConsumers(sch, options);
   vectorizeWindows(sch, options);
   parallelizeOuterLoops(sch, options);
 }

@@ -541,3 +541,27 @@ TEST(X86Schedule, SmallPoolingWindowsAreUnrolledAroundTheColumnVector) {
 
 }  // namespace
 }  // namespace tessera::driver::test
+
+namespace tessera::driver::test {
+namespace {
+
+// An integer global pool (7 x 7, not whole vectors) is summed inside its division's loop, the
+// window one loop left to LLVM's vectorizer; a float one keeps its order of additions and stays
+// where it was.
+TEST(X86Schedule, IntegerGlobalPoolSumsEachWindowInARegister) {
+  const Expr x = relay::var("x", {1, 40, 7, 7}, DataType::int32());
+  const relay::IRModule pool = moduleOf(relay::nn::globalAvgPool2d(x));
+  EXPECT_TRUE(matchesInterpreter(pool, 9));
+  const std::string text = genericSchedule(pool);
+  EXPECT_NE(text.find("T.serial(49, annotations={\"pragma_llvm_vectorize\": 1})"),
+            std::string::npos)
+      << text;
+
+  const relay::IRModule floatPool =
+      moduleOf(relay::nn::globalAvgPool2d(relay::var("x", {1, 40, 7, 7})));
+  EXPECT_TRUE(matchesInterpreter(floatPool, 10));
+  EXPECT_EQ(genericSchedule(floatPool).find("pragma_llvm_vectorize"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tessera::driver::test
