@@ -283,19 +283,21 @@ class Narrower : public IRMutator {
     }
     // The narrowing cast around the multiply. The narrow form computes the same integer (it fits
     // int32), so any cast of it to 32 bits or fewer gives what the cast of the int64 one gave.
-    if (const auto* c = e->as<CastNode>();
-        c && c->dtype.isInteger() && c->dtype.bits() <= 32 && c->dtype.lanes() > 1) {
+    if (const auto* c = e->as<CastNode>(); c && c->dtype.isInteger() && c->dtype.bits() <= 32) {
       if (std::optional<FixedPointForm> f = matchFixedPoint(c->value)) {
-        f->x = visitExpr(f->x);
+        // The operand's bound is read before its own multiplies are rewritten (a residual
+        // addition requantizes a requantized value): the float form's bits bound nothing.
         const arith::ConstIntBound b = analyzer_.constIntBound(f->x);
+        f->x = visitExpr(f->x);
+        const bool vector = c->dtype.lanes() > 1;
         if (b.min != arith::ConstIntBound::kNegInf && b.max != arith::ConstIntBound::kPosInf) {
           const Interval range{b.min, b.max};
           const std::optional<Split> sp = chooseSplit(*f, range);
-          if (fma_ && (!sp || sp->ml != 0) && f->x->dtype.lanes() > 1) {
+          if (fma_ && (!sp || sp->ml != 0 || !vector)) {
             if (std::optional<float> c = floatFormOf(*f, range))
               return cast(e->dtype, floatForm(*f, *c, /*clamped=*/false));
           }
-          if (sp) return cast(e->dtype, narrowForm(*f, *sp));
+          if (sp && vector) return cast(e->dtype, narrowForm(*f, *sp));
         }
       }
     }
@@ -313,7 +315,7 @@ class Narrower : public IRMutator {
   // can take (too wide a bound): the clamped float form, when the window checks.
   std::optional<PrimExpr> clippedFloatForm(const PrimExpr& e) {
     const std::optional<Clip> clip = matchClip(e);
-    if (!clip || clip->value->dtype.lanes() <= 1) return std::nullopt;
+    if (!clip) return std::nullopt;
     const auto* narrow = clip->value->as<CastNode>();
     if (!narrow || narrow->dtype.element() != DataType::int32()) return std::nullopt;
     std::optional<FixedPointForm> f = matchFixedPoint(narrow->value);

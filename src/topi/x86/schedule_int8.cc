@@ -147,6 +147,15 @@ Applicability tileSmallImage(tir::Schedule& sch, const ConvShape& c, int64_t owb
   sch.unroll(col[1]);
   sch.tensorize(tile[4], c.form.dot);
   vectorizeTile(sch, innerLoops(sch, init, 2));
+  // The output stage as tileRows' (below): vectors of a row's columns, each block's 16 channels
+  // unrolled, where a scalar loop spent about 20 instructions per output (MobileNetV2's 960 ->
+  // 320 at 7x7: 1568 outputs per tile).
+  if (c.channels % (blocks * kInt8Lanes) == 0) {
+    std::vector<tir::LoopRV> lanes = sch.split(oc[1], {blocks, kInt8Lanes});
+    sch.reorder({lanes[0], c.out[2], lanes[1], c.out[3]});
+    sch.unroll(lanes[1]);
+    sch.vectorize(c.out[3]);
+  }
   if (c.channels * c.width * c.reduction >= options.minParallelWork)
     parallelTiles(sch, {c.out[0], oc[0]}, options.numCores);
   return Applicability::yes();

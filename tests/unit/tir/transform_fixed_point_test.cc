@@ -310,7 +310,7 @@ TEST(NarrowFixedPointMultiply, UnboundedOrScalarOperandsKeepTheInt64Form) {
       vectorFunc(16, DataType::int32(), [](PrimExpr x) { return fixedPoint(x, 1118644352, 36); });
   EXPECT_EQ(script(tf::narrowFixedPointMultiply(wide)), script(wide));
 
-  // A scalar multiply stays: one 64-bit imul is cheaper than the split.
+  // A scalar multiply stays without FMA: one 64-bit imul is cheaper than the split.
   Buffer a = constBuffer("A", {4}, DataType::int8()), b = constBuffer("B", {4}, DataType::int32());
   Var i = makeVar("i");
   PrimExpr x = cast(DataType::int64(), cast(DataType::int32(), bufferLoad(a, {i})));
@@ -321,6 +321,43 @@ TEST(NarrowFixedPointMultiply, UnboundedOrScalarOperandsKeepTheInt64Form) {
   PrimFunc scalar =
       makePrimFunc("main", {a, b}, loop(i, 4, bufferStore(b, cast(DataType::int32(), t), {i})));
   EXPECT_EQ(script(tf::narrowFixedPointMultiply(scalar)), script(scalar));
+}
+
+// A requantizing residual addition as the generic schedule leaves it, a scalar loop that LLVM
+// vectorizes: out = clip(fpm(fpm(a) + b)) over int8 a and b (MobileNetV2's, 56x56 x 24). The inner
+// multiply's operand is a widened int8 (the plain float form), the outer one's is bounded by the
+// inner's int64 form, read before that is rewritten; its result is clipped. Every (a, b) pair.
+TEST(NarrowFixedPointMultiply, ScalarResidualAdditionTakesTheFloatForms) {
+  constexpr int64_t n = 256 * 256;
+  Buffer a = constBuffer("A", {n}, DataType::int8()), b = constBuffer("B", {n}, DataType::int8());
+  Buffer out = constBuffer("C", {n}, DataType::int32());
+  Var i = makeVar("i");
+  const auto fpm = [](PrimExpr x, int64_t m) {
+    PrimExpr t = cast(DataType::int64(), x) * intImm(m, DataType::int64()) +
+                 intImm(int64_t{1} << 30, DataType::int64());
+    return cast(DataType::int32(),
+                call(DataType::int64(), "tir.shift_right", {t, intImm(31, DataType::int64())}));
+  };
+  const auto widened = [&](const Buffer& buf) {
+    return cast(DataType::int32(), bufferLoad(buf, {i}));
+  };
+  PrimExpr sum = fpm(widened(a), 2494241280) + widened(b);
+  PrimExpr body = min(max(fpm(sum, 1467474176), intImm(-127)), intImm(127));
+  const PrimFunc f = forTarget(
+      makePrimFunc("main", {a, b, out}, loop(i, n, bufferStore(out, body, {i}))), kFmaTarget);
+  const PrimFunc g = tf::narrowFixedPointMultiply(f);
+  EXPECT_TRUE(mentionsInt64(f));
+  EXPECT_FALSE(mentionsInt64(g)) << script(g);
+  NDArray x = NDArray::empty({n}, DataType::int8()), y = x.copy();
+  for (int64_t k = 0; k < n; ++k) {
+    x.setInt(k, k / 256 - 128);
+    y.setInt(k, k % 256 - 128);
+  }
+  NDArray want = NDArray::empty({n}, DataType::int32()), got = want.copy();
+  evaluate(f, {x, y, want});
+  evaluate(g, {x, y, got});
+  for (int64_t k = 0; k < n; ++k)
+    ASSERT_EQ(want.getInt(k), got.getInt(k)) << "a = " << x.getInt(k) << ", b = " << y.getInt(k);
 }
 
 }  // namespace
