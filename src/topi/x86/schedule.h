@@ -21,8 +21,8 @@ struct ScheduleOptions {
 };
 
 /// The generic steps, after the kernel's anchor schedule when `anchored` (which inlined what it
-/// wanted inlined): inlineElementwise (unless anchored), vectorizeReductions, reduceInConsumers,
-/// vectorizeWindows,
+/// wanted inlined): inlineElementwise (unless anchored), vectorizeReductions, vectorizeWindows,
+/// reduceInConsumers,
 /// parallelizeOuterLoops.
 void scheduleGeneric(tir::Schedule& sch, const ScheduleOptions& options, bool anchored);
 

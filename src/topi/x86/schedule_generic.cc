@@ -309,8 +309,9 @@ void scheduleGeneric(tir::Schedule& sch, const ScheduleOptions& options, bool an
   // was (tir::attempt), so whatever fits is kept.
   if (!anchored) inlineElementwise(sch, {});
   vectorizeReductions(sch, options);
-  reduceInConsumers(sch, options);
+  // Windows with columns to vectorize across (ResNet's 3x3 max pool) are vectorizeWindows'.
   vectorizeWindows(sch, options);
+  reduceInConsumers(sch, options);
   parallelizeOuterLoops(sch, options);
 }
 
