@@ -12,10 +12,12 @@
 // the right side provably fits int32 over the operand's bounds, so the rewrite is exact; without
 // such a k the int64 form stays. Floor division by 2^n is the arithmetic shift right.
 //
-// Only vector expressions are rewritten (the pass runs after VectorizeLoop): x86's vector units
-// have no 64-bit multiply of full lanes, so the int64 form costs widening, two vpmuldq per 16
-// lanes and narrowing, where the split costs two vpmulld; a scalar int64 multiply is one
-// instruction, and the split would be more.
+// The split rewrites vector expressions only (the pass runs after VectorizeLoop): x86's vector
+// units have no 64-bit multiply of full lanes, so the int64 form costs widening, two vpmuldq per
+// 16 lanes and narrowing, where the split costs two vpmulld; a scalar int64 multiply is one
+// instruction, and the split would be more. The float forms below take scalars too: no dearer
+// than the int64 form there, and far cheaper once LLVM vectorizes the scalar loop (a requantizing
+// residual addition, which the generic schedule leaves to LLVM).
 //
 // Where the split needs its low part (about six vector operations) and the operand takes few
 // values (a relu6 clip bounds it to a few thousand), a float form is cheaper: one conversion,
@@ -286,18 +288,23 @@ class Narrower : public IRMutator {
     if (const auto* c = e->as<CastNode>(); c && c->dtype.isInteger() && c->dtype.bits() <= 32) {
       if (std::optional<FixedPointForm> f = matchFixedPoint(c->value)) {
         // The operand's bound is read before its own multiplies are rewritten (a residual
-        // addition requantizes a requantized value): the float form's bits bound nothing.
+        // addition requantizes a requantized value): the float form's bits bound nothing. The
+        // operand is visited only where a form is taken; else the fall-through visits it.
         const arith::ConstIntBound b = analyzer_.constIntBound(f->x);
-        f->x = visitExpr(f->x);
         const bool vector = c->dtype.lanes() > 1;
         if (b.min != arith::ConstIntBound::kNegInf && b.max != arith::ConstIntBound::kPosInf) {
           const Interval range{b.min, b.max};
           const std::optional<Split> sp = chooseSplit(*f, range);
           if (fma_ && (!sp || sp->ml != 0 || !vector)) {
-            if (std::optional<float> c = floatFormOf(*f, range))
+            if (std::optional<float> c = floatFormOf(*f, range)) {
+              f->x = visitExpr(f->x);
               return cast(e->dtype, floatForm(*f, *c, /*clamped=*/false));
+            }
           }
-          if (sp && vector) return cast(e->dtype, narrowForm(*f, *sp));
+          if (sp && vector) {
+            f->x = visitExpr(f->x);
+            return cast(e->dtype, narrowForm(*f, *sp));
+          }
         }
       }
     }

@@ -42,6 +42,33 @@ bool hasParallelLoop(const tir::Schedule& sch, const std::vector<tir::LoopRV>& l
   return false;
 }
 
+// Loops as createPrimFunc made them: one serial loop per iter var, spatial ones first. A block
+// an earlier step scheduled is left alone by the later ones.
+bool unscheduled(const tir::Schedule& sch, const std::vector<tir::LoopRV>& loops,
+                 const tir::BlockNode* block) {
+  return !loops.empty() && loops.size() == block->iterVars.size() && !hasParallelLoop(sch, loops);
+}
+
+// The number of leading spatial iter vars of an unscheduled block.
+size_t leadingSpatial(const tir::BlockNode* block) {
+  size_t spatial = 0;
+  while (spatial < block->iterVars.size() &&
+         block->iterVars[spatial].type == tir::IterVarType::kDataPar)
+    ++spatial;
+  return spatial;
+}
+
+// int32 lanes of a vector register.
+int64_t int32Lanes(const ScheduleOptions& options) {
+  return std::max(1, options.vectorBytes / 4);
+}
+
+// Whether vectorizeReductions takes a reduction whose innermost loop has `extent` iterations:
+// whole vectors, at least two.
+bool reducesWholeVectors(std::optional<int64_t> extent, int64_t lanes) {
+  return extent && *extent % lanes == 0 && *extent >= 2 * lanes;
+}
+
 // Whether an access indexes its trailing `count` dimensions by exactly the block's last `count`
 // iter vars, in order and over the same extents.
 bool indexesTrailingByIterVars(const tir::BlockNode* block, const tir::Buffer& buffer,
@@ -134,16 +161,15 @@ void parallelizeLeading(tir::Schedule& sch, const std::vector<tir::LoopRV>& loop
 }
 
 void vectorizeReductions(tir::Schedule& sch, const ScheduleOptions& options) {
-  const int64_t lanes = std::max(1, options.vectorBytes / 4);
+  const int64_t lanes = int32Lanes(options);
   for (const tir::BlockRV& b : rootBlocks(sch)) {
     std::vector<tir::LoopRV> loops = sch.getLoops(b);
     const tir::BlockNode* block = sch.get(b);
     // Unscheduled, with a reduction over the innermost loop of whole vectors.
-    if (loops.empty() || loops.size() != block->iterVars.size() || hasParallelLoop(sch, loops) ||
-        block->iterVars.back().type != tir::IterVarType::kCommReduce)
+    if (!unscheduled(sch, loops, block) ||
+        block->iterVars.back().type != tir::IterVarType::kCommReduce ||
+        !reducesWholeVectors(extentOf(sch, loops.back()), lanes))
       continue;
-    const std::optional<int64_t> extent = extentOf(sch, loops.back());
-    if (!extent || *extent % lanes != 0 || *extent < 2 * lanes) continue;
     const int factorAxis =
         static_cast<int>(block->writes.empty() ? 0 : block->writes[0].buffer->ndim());
     // A reducer rfactor cannot split stays a scalar loop.
@@ -184,16 +210,14 @@ bool readsElementwise(const tir::BlockNode* consumer, const tir::Buffer& buffer)
 }  // namespace
 
 void reduceInConsumers(tir::Schedule& sch, const ScheduleOptions& options) {
-  const int64_t lanes = std::max(1, options.vectorBytes / 4);
+  const int64_t lanes = int32Lanes(options);
   for (const tir::BlockRV& b : rootBlocks(sch)) {
     std::vector<tir::LoopRV> loops = sch.getLoops(b);
     const tir::BlockNode* block = sch.get(b);
-    if (loops.empty() || loops.size() != block->iterVars.size() || hasParallelLoop(sch, loops) ||
-        block->writes.size() != 1 || block->init == nullptr || writesOutput(sch, b))
+    if (!unscheduled(sch, loops, block) || block->writes.size() != 1 || block->init == nullptr ||
+        writesOutput(sch, b))
       continue;
-    size_t spatial = 0;
-    while (spatial < loops.size() && block->iterVars[spatial].type == tir::IterVarType::kDataPar)
-      ++spatial;
+    const size_t spatial = leadingSpatial(block);
     bool trailingReduce = spatial < loops.size();
     for (size_t i = spatial; i < loops.size(); ++i)
       trailingReduce = trailingReduce && block->iterVars[i].type == tir::IterVarType::kCommReduce;
@@ -202,15 +226,14 @@ void reduceInConsumers(tir::Schedule& sch, const ScheduleOptions& options) {
     if (!trailingReduce || !out->dtype.isInteger()) continue;
     // Whole vectors are vectorizeReductions' (rfactor over the lanes).
     const std::optional<int64_t> inner = extentOf(sch, loops.back());
-    if (!inner || (*inner % lanes == 0 && *inner >= 2 * lanes)) continue;
+    if (!inner || reducesWholeVectors(inner, lanes)) continue;
     std::vector<tir::BlockRV> consumers = sch.getConsumers(b);
     if (consumers.size() != 1) continue;
     const tir::BlockRV consumer = consumers[0];
     std::vector<tir::LoopRV> consumerLoops = sch.getLoops(consumer);
     const tir::BlockNode* c = sch.get(consumer);
-    if (isReduction(sch, consumer) || consumerLoops.size() != c->iterVars.size() ||
-        hasParallelLoop(sch, consumerLoops) || static_cast<size_t>(out->ndim()) != spatial ||
-        !readsElementwise(c, out))
+    if (isReduction(sch, consumer) || !unscheduled(sch, consumerLoops, c) ||
+        static_cast<size_t>(out->ndim()) != spatial || !readsElementwise(c, out))
       continue;
     tir::attempt(sch, [&](tir::Schedule& s) {
       // The consumer's loops run in parallel by the reduction's work, which they now carry.
@@ -234,12 +257,8 @@ void vectorizeWindows(tir::Schedule& sch, const ScheduleOptions& options) {
     std::vector<tir::LoopRV> loops = sch.getLoops(b);
     const tir::BlockNode* block = sch.get(b);
     // One output: a reduction of several values (argmax's index and value) keeps its loops.
-    if (loops.empty() || loops.size() != block->iterVars.size() || hasParallelLoop(sch, loops) ||
-        block->writes.size() != 1)
-      continue;
-    size_t spatial = 0;
-    while (spatial < loops.size() && block->iterVars[spatial].type == tir::IterVarType::kDataPar)
-      ++spatial;
+    if (!unscheduled(sch, loops, block) || block->writes.size() != 1) continue;
+    const size_t spatial = leadingSpatial(block);
     if (spatial == 0 || spatial == loops.size()) continue;
     int64_t window = 1;
     for (size_t i = spatial; i < loops.size(); ++i) {
@@ -278,14 +297,9 @@ void vectorizeWindows(tir::Schedule& sch, const ScheduleOptions& options) {
 void parallelizeOuterLoops(tir::Schedule& sch, const ScheduleOptions& options) {
   for (const tir::BlockRV& b : rootBlocks(sch)) {
     std::vector<tir::LoopRV> loops = sch.getLoops(b);
-    if (loops.empty() || hasParallelLoop(sch, loops)) continue;
-    // Loops from createPrimFunc: one per iter var, spatial ones first. A block scheduled
-    // otherwise is left alone.
     const tir::BlockNode* block = sch.get(b);
-    if (loops.size() != block->iterVars.size()) continue;
-    size_t spatial = 0;
-    while (spatial < loops.size() && block->iterVars[spatial].type == tir::IterVarType::kDataPar)
-      ++spatial;
+    if (!unscheduled(sch, loops, block)) continue;
+    const size_t spatial = leadingSpatial(block);
     // Fusing or parallelizing may be refused (e.g. loops another block shares): stays serial.
     tir::attempt(sch, [&](tir::Schedule& s) {
       const int64_t work = workOf(s, loops);

@@ -11,6 +11,7 @@
 #include "test_util.h"
 #include "tir/eval/eval.h"
 #include "tir/function.h"
+#include "tir/transform/lower.h"
 
 namespace tessera::codegen::test {
 
@@ -34,6 +35,15 @@ inline CompiledModule compileOne(const PrimFunc& func,
   TirModule module;
   module.add(func);
   return compile(module, target);
+}
+
+/// `func` lowered and compiled for `target`, its optimized LLVM IR kept for llvmIR().
+inline CompiledModule compileKeepingIR(const PrimFunc& func, const target::Target& target) {
+  TirModule module;
+  module.add(tir::transform::lower(func));
+  CompileOptions options;
+  options.keepIR = true;
+  return compile(module, target, options);
 }
 
 inline std::vector<NDArray> deepCopy(const std::vector<NDArray>& args) {

@@ -6,7 +6,6 @@
 
 #include "codegen_test_util.h"
 #include "tir/script/parser.h"
-#include "tir/transform/lower.h"
 
 namespace tessera::codegen::test {
 namespace {
@@ -36,12 +35,7 @@ def row_sums(data: T.Buffer((64, 49), "int32"), out: T.Buffer((64,), "int32")):
 
 CompiledModule compileAndCompare(const std::string& script) {
   const PrimFunc func = parsePrimFunc(script);
-  TirModule module;
-  module.add(tir::transform::lower(func));
-  CompileOptions options;
-  options.keepIR = true;
-  const target::Target& target = hostTarget();
-  CompiledModule m = compile(module, target, options);
+  CompiledModule m = compileKeepingIR(func, hostTarget());
   std::vector<NDArray> args{
       tessera::test::randomTensor({64, 49}, DataType::int32(), 3, -1000, 1000),
       tessera::test::randomTensor({64}, DataType::int32(), 4)};

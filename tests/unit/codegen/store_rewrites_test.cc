@@ -7,7 +7,6 @@
 
 #include "codegen_test_util.h"
 #include "tir/script/parser.h"
-#include "tir/transform/lower.h"
 
 namespace tessera::codegen::test {
 namespace {
@@ -64,11 +63,7 @@ def row(data: T.Buffer(()" +
 CompiledModule compileAndCompare(const std::string& script, const target::Target& target,
                                  const std::vector<std::vector<int64_t>>& shapes) {
   const PrimFunc func = parsePrimFunc(script);
-  TirModule module;
-  module.add(tir::transform::lower(func));
-  CompileOptions options;
-  options.keepIR = true;
-  CompiledModule m = compile(module, target, options);
+  CompiledModule m = compileKeepingIR(func, target);
   if (hostTarget().hasFeature("avx512bw") && hostTarget().hasFeature("avx512vl")) {
     std::vector<NDArray> args;
     for (size_t i = 0; i < shapes.size(); ++i)
