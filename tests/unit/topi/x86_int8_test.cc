@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <regex>
+#include <set>
 
 #include "int8_kernel_test_util.h"
 #include "topi/nn_int8.h"
@@ -155,6 +156,16 @@ TEST_P(X86Int8Conv2d, MatchesInterpreterBitForBit) {
     EXPECT_TRUE(std::regex_search(
         k.tir, std::regex(R"((T_cast|T_conv2d_int8_unpack)(_\d+)?\[[^\]]*:[^\]]*\] = )")))
         << k.tir;
+  // An image stem (one group of input channels) in the channel-lane form takes two blocks of 16
+  // channels a tile: its products read two weight vectors per step, not one.
+  if (form.find("nchw") != std::string::npos && (c.c + 3) / 4 == 1 && c.oc % 32 == 0) {
+    const std::regex weight(R"(vpdpbusd\.512".*T\.reinterpret\("int32x16", ([^\]]*)\]\)\))");
+    std::set<std::string> weights;
+    for (auto it = std::sregex_iterator(k.tir.begin(), k.tir.end(), weight);
+         it != std::sregex_iterator(); ++it)
+      weights.insert((*it)[1]);
+    EXPECT_EQ(weights.size(), 2u) << k.tir;
+  }
   // A strided pointwise one copies the pixels it reads first, a row per vector.
   if (c.k == 1 && c.stride > 1 && implementationOf(c, "vnni").find("1x1") != std::string::npos)
     EXPECT_TRUE(std::regex_search(k.tir, std::regex(R"(data_subsampled\[[^\]]*:[^\]]*\] = )")))
@@ -176,6 +187,7 @@ TEST_P(X86Int8Conv2d, ByteFormMatchesInterpreterBitForBit) {
 INSTANTIATE_TEST_SUITE_P(
     Shapes, X86Int8Conv2d,
     ::testing::Values(ConvCase{3, 17, 17, 16, 7, 2, 3, 1, true},  // stem: 3 channels, odd size
+                      ConvCase{3, 32, 32, 64, 7, 2, 3, 1, true},  // ResNet's stem: 2 blocks
                       ConvCase{3, 24, 32, 32, 3, 2, 1, 1, true},  // MobileNetV2's stem, over pixels
                       ConvCase{3, 13, 16, 24, 3, 1, 1, 1, false},   // over pixels, 13 rows
                       ConvCase{4, 11, 32, 16, 3, 2, 2, 2, true},    // over pixels, dilation 2
