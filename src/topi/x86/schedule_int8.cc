@@ -182,10 +182,10 @@ Applicability tileRows(tir::Schedule& sch, const ConvShape& c, int64_t owb,
   if (tile.size() != 4 + 9)
     return notApplicable("conv2d_nchw_int8", "unexpected loops below the tile");
   const tir::LoopRV block = tile[5], column = tile[7], lane = tile[8], rk = tile[12];
-  if (stem)
-    sch.reorder({tile[9], tile[10], tile[11], block, column, lane, rk});
-  else
-    sch.reorder({tile[9], tile[10], tile[11], column, lane, rk});
+  std::vector<tir::LoopRV> order{tile[9], tile[10], tile[11]};
+  if (stem) order.push_back(block);
+  order.insert(order.end(), {column, lane, rk});
+  sch.reorder(order);
   tir::BlockRV init = sch.decomposeReduction(c.conv, tile[9]);
   sch.unroll(block);
   sch.unroll(column);

@@ -52,15 +52,16 @@ inline std::vector<NDArray> deepCopy(const std::vector<NDArray>& args) {
   return out;
 }
 
-/// Runs `func` compiled and through tir::evaluate on copies of `args` and compares every
-/// argument afterwards (outputs are written in place); exact for integers.
-inline ::testing::AssertionResult matchesEvaluator(const PrimFunc& func,
+/// Runs `module`'s `func` and tir::evaluate on copies of `args` and compares every argument
+/// afterwards (outputs are written in place); exact for integers.
+inline ::testing::AssertionResult matchesEvaluator(const CompiledModule& module,
+                                                   const PrimFunc& func,
                                                    const std::vector<NDArray>& args,
                                                    double rtol = 1e-6, double atol = 1e-6) {
   std::vector<NDArray> expected = deepCopy(args);
   std::vector<NDArray> actual = deepCopy(args);
   evaluate(func, expected);
-  compileOne(func).call(symbolOf(func), actual);
+  module.call(symbolOf(func), actual);
   for (size_t i = 0; i < args.size(); ++i) {
     bool isInt = !args[i].dtype().isFloat();
     auto r =
@@ -68,6 +69,13 @@ inline ::testing::AssertionResult matchesEvaluator(const PrimFunc& func,
     if (!r) return ::testing::AssertionFailure() << "argument " << i << ": " << r.message();
   }
   return ::testing::AssertionSuccess();
+}
+
+/// The same with `func` compiled for the default target.
+inline ::testing::AssertionResult matchesEvaluator(const PrimFunc& func,
+                                                   const std::vector<NDArray>& args,
+                                                   double rtol = 1e-6, double atol = 1e-6) {
+  return matchesEvaluator(compileOne(func), func, args, rtol, atol);
 }
 
 /// `for i in range(extent): body(i)` with an int32 loop variable.
